@@ -1,0 +1,151 @@
+//! Controllers by name, with enum dispatch (no virtual call per ACK).
+
+use std::fmt;
+use std::str::FromStr;
+
+use pathpool_core::PathId;
+use serde::{Deserialize, Serialize};
+
+use crate::event::{AckSample, CongestionEvent, RecoveryAck};
+use crate::path::CcMetrics;
+use crate::reno::Reno;
+use crate::windows::{WindowConfig, Windows};
+use crate::MultipathController;
+
+/// The congestion-control algorithms pathpool implements, by the name scenario files use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CcKind {
+    /// TCP NewReno (RFC 5681, RFC 3465, RFC 6582); per subflow when there are several.
+    #[default]
+    NewReno,
+}
+
+impl CcKind {
+    /// Every algorithm, in documentation order.
+    pub const ALL: &'static [CcKind] = &[CcKind::NewReno];
+
+    /// The canonical name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            CcKind::NewReno => "newreno",
+        }
+    }
+
+    /// A fresh controller of this kind, with no paths.
+    #[must_use]
+    pub fn build(self, config: WindowConfig) -> AnyController {
+        match self {
+            CcKind::NewReno => AnyController::NewReno(Windows::new(Reno, config)),
+        }
+    }
+}
+
+impl fmt::Display for CcKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown algorithm name, with the list of known ones.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownCc(pub String);
+
+impl fmt::Display for UnknownCc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<_> = CcKind::ALL.iter().map(|k| k.name()).collect();
+        write!(
+            f,
+            "unknown congestion control {:?}; known: {}",
+            self.0,
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownCc {}
+
+impl FromStr for CcKind {
+    type Err = UnknownCc;
+    fn from_str(s: &str) -> Result<CcKind, UnknownCc> {
+        match s.to_ascii_lowercase().as_str() {
+            "newreno" | "reno" | "new-reno" | "tcp" => Ok(CcKind::NewReno),
+            _ => Err(UnknownCc(s.to_string())),
+        }
+    }
+}
+
+impl Serialize for CcKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for CcKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// One controller of any kind.
+#[derive(Clone, Debug)]
+pub enum AnyController {
+    /// NewReno windows.
+    NewReno(Windows<Reno>),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $body:expr) => {
+        match $self {
+            AnyController::NewReno($c) => $body,
+        }
+    };
+}
+
+impl MultipathController for AnyController {
+    fn add_path(&mut self, mss_bytes: u64) -> PathId {
+        dispatch!(self, c => c.add_path(mss_bytes))
+    }
+    fn remove_path(&mut self, path: PathId) {
+        dispatch!(self, c => c.remove_path(path))
+    }
+    #[inline]
+    fn on_ack(&mut self, path: PathId, ack: &AckSample) {
+        dispatch!(self, c => c.on_ack(path, ack))
+    }
+    fn on_congestion_event(&mut self, path: PathId, event: CongestionEvent) {
+        dispatch!(self, c => c.on_congestion_event(path, event))
+    }
+    fn on_recovery_ack(&mut self, path: PathId, ack: RecoveryAck) {
+        dispatch!(self, c => c.on_recovery_ack(path, ack))
+    }
+    #[inline]
+    fn window(&self, path: PathId) -> u64 {
+        dispatch!(self, c => c.window(path))
+    }
+    fn metrics(&self, path: PathId) -> CcMetrics {
+        dispatch!(self, c => c.metrics(path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_and_print() {
+        assert_eq!("NewReno".parse::<CcKind>().unwrap(), CcKind::NewReno);
+        assert_eq!("reno".parse::<CcKind>().unwrap(), CcKind::NewReno);
+        let e = "cubic".parse::<CcKind>().unwrap_err().to_string();
+        assert!(e.contains("cubic") && e.contains("newreno"), "{e}");
+        assert_eq!(CcKind::NewReno.to_string(), "newreno");
+    }
+
+    #[test]
+    fn built_controller_dispatches() {
+        let mut c = CcKind::NewReno.build(WindowConfig::default());
+        let p = c.add_path(1460);
+        assert_eq!(c.window(p), 14_600);
+    }
+}

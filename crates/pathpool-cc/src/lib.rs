@@ -1,0 +1,53 @@
+//! Congestion controllers as pure state machines.
+//!
+//! Every controller is *connection-level*: it owns the window state of all the paths
+//! (subflows) of one connection, so coupled multipath algorithms can read every path without
+//! reaching into other objects. A single-path TCP flow is simply a connection with one path.
+//!
+//! * [`MultipathController`] is the interface transports call: `on_ack`,
+//!   `on_congestion_event`, `on_recovery_ack`, `window`.
+//! * [`Windows`] implements it once: slow start with appropriate byte counting (RFC 3465),
+//!   the fast-recovery window arithmetic of NewReno (RFC 6582), the timeout rule
+//!   (RFC 5681 §3.1) and the window floor. It is generic over a [`Coupling`].
+//! * A [`Coupling`] supplies only what distinguishes one algorithm from another: the
+//!   congestion-avoidance increase, the slow-start test and the decrease. [`Reno`] is the
+//!   first one.
+//! * [`AnyController`] puts the concrete controllers in an enum so the per-ACK path has no
+//!   virtual call; [`CcKind`] names them for scenario files (`"newreno"`).
+//!
+//! Nothing here reads a clock or does I/O: time arrives as arguments.
+
+pub mod any;
+pub mod event;
+pub mod path;
+pub mod reno;
+pub mod windows;
+
+pub use any::{AnyController, CcKind};
+pub use event::{AckSample, CongestionEvent, RecoveryAck};
+pub use path::{CcMetrics, PathState};
+pub use reno::Reno;
+pub use windows::{Coupling, RecoveryExit, WindowConfig, Windows};
+
+use pathpool_core::PathId;
+
+/// A connection-level congestion controller: the window of every path of one connection.
+///
+/// Callers (the transport's loss-detection logic) report what happened on a path; the
+/// controller answers with the window the path may have in flight.
+pub trait MultipathController {
+    /// Adds a path with maximum segment size `mss_bytes` and returns its id.
+    fn add_path(&mut self, mss_bytes: u64) -> PathId;
+    /// Stops counting a path in coupled computations (it keeps its id).
+    fn remove_path(&mut self, path: PathId);
+    /// New data was cumulatively acknowledged on `path` outside loss recovery.
+    fn on_ack(&mut self, path: PathId, ack: &AckSample);
+    /// A loss was detected on `path`.
+    fn on_congestion_event(&mut self, path: PathId, event: CongestionEvent);
+    /// An acknowledgement arrived on `path` while it is in fast recovery.
+    fn on_recovery_ack(&mut self, path: PathId, ack: RecoveryAck);
+    /// Bytes `path` may have in flight now (including fast-recovery inflation).
+    fn window(&self, path: PathId) -> u64;
+    /// A snapshot of the path's controller state, for traces.
+    fn metrics(&self, path: PathId) -> CcMetrics;
+}

@@ -1,0 +1,66 @@
+//! Per-path window state, owned by the connection-level controller.
+
+use pathpool_core::Dur;
+
+/// The congestion state of one path.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathState {
+    /// Maximum segment size in bytes (SMSS).
+    pub mss: u64,
+    /// Congestion window in bytes, without fast-recovery inflation.
+    pub cwnd: u64,
+    /// Slow-start threshold in bytes.
+    pub ssthresh: u64,
+    /// Fast-recovery window adjustment in bytes (RFC 6582: `ssthresh + 3·SMSS`, `+SMSS` per
+    /// duplicate ACK, deflated by partial ACKs); zero outside recovery. Kept apart from `cwnd`
+    /// so coupled algorithms always see the real window.
+    pub inflation: i64,
+    /// Whether the path is in fast recovery.
+    pub in_recovery: bool,
+    /// Bytes acknowledged in congestion avoidance not yet turned into window (RFC 3465).
+    pub ca_credit: u64,
+    /// The latest smoothed RTT reported by the transport (zero before the first sample).
+    pub srtt: Dur,
+    /// Whether the path takes part in the connection (removed paths do not).
+    pub active: bool,
+}
+
+impl PathState {
+    /// A fresh path in slow start with the given initial window and an infinite ssthresh
+    /// (RFC 5681 §3.1: "the initial value of ssthresh SHOULD be set arbitrarily high").
+    #[must_use]
+    pub fn new(mss: u64, initial_window_bytes: u64) -> Self {
+        PathState {
+            mss,
+            cwnd: initial_window_bytes,
+            ssthresh: u64::MAX,
+            inflation: 0,
+            in_recovery: false,
+            ca_credit: 0,
+            srtt: Dur::ZERO,
+            active: true,
+        }
+    }
+
+    /// The window the path may have in flight: `cwnd` plus any recovery inflation, at least
+    /// one segment.
+    #[must_use]
+    pub fn send_window(&self) -> u64 {
+        let w = self.cwnd as i64 + self.inflation;
+        (w.max(self.mss as i64)) as u64
+    }
+}
+
+/// A snapshot of a path's controller state, for traces.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct CcMetrics {
+    /// Congestion window in bytes (without recovery inflation).
+    pub cwnd: u64,
+    /// Slow-start threshold in bytes (`u64::MAX` before the first loss).
+    pub ssthresh: u64,
+    /// Whether the path is in fast recovery.
+    pub in_recovery: bool,
+    /// One algorithm-specific quantity (LIA's alpha, NMCC's m, …), if the algorithm has one.
+    pub alg_state: Option<(&'static str, f64)>,
+}

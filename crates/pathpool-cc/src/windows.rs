@@ -1,0 +1,246 @@
+//! The window framework shared by every loss-based controller.
+//!
+//! [`Windows`] owns the per-path [`PathState`]s and applies the rules every loss-based TCP
+//! controller shares; a [`Coupling`] supplies the rest. This follows the split of neqo's
+//! `ClassicCongestionController<S, T>`: the framework is written and tested once, and each
+//! algorithm is one short file.
+
+use pathpool_core::PathId;
+use serde::{Deserialize, Serialize};
+
+use crate::event::{AckSample, CongestionEvent, RecoveryAck};
+use crate::path::{CcMetrics, PathState};
+use crate::MultipathController;
+
+/// What the window becomes when a full ACK ends fast recovery (RFC 6582 §3.2 step 3 offers
+/// both).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecoveryExit {
+    /// `cwnd = ssthresh` (option 2; the classic choice, used by htsim and ns-2).
+    #[default]
+    Ssthresh,
+    /// `cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS)` (option 1; avoids a burst).
+    FlightSize,
+}
+
+/// Window parameters common to all loss-based controllers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindowConfig {
+    /// Initial window in segments (RFC 6928: 10).
+    #[serde(default = "WindowConfig::default_initial_window")]
+    pub initial_window: u64,
+    /// Appropriate byte counting limit L in segments for slow start: `cwnd += min(N, L·SMSS)`
+    /// per ACK (RFC 5681 §3.1 uses L = 1; RFC 3465 allows up to 2).
+    #[serde(default = "WindowConfig::default_abc_limit")]
+    pub abc_limit: u64,
+    /// Window after a retransmission timeout in segments (RFC 5681 §3.1 loss window: 1).
+    #[serde(default = "WindowConfig::default_loss_window")]
+    pub loss_window: u64,
+    /// Window after a full ACK ends fast recovery.
+    #[serde(default)]
+    pub recovery_exit: RecoveryExit,
+}
+
+impl WindowConfig {
+    fn default_initial_window() -> u64 {
+        10
+    }
+    fn default_abc_limit() -> u64 {
+        1
+    }
+    fn default_loss_window() -> u64 {
+        1
+    }
+}
+
+impl Default for WindowConfig {
+    fn default() -> Self {
+        WindowConfig {
+            initial_window: Self::default_initial_window(),
+            abc_limit: Self::default_abc_limit(),
+            loss_window: Self::default_loss_window(),
+            recovery_exit: RecoveryExit::default(),
+        }
+    }
+}
+
+/// What distinguishes one loss-based algorithm from another. Every method sees all paths of
+/// the connection so coupled algorithms can read them; paths with `active == false` must be
+/// ignored in sums over the connection.
+pub trait Coupling {
+    /// Whether path `i` is in slow start (`cwnd < ssthresh` unless the algorithm says
+    /// otherwise).
+    fn in_slow_start(&self, paths: &[PathState], i: usize) -> bool {
+        paths[i].cwnd < paths[i].ssthresh
+    }
+    /// Grows path `i` in slow start for `acked` new bytes (RFC 5681 §3.1 with the byte
+    /// counting limit of RFC 3465 §2.2).
+    fn slow_start(&mut self, paths: &mut [PathState], i: usize, acked: u64, abc_limit: u64) {
+        let p = &mut paths[i];
+        p.cwnd += acked.min(abc_limit * p.mss);
+    }
+    /// Grows path `i` in congestion avoidance for `acked` new bytes.
+    fn congestion_avoidance(&mut self, paths: &mut [PathState], i: usize, acked: u64);
+    /// The new ssthresh of path `i` after a loss with `flight` bytes outstanding
+    /// (RFC 5681 eq. 4: `max(FlightSize/2, 2·SMSS)`).
+    fn ssthresh_after_loss(&mut self, paths: &[PathState], i: usize, flight: u64) -> u64 {
+        (flight / 2).max(2 * paths[i].mss)
+    }
+    /// Called whenever a path is added or removed.
+    fn on_paths_changed(&mut self, _paths: &[PathState]) {}
+    /// One algorithm-specific quantity for traces, if any.
+    fn alg_state(&self, _paths: &[PathState], _i: usize) -> Option<(&'static str, f64)> {
+        None
+    }
+}
+
+/// The connection-level controller: per-path windows driven by a [`Coupling`].
+#[derive(Clone, Debug)]
+pub struct Windows<A> {
+    paths: Vec<PathState>,
+    alg: A,
+    config: WindowConfig,
+}
+
+impl<A: Coupling> Windows<A> {
+    /// A controller with no paths yet.
+    #[must_use]
+    pub fn new(alg: A, config: WindowConfig) -> Self {
+        Windows {
+            paths: Vec::new(),
+            alg,
+            config,
+        }
+    }
+    /// Every path's state, indexed by `PathId`.
+    #[must_use]
+    pub fn paths(&self) -> &[PathState] {
+        &self.paths
+    }
+    /// Mutable access to one path's state, for tests that set up a situation directly.
+    pub fn path_mut(&mut self, path: PathId) -> &mut PathState {
+        &mut self.paths[path.index()]
+    }
+    /// The algorithm.
+    #[must_use]
+    pub fn coupling(&self) -> &A {
+        &self.alg
+    }
+    /// The configuration.
+    #[must_use]
+    pub fn config(&self) -> &WindowConfig {
+        &self.config
+    }
+}
+
+impl<A: Coupling> MultipathController for Windows<A> {
+    fn add_path(&mut self, mss_bytes: u64) -> PathId {
+        let id = PathId(self.paths.len() as u32);
+        self.paths.push(PathState::new(
+            mss_bytes,
+            self.config.initial_window * mss_bytes,
+        ));
+        self.alg.on_paths_changed(&self.paths);
+        id
+    }
+
+    fn remove_path(&mut self, path: PathId) {
+        self.paths[path.index()].active = false;
+        self.alg.on_paths_changed(&self.paths);
+    }
+
+    fn on_ack(&mut self, path: PathId, ack: &AckSample) {
+        let i = path.index();
+        let p = &mut self.paths[i];
+        p.srtt = ack.srtt;
+        if !p.active || p.in_recovery || ack.acked_bytes == 0 {
+            return;
+        }
+        if self.alg.in_slow_start(&self.paths, i) {
+            self.alg
+                .slow_start(&mut self.paths, i, ack.acked_bytes, self.config.abc_limit);
+        } else {
+            self.alg
+                .congestion_avoidance(&mut self.paths, i, ack.acked_bytes);
+        }
+    }
+
+    fn on_congestion_event(&mut self, path: PathId, event: CongestionEvent) {
+        let i = path.index();
+        match event {
+            CongestionEvent::FastRetransmit { flight_bytes } => {
+                // RFC 5681 §3.2 steps 2-3: ssthresh from the flight size, cwnd = ssthresh +
+                // 3·SMSS (the three segments that left the network with the dup ACKs).
+                let ssthresh = self.alg.ssthresh_after_loss(&self.paths, i, flight_bytes);
+                let p = &mut self.paths[i];
+                p.ssthresh = ssthresh;
+                p.cwnd = ssthresh.max(p.mss);
+                p.inflation = 3 * p.mss as i64;
+                p.in_recovery = true;
+                p.ca_credit = 0;
+            }
+            CongestionEvent::Timeout {
+                flight_bytes,
+                repeated,
+            } => {
+                // RFC 5681 §3.1: ssthresh from eq. 4 unless the segment had already been
+                // retransmitted by the timer, then cwnd = loss window.
+                if !repeated {
+                    let ssthresh = self.alg.ssthresh_after_loss(&self.paths, i, flight_bytes);
+                    self.paths[i].ssthresh = ssthresh;
+                }
+                let p = &mut self.paths[i];
+                p.cwnd = self.config.loss_window.max(1) * p.mss;
+                p.inflation = 0;
+                p.in_recovery = false;
+                p.ca_credit = 0;
+            }
+        }
+    }
+
+    fn on_recovery_ack(&mut self, path: PathId, ack: RecoveryAck) {
+        let exit = self.config.recovery_exit;
+        let p = &mut self.paths[path.index()];
+        if !p.in_recovery {
+            return;
+        }
+        match ack {
+            // RFC 5681 §3.2 step 4: inflate by one segment per further duplicate ACK.
+            RecoveryAck::Duplicate => p.inflation += p.mss as i64,
+            // RFC 6582 §3.2 step 3 (partial): deflate by the newly acknowledged data and add
+            // back one SMSS if at least one SMSS was acknowledged.
+            RecoveryAck::Partial { acked_bytes } => {
+                p.inflation -= acked_bytes as i64;
+                if acked_bytes >= p.mss {
+                    p.inflation += p.mss as i64;
+                }
+            }
+            // RFC 6582 §3.2 step 3 (full): deflate and leave recovery.
+            RecoveryAck::Full { flight_bytes } => {
+                p.inflation = 0;
+                p.in_recovery = false;
+                p.cwnd = match exit {
+                    RecoveryExit::Ssthresh => p.ssthresh,
+                    RecoveryExit::FlightSize => p.ssthresh.min(flight_bytes.max(p.mss) + p.mss),
+                }
+                .max(p.mss);
+            }
+        }
+    }
+
+    fn window(&self, path: PathId) -> u64 {
+        self.paths[path.index()].send_window()
+    }
+
+    fn metrics(&self, path: PathId) -> CcMetrics {
+        let p = &self.paths[path.index()];
+        CcMetrics {
+            cwnd: p.cwnd,
+            ssthresh: p.ssthresh,
+            in_recovery: p.in_recovery,
+            alg_state: self.alg.alg_state(&self.paths, path.index()),
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! TCP with NewReno loss recovery, at the level of parsed segments.
+//!
+//! The model is the data-transfer phase of one TCP connection: the connection is established
+//! when the sender is created (no SYN exchange), sequence numbers count bytes from 0 in a
+//! `u64` (no wrap-around), and every segment carries the RFC 7323 timestamp option, which
+//! gives an RTT sample on every acknowledgement of new data, retransmitted or not. There are
+//! no SACK blocks: recovery is NewReno's (RFC 6582). The receiving application consumes data
+//! as soon as it is in order, so the advertised receive window is constant and known to the
+//! sender as [`TcpSenderConfig::rwnd_bytes`].
+
+mod receiver;
+mod segment;
+mod sender;
+
+pub use receiver::{ReceiverStats, TcpReceiver, TcpReceiverConfig};
+pub use segment::{AckSegment, DataSegment};
+pub use sender::{SenderStats, TcpSender, TcpSenderConfig};

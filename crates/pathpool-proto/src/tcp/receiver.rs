@@ -1,0 +1,315 @@
+//! The TCP receiver: reassembly, cumulative ACKs, delayed ACKs and timestamp echo.
+
+use pathpool_core::{Dur, Time};
+use serde::{Deserialize, Serialize};
+
+use super::segment::{AckSegment, DataSegment};
+
+/// Receiver parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TcpReceiverConfig {
+    /// Delay ACKs: acknowledge every second full segment, or after `delack_timeout`
+    /// (RFC 5681 §4.2, RFC 1122 §4.2.3.2). Out-of-order and gap-filling segments are always
+    /// acknowledged at once.
+    pub delayed_ack: bool,
+    /// Longest an ACK may be delayed. RFC 5681 requires less than 500 ms; the default is
+    /// Linux's 40 ms minimum (`TCP_DELACK_MIN`).
+    pub delack_timeout: Dur,
+}
+
+impl Default for TcpReceiverConfig {
+    fn default() -> Self {
+        TcpReceiverConfig {
+            delayed_ack: false,
+            delack_timeout: Dur::from_ms(40),
+        }
+    }
+}
+
+/// Counters kept by the receiver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverStats {
+    /// Data segments received, duplicates included.
+    pub segments_received: u64,
+    /// Segments that carried only bytes already received.
+    pub duplicate_segments: u64,
+    /// Segments that arrived above a gap.
+    pub out_of_order_segments: u64,
+    /// ACKs sent.
+    pub acks_sent: u64,
+}
+
+/// A TCP receiver.
+#[derive(Clone, Debug)]
+pub struct TcpReceiver {
+    config: TcpReceiverConfig,
+    /// Next in-order byte expected: every byte below it has been delivered.
+    rcv_nxt: u64,
+    /// Received byte ranges above `rcv_nxt`, sorted and disjoint, `[start, end)`.
+    out_of_order: Vec<(u64, u64)>,
+    /// RFC 7323 TS.Recent: the timestamp to echo.
+    ts_recent: Time,
+    /// RFC 7323 Last.ACK.sent.
+    last_ack_sent: u64,
+    /// In-order segments received since the last ACK (delayed ACKs).
+    unacked_segments: u32,
+    delack_deadline: Option<Time>,
+    stats: ReceiverStats,
+}
+
+impl TcpReceiver {
+    /// A receiver expecting byte 0.
+    #[must_use]
+    pub fn new(config: TcpReceiverConfig) -> Self {
+        TcpReceiver {
+            config,
+            rcv_nxt: 0,
+            out_of_order: Vec::new(),
+            ts_recent: Time::ZERO,
+            last_ack_sent: 0,
+            unacked_segments: 0,
+            delack_deadline: None,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    /// Processes a data segment and returns the ACK to send now, if one is due.
+    pub fn handle_segment(&mut self, now: Time, seg: &DataSegment) -> Option<AckSegment> {
+        self.stats.segments_received += 1;
+        // RFC 7323 §4.3 (3): remember the timestamp of the segment at the left window edge.
+        if seg.seq <= self.last_ack_sent && seg.ts >= self.ts_recent {
+            self.ts_recent = seg.ts;
+        }
+        let end = seg.end();
+        if end <= self.rcv_nxt {
+            // A duplicate: ACK at once so the sender learns where we are (RFC 5681 §4.2).
+            self.stats.duplicate_segments += 1;
+            return Some(self.ack_now());
+        }
+        if seg.seq > self.rcv_nxt {
+            // Above a gap: store it and send a duplicate ACK at once (RFC 5681 §4.2).
+            self.stats.out_of_order_segments += 1;
+            self.insert_out_of_order(seg.seq, end);
+            return Some(self.ack_now());
+        }
+        // In order (possibly overlapping what we have): advance and absorb stored ranges.
+        let filled_gap = !self.out_of_order.is_empty();
+        self.rcv_nxt = end;
+        let absorbed = self
+            .out_of_order
+            .iter()
+            .take_while(|r| r.0 <= self.rcv_nxt)
+            .count();
+        if absorbed > 0 {
+            self.rcv_nxt = self.rcv_nxt.max(self.out_of_order[absorbed - 1].1);
+            self.out_of_order.drain(..absorbed);
+        }
+        if filled_gap || !self.config.delayed_ack {
+            return Some(self.ack_now());
+        }
+        self.unacked_segments += 1;
+        if self.unacked_segments >= 2 {
+            return Some(self.ack_now());
+        }
+        if self.delack_deadline.is_none() {
+            self.delack_deadline = Some(now + self.config.delack_timeout);
+        }
+        None
+    }
+
+    fn insert_out_of_order(&mut self, start: u64, end: u64) {
+        let v = &mut self.out_of_order;
+        // First range that ends at or after `start` (could merge with the new one).
+        let i = v.partition_point(|r| r.1 < start);
+        let mut j = i;
+        let (mut s, mut e) = (start, end);
+        while j < v.len() && v[j].0 <= e {
+            s = s.min(v[j].0);
+            e = e.max(v[j].1);
+            j += 1;
+        }
+        v.splice(i..j, std::iter::once((s, e)));
+    }
+
+    fn ack_now(&mut self) -> AckSegment {
+        self.unacked_segments = 0;
+        self.delack_deadline = None;
+        self.last_ack_sent = self.rcv_nxt;
+        self.stats.acks_sent += 1;
+        AckSegment {
+            ack: self.rcv_nxt,
+            ts_echo: self.ts_recent,
+        }
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) must be called next, if ever.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.delack_deadline
+    }
+
+    /// Sends a delayed ACK if its timer has expired.
+    pub fn handle_timeout(&mut self, now: Time) -> Option<AckSegment> {
+        match self.delack_deadline {
+            Some(d) if now >= d => Some(self.ack_now()),
+            _ => None,
+        }
+    }
+
+    /// Bytes delivered in order to the application.
+    #[must_use]
+    pub fn delivered_bytes(&self) -> u64 {
+        self.rcv_nxt
+    }
+    /// Ranges held above a gap.
+    #[must_use]
+    pub fn out_of_order_ranges(&self) -> &[(u64, u64)] {
+        &self.out_of_order
+    }
+    /// Counters.
+    #[must_use]
+    pub fn stats(&self) -> &ReceiverStats {
+        &self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn seg(seq: u64, len: u32, ts_ms: u64) -> DataSegment {
+        DataSegment {
+            seq,
+            len,
+            ts: Time::from_ms(ts_ms),
+            retransmission: false,
+        }
+    }
+
+    #[test]
+    fn acks_every_in_order_segment_without_delayed_acks() {
+        let mut rx = TcpReceiver::new(TcpReceiverConfig::default());
+        let a = rx
+            .handle_segment(Time::from_ms(5), &seg(0, 1000, 1))
+            .unwrap();
+        assert_eq!(
+            a,
+            AckSegment {
+                ack: 1000,
+                ts_echo: Time::from_ms(1)
+            }
+        );
+        let a = rx
+            .handle_segment(Time::from_ms(6), &seg(1000, 1000, 2))
+            .unwrap();
+        assert_eq!(a.ack, 2000);
+        assert_eq!(rx.delivered_bytes(), 2000);
+    }
+
+    #[test]
+    fn out_of_order_gives_dupacks_echoing_the_older_timestamp() {
+        let mut rx = TcpReceiver::new(TcpReceiverConfig::default());
+        rx.handle_segment(Time::ZERO, &seg(0, 1000, 1));
+        // 1000..2000 lost; 2000.. and 3000.. arrive.
+        let a = rx.handle_segment(Time::ZERO, &seg(2000, 1000, 3)).unwrap();
+        assert_eq!(
+            a,
+            AckSegment {
+                ack: 1000,
+                ts_echo: Time::from_ms(1)
+            }
+        );
+        let a = rx.handle_segment(Time::ZERO, &seg(3000, 1000, 4)).unwrap();
+        assert_eq!(a.ack, 1000);
+        assert_eq!(rx.out_of_order_ranges(), &[(2000, 4000)]);
+        // The retransmission fills the gap: cumulative ACK jumps, echoing its timestamp.
+        let a = rx.handle_segment(Time::ZERO, &seg(1000, 1000, 9)).unwrap();
+        assert_eq!(
+            a,
+            AckSegment {
+                ack: 4000,
+                ts_echo: Time::from_ms(9)
+            }
+        );
+        assert!(rx.out_of_order_ranges().is_empty());
+        assert_eq!(rx.stats().out_of_order_segments, 2);
+    }
+
+    #[test]
+    fn duplicates_are_acknowledged_at_once() {
+        let mut rx = TcpReceiver::new(TcpReceiverConfig::default());
+        rx.handle_segment(Time::ZERO, &seg(0, 1000, 1));
+        let a = rx.handle_segment(Time::ZERO, &seg(0, 1000, 2)).unwrap();
+        assert_eq!(a.ack, 1000);
+        assert_eq!(rx.stats().duplicate_segments, 1);
+    }
+
+    #[test]
+    fn delayed_acks_every_second_segment_or_timeout() {
+        let cfg = TcpReceiverConfig {
+            delayed_ack: true,
+            delack_timeout: Dur::from_ms(40),
+        };
+        let mut rx = TcpReceiver::new(cfg);
+        assert_eq!(rx.handle_segment(Time::from_ms(1), &seg(0, 1000, 0)), None);
+        assert_eq!(rx.poll_timeout(), Some(Time::from_ms(41)));
+        let a = rx
+            .handle_segment(Time::from_ms(2), &seg(1000, 1000, 1))
+            .unwrap();
+        // TS.Recent was taken from the first segment (the left edge), RFC 7323 §4.3.
+        assert_eq!(
+            a,
+            AckSegment {
+                ack: 2000,
+                ts_echo: Time::from_ms(0)
+            }
+        );
+        assert_eq!(rx.poll_timeout(), None);
+        assert_eq!(
+            rx.handle_segment(Time::from_ms(3), &seg(2000, 1000, 2)),
+            None
+        );
+        assert_eq!(rx.handle_timeout(Time::from_ms(42)), None, "not yet");
+        let a = rx.handle_timeout(Time::from_ms(43)).unwrap();
+        assert_eq!(a.ack, 3000);
+    }
+
+    #[test]
+    fn delayed_acks_still_ack_gaps_at_once() {
+        let cfg = TcpReceiverConfig {
+            delayed_ack: true,
+            ..Default::default()
+        };
+        let mut rx = TcpReceiver::new(cfg);
+        assert!(rx.handle_segment(Time::ZERO, &seg(1000, 1000, 0)).is_some());
+        assert!(
+            rx.handle_segment(Time::ZERO, &seg(0, 1000, 0)).is_some(),
+            "fills a gap"
+        );
+        assert_eq!(rx.delivered_bytes(), 2000);
+    }
+
+    proptest! {
+        /// Whatever order and duplication segments arrive in, the receiver delivers exactly the
+        /// prefix that is complete, and the out-of-order ranges are sorted and disjoint.
+        #[test]
+        fn reassembly_delivers_the_complete_prefix(
+            order in proptest::collection::vec(0u64..40, 1..120)
+        ) {
+            let mut rx = TcpReceiver::new(TcpReceiverConfig::default());
+            let mut have = [false; 40];
+            for i in &order {
+                have[*i as usize] = true;
+                rx.handle_segment(Time::ZERO, &seg(i * 100, 100, 0));
+                let prefix = have.iter().take_while(|&&h| h).count() as u64 * 100;
+                prop_assert_eq!(rx.delivered_bytes(), prefix);
+                let r = rx.out_of_order_ranges();
+                for w in r.windows(2) {
+                    prop_assert!(w[0].1 < w[1].0);
+                }
+                prop_assert!(r.iter().all(|&(s, e)| s > prefix && s < e));
+            }
+        }
+    }
+}
