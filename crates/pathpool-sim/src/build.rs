@@ -1,0 +1,1073 @@
+//! Compiling a [`Scenario`] into a runnable [`Simulation`]: validation, routing, elements.
+
+use std::collections::{HashMap, HashSet};
+
+use pathpool_cc::{CcKind, MultipathController, WindowConfig};
+use pathpool_core::{BufferSize, Dur, Rate, Rng, RttConfig, Time};
+use pathpool_proto::tcp::{TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig};
+use pathpool_topo::{shortest_path, EdgeId, Graph, NodeIx};
+
+use crate::link::{Discipline, Link};
+use crate::load::{PathSeg, SpecError};
+use crate::red::{Red, RedParams};
+use crate::sampler::Sampler;
+use crate::sim::{Element, FlowMeta, LinkMeta, Simulation};
+use crate::spec::{
+    FlowKind, FlowSpec, LinkSpec, PeriodDist, QueueSpec, RouteMetric, Scenario, SizeDist, TcpSpec,
+    TrafficSpec, WindowLimit,
+};
+use crate::tcp_flow::{TcpSink, TcpSource};
+use crate::udp_flow::{Periods, UdpSink, UdpSource, UDP_HEADER_BYTES};
+
+/// Random streams, one family per kind of component (see `pathpool_core::rng`).
+const STREAM_LINK: u64 = 1;
+const STREAM_START: u64 = 2;
+const STREAM_TRAFFIC: u64 = 3;
+const STREAM_UDP: u64 = 4;
+
+/// Largest number of time-series samples a scenario may ask for.
+const MAX_SAMPLES: u64 = 10_000_000;
+/// Largest number of flows a scenario may generate.
+const MAX_FLOWS: u64 = 5_000_000;
+/// Largest segment plus header.
+const MAX_PACKET_BYTES: u64 = 1 << 20;
+
+fn k(s: &str) -> PathSeg {
+    PathSeg::Key(s.to_string())
+}
+fn ix(i: usize) -> PathSeg {
+    PathSeg::Index(i)
+}
+fn at(parts: &[PathSeg]) -> Vec<PathSeg> {
+    parts.to_vec()
+}
+
+/// TCP parameters after merging defaults, the scenario's `[tcp]` and a flow's overrides.
+#[derive(Clone, Debug)]
+struct TcpParams {
+    cc: CcKind,
+    header: u64,
+    window: WindowConfig,
+    sender: TcpSenderConfig,
+    receiver: TcpReceiverConfig,
+}
+
+fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams, SpecError> {
+    let field = |f: &str| {
+        let mut p = path.to_vec();
+        p.push(k(f));
+        p
+    };
+    let mss = spec.mss.map_or(1460, |b| b.bytes());
+    let header = spec.header.map_or(40, |b| b.bytes());
+    if mss == 0 {
+        return Err(SpecError::at(field("mss"), "must be at least 1B"));
+    }
+    if mss + header > MAX_PACKET_BYTES {
+        return Err(SpecError::at(
+            field("mss"),
+            "mss + header must be at most 1MiB",
+        ));
+    }
+    let defaults = WindowConfig::default();
+    let window = WindowConfig {
+        initial_window: spec.initial_window.unwrap_or(defaults.initial_window),
+        abc_limit: spec.abc_limit.unwrap_or(defaults.abc_limit),
+        loss_window: defaults.loss_window,
+        recovery_exit: spec.recovery_exit.unwrap_or(defaults.recovery_exit),
+    };
+    if window.initial_window == 0 {
+        return Err(SpecError::at(
+            field("initial_window"),
+            "must be at least 1 segment",
+        ));
+    }
+    if window.abc_limit == 0 {
+        return Err(SpecError::at(
+            field("abc_limit"),
+            "must be at least 1 segment",
+        ));
+    }
+    let rtt_defaults = RttConfig::default();
+    let rtt = RttConfig {
+        initial_rto: spec.initial_rto.unwrap_or(rtt_defaults.initial_rto),
+        min_rto: spec.min_rto.unwrap_or(rtt_defaults.min_rto),
+        max_rto: spec.max_rto.unwrap_or(rtt_defaults.max_rto),
+        granularity: rtt_defaults.granularity,
+    };
+    if rtt.initial_rto == Dur::ZERO {
+        return Err(SpecError::at(field("initial_rto"), "must be positive"));
+    }
+    if rtt.min_rto > rtt.max_rto {
+        return Err(SpecError::at(
+            field("min_rto"),
+            format!(
+                "min_rto {} is larger than max_rto {}",
+                rtt.min_rto, rtt.max_rto
+            ),
+        ));
+    }
+    let dupack_threshold = spec.dupack_threshold.unwrap_or(3);
+    if dupack_threshold == 0 {
+        return Err(SpecError::at(
+            field("dupack_threshold"),
+            "must be at least 1",
+        ));
+    }
+    let rwnd_bytes = match spec.rwnd {
+        None | Some(WindowLimit::Unlimited) => u64::MAX,
+        Some(WindowLimit::Bytes(b)) if b.bytes() < mss => {
+            return Err(SpecError::at(
+                field("rwnd"),
+                "must hold at least one segment (mss)",
+            ));
+        }
+        Some(WindowLimit::Bytes(b)) => b.bytes(),
+    };
+    let receiver_defaults = TcpReceiverConfig::default();
+    let receiver = TcpReceiverConfig {
+        delayed_ack: spec.delayed_ack.unwrap_or(receiver_defaults.delayed_ack),
+        delack_timeout: spec
+            .delack_timeout
+            .unwrap_or(receiver_defaults.delack_timeout),
+    };
+    if receiver.delayed_ack && receiver.delack_timeout == Dur::ZERO {
+        return Err(SpecError::at(field("delack_timeout"), "must be positive"));
+    }
+    Ok(TcpParams {
+        cc: spec.cc.unwrap_or_default(),
+        header,
+        window,
+        sender: TcpSenderConfig {
+            mss,
+            rtt,
+            dupack_threshold,
+            rwnd_bytes,
+            data_bytes: None,
+        },
+        receiver,
+    })
+}
+
+/// The network being built: nodes, directed links and the routing graph.
+struct Net {
+    names: Vec<String>,
+    index: HashMap<String, NodeIx>,
+    is_host: Vec<bool>,
+    graph: Graph,
+    /// Cost of each directed link (graph edge ids equal link indices).
+    cost: Vec<f64>,
+    /// Rate of each directed link.
+    rate: Vec<Rate>,
+    /// Element of each directed link.
+    elem: Vec<u32>,
+    metric: RouteMetric,
+}
+
+impl Net {
+    fn node(&self, name: &str, path: Vec<PathSeg>) -> Result<NodeIx, SpecError> {
+        self.index.get(name).copied().ok_or_else(|| {
+            let mut known: Vec<&str> = self.names.iter().map(String::as_str).collect();
+            known.truncate(12);
+            SpecError::at(
+                path,
+                format!("unknown node {name:?}; known nodes: {}", known.join(", ")),
+            )
+        })
+    }
+
+    fn host(&self, name: &str, path: Vec<PathSeg>) -> Result<NodeIx, SpecError> {
+        let n = self.node(name, path.clone())?;
+        if !self.is_host[n.0 as usize] {
+            return Err(SpecError::at(
+                path,
+                format!("{name:?} is a router; flows start and end at hosts (nodes.hosts)"),
+            ));
+        }
+        Ok(n)
+    }
+
+    /// The least-cost path; hosts other than the source never forward.
+    fn shortest(&self, from: NodeIx, to: NodeIx) -> Option<Vec<EdgeId>> {
+        shortest_path(&self.graph, from, to, |e| {
+            let (a, _) = self.graph.ends(e);
+            if a != from && self.is_host[a.0 as usize] {
+                f64::INFINITY
+            } else {
+                self.cost[e.0 as usize]
+            }
+        })
+    }
+
+    /// Directed links along an explicit node list.
+    fn along(
+        &self,
+        nodes: &[NodeIx],
+        path: &[PathSeg],
+        purpose: &str,
+    ) -> Result<Vec<EdgeId>, SpecError> {
+        let mut edges = Vec::new();
+        for (i, w) in nodes.windows(2).enumerate() {
+            let e = self
+                .graph
+                .out_edges(w[0])
+                .iter()
+                .copied()
+                .find(|&e| self.graph.ends(e).1 == w[1]);
+            match e {
+                Some(e) => edges.push(e),
+                None => {
+                    let mut p = path.to_vec();
+                    p.push(ix(i + 1));
+                    return Err(SpecError::at(
+                        p,
+                        format!(
+                            "no link from {:?} to {:?}{purpose}",
+                            self.names[w[0].0 as usize], self.names[w[1].0 as usize]
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(edges)
+    }
+
+    fn node_names(&self, from: NodeIx, edges: &[EdgeId]) -> Vec<String> {
+        let mut v = vec![self.names[from.0 as usize].clone()];
+        v.extend(
+            edges
+                .iter()
+                .map(|&e| self.names[self.graph.ends(e).1 .0 as usize].clone()),
+        );
+        v
+    }
+}
+
+/// Data and reverse (ACK) paths of a flow as directed link lists.
+struct FlowPaths {
+    data: Vec<EdgeId>,
+    back: Option<Vec<EdgeId>>,
+}
+
+fn flow_paths(
+    net: &Net,
+    from: NodeIx,
+    to: NodeIx,
+    route: Option<&Vec<String>>,
+    path: &[PathSeg],
+    need_back: bool,
+) -> Result<FlowPaths, SpecError> {
+    let fname = |f: &str| {
+        let mut p = path.to_vec();
+        p.push(k(f));
+        p
+    };
+    if let Some(route) = route {
+        let rpath = fname("route");
+        if route.len() < 2 {
+            return Err(SpecError::at(
+                rpath,
+                "a route lists at least the two end hosts",
+            ));
+        }
+        let mut nodes = Vec::new();
+        for (i, name) in route.iter().enumerate() {
+            let mut p = rpath.clone();
+            p.push(ix(i));
+            let n = net.node(name, p.clone())?;
+            let interior = i > 0 && i + 1 < route.len();
+            if interior && net.is_host[n.0 as usize] {
+                return Err(SpecError::at(
+                    p,
+                    format!("{name:?} is a host; hosts do not forward"),
+                ));
+            }
+            nodes.push(n);
+        }
+        if nodes[0] != from || nodes[nodes.len() - 1] != to {
+            return Err(SpecError::at(
+                rpath,
+                "a route must start at `from` and end at `to`",
+            ));
+        }
+        let unique: HashSet<_> = nodes.iter().collect();
+        if unique.len() != nodes.len() {
+            return Err(SpecError::at(rpath, "a route must not visit a node twice"));
+        }
+        let data = net.along(&nodes, &rpath, "")?;
+        let back = if need_back {
+            let rev: Vec<NodeIx> = nodes.iter().rev().copied().collect();
+            Some(net.along(
+                &rev,
+                &rpath,
+                " for the ACKs of this route (make the link duplex)",
+            )?)
+        } else {
+            None
+        };
+        return Ok(FlowPaths { data, back });
+    }
+    let unreachable = |a: NodeIx, b: NodeIx| {
+        SpecError::at(
+            fname("to"),
+            format!(
+                "no path from {:?} to {:?} (hosts do not forward; check the links)",
+                net.names[a.0 as usize], net.names[b.0 as usize]
+            ),
+        )
+    };
+    let data = net
+        .shortest(from, to)
+        .ok_or_else(|| unreachable(from, to))?;
+    let back = if need_back {
+        Some(
+            net.shortest(to, from)
+                .ok_or_else(|| unreachable(to, from))?,
+        )
+    } else {
+        None
+    };
+    Ok(FlowPaths { data, back })
+}
+
+/// Compiles a scenario for one seed.
+pub(crate) fn compile(sc: &Scenario, seed: u64) -> Result<Simulation, SpecError> {
+    if sc.duration == Dur::ZERO {
+        return Err(SpecError::at(at(&[k("duration")]), "must be positive"));
+    }
+    let end = Time::ZERO + sc.duration;
+    let m = &sc.measure;
+    let t0 = Time::ZERO + m.start.unwrap_or(Dur::ZERO);
+    let t1 = Time::ZERO + m.end.unwrap_or(sc.duration);
+    if t1 > end {
+        return Err(SpecError::at(
+            at(&[k("measure"), k("end")]),
+            format!(
+                "{} is after the end of the run ({})",
+                t1 - Time::ZERO,
+                sc.duration
+            ),
+        ));
+    }
+    if t0 >= t1 {
+        return Err(SpecError::at(
+            at(&[k("measure"), k("start")]),
+            "must be before measure.end",
+        ));
+    }
+    if m.interval == Dur::ZERO {
+        return Err(SpecError::at(
+            at(&[k("measure"), k("interval")]),
+            "must be positive",
+        ));
+    }
+    if sc.duration.as_ps() / m.interval.as_ps() > MAX_SAMPLES {
+        return Err(SpecError::at(
+            at(&[k("measure"), k("interval")]),
+            format!(
+                "{} would take more than {MAX_SAMPLES} samples; use a longer interval",
+                m.interval
+            ),
+        ));
+    }
+
+    let sampler = Sampler::new(m.interval, end, (t0, t1), m.trace_cwnd, m.trace_queues);
+    let mut sim = Simulation::new(end, seed, sampler);
+    sim.name = sc.name.clone();
+
+    let mut net = build_nodes(sc)?;
+    for (i, l) in sc.links.iter().enumerate() {
+        add_link(&mut sim, &mut net, l, i, seed)?;
+    }
+    if net.names.is_empty() {
+        return Err(SpecError::at(at(&[k("nodes")]), "the network has no nodes"));
+    }
+
+    let base_tcp = resolve_tcp(&sc.tcp, &[k("tcp")])?;
+    let mut ids = HashSet::new();
+    for (j, f) in sc.flows.iter().enumerate() {
+        add_flows(&mut sim, &net, sc, f, j, &base_tcp, &mut ids, seed)?;
+    }
+    for (g, t) in sc.traffic.iter().enumerate() {
+        add_traffic(&mut sim, &net, sc, t, g, &mut ids, seed)?;
+    }
+
+    sim.sampler_elem = sim.add_element(Element::Sampler);
+    let flows = sim.flows.clone();
+    sim.sampler.init(&flows, sim.links.len());
+    sim.prime();
+    Ok(sim)
+}
+
+fn build_nodes(sc: &Scenario) -> Result<Net, SpecError> {
+    let mut net = Net {
+        names: Vec::new(),
+        index: HashMap::new(),
+        is_host: Vec::new(),
+        graph: Graph::default(),
+        cost: Vec::new(),
+        rate: Vec::new(),
+        elem: Vec::new(),
+        metric: sc.routing.metric,
+    };
+    for (kind, list, host) in [
+        ("hosts", &sc.nodes.hosts, true),
+        ("routers", &sc.nodes.routers, false),
+    ] {
+        for (i, name) in list.iter().enumerate() {
+            let p = at(&[k("nodes"), k(kind), ix(i)]);
+            if name.trim().is_empty() {
+                return Err(SpecError::at(p, "node names must not be empty"));
+            }
+            if net.index.contains_key(name) {
+                return Err(SpecError::at(p, format!("node {name:?} is declared twice")));
+            }
+            net.index
+                .insert(name.clone(), NodeIx(net.names.len() as u32));
+            net.names.push(name.clone());
+            net.is_host.push(host);
+        }
+    }
+    net.graph = Graph::with_nodes(net.names.len());
+    Ok(net)
+}
+
+fn queue_discipline(
+    q: &QueueSpec,
+    rate: Rate,
+    path: &[PathSeg],
+) -> Result<(Discipline, String), SpecError> {
+    let field = |f: &str| {
+        let mut p = path.to_vec();
+        p.push(k(f));
+        p
+    };
+    match q {
+        QueueSpec::Droptail { size } => match *size {
+            BufferSize::Packets(0) | BufferSize::Bytes(0) => Err(SpecError::at(
+                field("size"),
+                "a queue must hold at least one packet",
+            )),
+            BufferSize::Packets(n) => {
+                Ok((Discipline::DropTailPackets(n), format!("droptail {size}")))
+            }
+            BufferSize::Bytes(n) => Ok((Discipline::DropTailBytes(n), format!("droptail {size}"))),
+        },
+        QueueSpec::Red {
+            size,
+            min_th,
+            max_th,
+            max_p,
+            weight,
+            gentle,
+            mean_packet,
+        } => {
+            let unit = |b: &BufferSize| matches!(b, BufferSize::Bytes(_));
+            if unit(size) != unit(min_th) || unit(size) != unit(max_th) {
+                return Err(SpecError::at(
+                    field("min_th"),
+                    "size, min_th and max_th must all be in packets or all in bytes",
+                ));
+            }
+            let num = |b: &BufferSize| match *b {
+                BufferSize::Packets(n) | BufferSize::Bytes(n) => n,
+            };
+            let (limit, lo, hi) = (num(size), num(min_th), num(max_th));
+            if limit == 0 {
+                return Err(SpecError::at(
+                    field("size"),
+                    "a queue must hold at least one packet",
+                ));
+            }
+            if lo >= hi {
+                return Err(SpecError::at(
+                    field("min_th"),
+                    format!("min_th {min_th} must be below max_th {max_th}"),
+                ));
+            }
+            if !(*max_p > 0.0 && *max_p <= 1.0) {
+                return Err(SpecError::at(
+                    field("max_p"),
+                    format!("{max_p} is not in (0, 1]"),
+                ));
+            }
+            if !(*weight > 0.0 && *weight <= 1.0) {
+                return Err(SpecError::at(
+                    field("weight"),
+                    format!("{weight} is not in (0, 1]"),
+                ));
+            }
+            if mean_packet.bytes() == 0 {
+                return Err(SpecError::at(field("mean_packet"), "must be positive"));
+            }
+            let byte_mode = unit(size);
+            let params = RedParams {
+                byte_mode,
+                min_th: lo as f64,
+                max_th: hi as f64,
+                max_p: *max_p,
+                weight: *weight,
+                gentle: *gentle,
+                mean_packet_bytes: mean_packet.bytes() as f64,
+                mean_tx_time: rate.tx_time(mean_packet.bytes()),
+            };
+            let desc = format!(
+                "red {size} th=[{min_th},{max_th}] max_p={max_p} w={weight}{}",
+                if *gentle { " gentle" } else { "" }
+            );
+            Ok((
+                Discipline::Red {
+                    red: Box::new(Red::new(params)),
+                    limit,
+                    byte_mode,
+                },
+                desc,
+            ))
+        }
+    }
+}
+
+fn add_link(
+    sim: &mut Simulation,
+    net: &mut Net,
+    l: &LinkSpec,
+    i: usize,
+    seed: u64,
+) -> Result<(), SpecError> {
+    let here = at(&[k("links"), ix(i)]);
+    let field = |f: &str| {
+        let mut p = here.clone();
+        p.push(k(f));
+        p
+    };
+    let (a, b, duplex) = match (&l.between, &l.from, &l.to) {
+        (Some(v), None, None) => {
+            if v.len() != 2 {
+                return Err(SpecError::at(field("between"), "a duplex link joins exactly two nodes: between = [\"a\", \"b\"]"));
+            }
+            let mut pa = field("between");
+            pa.push(ix(0));
+            let mut pb = field("between");
+            pb.push(ix(1));
+            (net.node(&v[0], pa)?, net.node(&v[1], pb)?, true)
+        }
+        (None, Some(f), Some(t)) => (net.node(f, field("from"))?, net.node(t, field("to"))?, false),
+        _ => {
+            return Err(SpecError::at(
+                here.clone(),
+                "give either between = [\"a\", \"b\"] (duplex) or from = \"a\" and to = \"b\" (one-way)",
+            ))
+        }
+    };
+    if a == b {
+        return Err(SpecError::at(
+            here.clone(),
+            "a link must join two different nodes",
+        ));
+    }
+    if l.rate.bps() == 0 {
+        return Err(SpecError::at(
+            field("rate"),
+            "must be positive (use \"inf\" for no serialisation delay)",
+        ));
+    }
+    if !(l.loss >= 0.0 && l.loss < 1.0) {
+        return Err(SpecError::at(
+            field("loss"),
+            format!("{} is not a probability in [0, 1)", l.loss),
+        ));
+    }
+    if !(l.weight > 0.0 && l.weight.is_finite()) {
+        return Err(SpecError::at(field("weight"), "must be a positive number"));
+    }
+    let (an, bn) = (
+        net.names[a.0 as usize].clone(),
+        net.names[b.0 as usize].clone(),
+    );
+    let name = l.id.clone().unwrap_or_else(|| format!("{an}-{bn}"));
+    if sim.links.iter().any(|m| m.name == name) {
+        return Err(SpecError::at(
+            field("id"),
+            format!("link id {name:?} is used twice"),
+        ));
+    }
+    let mut qpath = here.clone();
+    qpath.push(k("queue"));
+    let dirs = if duplex {
+        vec![(a, b), (b, a)]
+    } else {
+        vec![(a, b)]
+    };
+    for (from, to) in dirs {
+        let (discipline, queue) = queue_discipline(&l.queue, l.rate, &qpath)?;
+        let index = sim.links.len() as u64;
+        let rng = Rng::stream(seed, STREAM_LINK, index);
+        let elem = sim.add_element(Element::Link(Link::new(
+            l.rate, l.delay, discipline, l.loss, rng,
+        )));
+        let (fname, tname) = (
+            net.names[from.0 as usize].clone(),
+            net.names[to.0 as usize].clone(),
+        );
+        sim.links.push(LinkMeta {
+            id: format!("{name}:{fname}->{tname}"),
+            name: name.clone(),
+            from: fname,
+            to: tname,
+            delay_s: l.delay.as_secs_f64(),
+            queue,
+            elem,
+        });
+        net.graph.add_edge(from, to);
+        net.cost.push(match net.metric {
+            RouteMetric::Hops => 1.0,
+            RouteMetric::Weight => l.weight,
+            // A tiny per-hop term so equal-delay paths prefer fewer hops.
+            RouteMetric::Delay => l.delay.as_secs_f64() + 1e-12,
+        });
+        net.rate.push(l.rate);
+        net.elem.push(elem);
+    }
+    Ok(())
+}
+
+fn unique_id(
+    ids: &mut HashSet<String>,
+    id: String,
+    path: Vec<PathSeg>,
+) -> Result<String, SpecError> {
+    if !ids.insert(id.clone()) {
+        return Err(SpecError::at(path, format!("flow id {id:?} is used twice")));
+    }
+    Ok(id)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn add_flows(
+    sim: &mut Simulation,
+    net: &Net,
+    sc: &Scenario,
+    f: &FlowSpec,
+    j: usize,
+    base_tcp: &TcpParams,
+    ids: &mut HashSet<String>,
+    seed: u64,
+) -> Result<(), SpecError> {
+    let here = at(&[k("flows"), ix(j)]);
+    let field = |name: &str| {
+        let mut p = here.clone();
+        p.push(k(name));
+        p
+    };
+    let from = net.host(&f.from, field("from"))?;
+    let to = net.host(&f.to, field("to"))?;
+    if from == to {
+        return Err(SpecError::at(
+            field("to"),
+            "a flow needs two different hosts",
+        ));
+    }
+    if f.count == 0 {
+        return Err(SpecError::at(field("count"), "must be at least 1"));
+    }
+    if f.start >= sc.duration {
+        return Err(SpecError::at(
+            field("start"),
+            format!(
+                "{} is not before the end of the run ({})",
+                f.start, sc.duration
+            ),
+        ));
+    }
+    if let Some(stop) = f.stop {
+        if stop <= f.start {
+            return Err(SpecError::at(field("stop"), "must be after start"));
+        }
+    }
+    let is_tcp = f.kind == FlowKind::Tcp;
+    let forbid = |name: &str, set: bool, why: &str| {
+        if set {
+            Err(SpecError::at(
+                field(name),
+                format!("not allowed here: {why}"),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    if is_tcp {
+        forbid(
+            "rate",
+            f.rate.is_some(),
+            "TCP rates are set by congestion control",
+        )?;
+        forbid(
+            "packet_size",
+            f.packet_size.is_some(),
+            "TCP segments are sized by tcp.mss",
+        )?;
+        forbid(
+            "on",
+            f.on.is_some(),
+            "on/off periods are for udp-onoff flows",
+        )?;
+        forbid(
+            "off",
+            f.off.is_some(),
+            "on/off periods are for udp-onoff flows",
+        )?;
+    } else {
+        forbid("size", f.size.is_some(), "UDP flows send until they stop")?;
+        forbid("cc", f.cc.is_some(), "congestion control is for TCP flows")?;
+        forbid("tcp", f.tcp.is_some(), "TCP parameters are for TCP flows")?;
+        if f.kind == FlowKind::UdpCbr {
+            forbid(
+                "on",
+                f.on.is_some(),
+                "on/off periods are for udp-onoff flows",
+            )?;
+            forbid(
+                "off",
+                f.off.is_some(),
+                "on/off periods are for udp-onoff flows",
+            )?;
+        }
+    }
+    let tcp = if is_tcp {
+        let mut spec = sc.tcp.merged(f.tcp.as_ref().unwrap_or(&TcpSpec::default()));
+        if f.cc.is_some() {
+            spec.cc = f.cc;
+        }
+        Some(if f.tcp.is_some() || f.cc.is_some() {
+            resolve_tcp(&spec, &field("tcp"))?
+        } else {
+            base_tcp.clone()
+        })
+    } else {
+        None
+    };
+    let paths = flow_paths(net, from, to, f.route.as_ref(), &here, is_tcp)?;
+    let base_id = f.id.clone().unwrap_or_else(|| format!("flow{j}"));
+    for copy in 0..f.count {
+        let id = if f.count > 1 {
+            format!("{base_id}.{copy}")
+        } else {
+            base_id.clone()
+        };
+        let id = unique_id(ids, id, field("id"))?;
+        let mut start = f.start;
+        if f.start_spread > Dur::ZERO {
+            let mut rng = Rng::stream(seed, STREAM_START, sim.flows.len() as u64);
+            start += Dur::from_ps(rng.below(f.start_spread.as_ps() + 1));
+        }
+        let start = Time::ZERO + start.min(sc.duration);
+        let stop = f.stop.map(|s| Time::ZERO + s);
+        match &tcp {
+            Some(params) => {
+                let size = f.size.map(|s| match s {
+                    BufferSize::Packets(n) => n * params.sender.mss,
+                    BufferSize::Bytes(b) => b,
+                });
+                if size == Some(0) {
+                    return Err(SpecError::at(
+                        field("size"),
+                        "a finite flow transfers at least 1 byte",
+                    ));
+                }
+                add_tcp_flow(sim, net, id, from, to, &paths, params, start, stop, size);
+            }
+            None => {
+                let rate = f.rate.ok_or_else(|| {
+                    SpecError::at(
+                        field("rate"),
+                        "a UDP flow needs a rate, e.g. rate = \"5Mbps\"",
+                    )
+                })?;
+                if rate.bps() == 0 || rate.is_infinite() {
+                    return Err(SpecError::at(field("rate"), "must be positive and finite"));
+                }
+                let size = f.packet_size.map_or(1500, |b| b.bytes());
+                if size <= u64::from(UDP_HEADER_BYTES) || size > MAX_PACKET_BYTES {
+                    return Err(SpecError::at(
+                        field("packet_size"),
+                        format!("must be between {}B and 1MiB", UDP_HEADER_BYTES + 1),
+                    ));
+                }
+                let periods = if f.kind == FlowKind::UdpOnoff {
+                    let on = f.on.ok_or_else(|| {
+                        SpecError::at(
+                            field("on"),
+                            "an on-off flow needs a mean on period, e.g. on = \"1s\"",
+                        )
+                    })?;
+                    let off = f.off.ok_or_else(|| {
+                        SpecError::at(
+                            field("off"),
+                            "an on-off flow needs a mean off period, e.g. off = \"1s\"",
+                        )
+                    })?;
+                    if on == Dur::ZERO {
+                        return Err(SpecError::at(field("on"), "must be positive"));
+                    }
+                    Periods::OnOff {
+                        on,
+                        off,
+                        exponential: f.periods == PeriodDist::Exponential,
+                    }
+                } else {
+                    Periods::AlwaysOn
+                };
+                add_udp_flow(
+                    sim,
+                    net,
+                    id,
+                    f.kind,
+                    from,
+                    to,
+                    &paths.data,
+                    rate,
+                    size as u32,
+                    periods,
+                    start,
+                    stop.unwrap_or(sim.end),
+                    seed,
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn add_tcp_flow(
+    sim: &mut Simulation,
+    net: &Net,
+    id: String,
+    from: NodeIx,
+    to: NodeIx,
+    paths: &FlowPaths,
+    p: &TcpParams,
+    start: Time,
+    stop: Option<Time>,
+    size: Option<u64>,
+) {
+    let src_elem = sim.elements.len() as u32;
+    let sink_elem = src_elem + 1;
+    let mut hops: Vec<u32> = paths.data.iter().map(|e| net.elem[e.0 as usize]).collect();
+    hops.push(sink_elem);
+    let data_route = sim.routes.add(&hops);
+    let back = paths.back.as_ref().expect("TCP flows have a reverse path");
+    let mut hops: Vec<u32> = back.iter().map(|e| net.elem[e.0 as usize]).collect();
+    hops.push(src_elem);
+    let ack_route = sim.routes.add(&hops);
+
+    let mut cc = p.cc.build(p.window);
+    let path = cc.add_path(p.sender.mss);
+    let sender = TcpSender::new(
+        TcpSenderConfig {
+            data_bytes: size,
+            ..p.sender
+        },
+        path,
+    );
+    let header = p.header as u32;
+    let src = TcpSource::new(sender, cc, data_route, header, start, stop);
+    let sink = TcpSink::new(TcpReceiver::new(p.receiver), ack_route, header, size);
+    assert_eq!(sim.add_element(Element::TcpSource(Box::new(src))), src_elem);
+    assert_eq!(sim.add_element(Element::TcpSink(Box::new(sink))), sink_elem);
+    sim.flows.push(FlowMeta {
+        id,
+        kind: FlowKind::Tcp,
+        from: net.names[from.0 as usize].clone(),
+        to: net.names[to.0 as usize].clone(),
+        cc: Some(p.cc.name().to_string()),
+        start,
+        stop,
+        size,
+        source: src_elem,
+        sink: sink_elem,
+        path: net.node_names(from, &paths.data),
+    });
+}
+
+#[allow(clippy::too_many_arguments)]
+fn add_udp_flow(
+    sim: &mut Simulation,
+    net: &Net,
+    id: String,
+    kind: FlowKind,
+    from: NodeIx,
+    to: NodeIx,
+    data: &[EdgeId],
+    rate: Rate,
+    size: u32,
+    periods: Periods,
+    start: Time,
+    stop: Time,
+    seed: u64,
+) {
+    let src_elem = sim.elements.len() as u32;
+    let sink_elem = src_elem + 1;
+    let mut hops: Vec<u32> = data.iter().map(|e| net.elem[e.0 as usize]).collect();
+    hops.push(sink_elem);
+    let route = sim.routes.add(&hops);
+    let rng = Rng::stream(seed, STREAM_UDP, sim.flows.len() as u64);
+    let interval = rate.tx_time(u64::from(size));
+    let src = UdpSource::new(
+        route,
+        size,
+        interval,
+        periods,
+        rng,
+        start,
+        stop.min(sim.end),
+    );
+    assert_eq!(sim.add_element(Element::UdpSource(Box::new(src))), src_elem);
+    assert_eq!(
+        sim.add_element(Element::UdpSink(UdpSink::default())),
+        sink_elem
+    );
+    sim.flows.push(FlowMeta {
+        id,
+        kind,
+        from: net.names[from.0 as usize].clone(),
+        to: net.names[to.0 as usize].clone(),
+        cc: None,
+        start,
+        stop: Some(stop).filter(|&s| s < sim.end),
+        size: None,
+        source: src_elem,
+        sink: sink_elem,
+        path: net.node_names(from, data),
+    });
+}
+
+fn add_traffic(
+    sim: &mut Simulation,
+    net: &Net,
+    sc: &Scenario,
+    t: &TrafficSpec,
+    g: usize,
+    ids: &mut HashSet<String>,
+    seed: u64,
+) -> Result<(), SpecError> {
+    let here = at(&[k("traffic"), ix(g)]);
+    let field = |name: &str| {
+        let mut p = here.clone();
+        p.push(k(name));
+        p
+    };
+    let from = net.host(&t.from, field("from"))?;
+    let to = net.host(&t.to, field("to"))?;
+    if from == to {
+        return Err(SpecError::at(
+            field("to"),
+            "a flow needs two different hosts",
+        ));
+    }
+    let mut spec = sc.tcp.merged(t.tcp.as_ref().unwrap_or(&TcpSpec::default()));
+    if t.cc.is_some() {
+        spec.cc = t.cc;
+    }
+    let params = resolve_tcp(&spec, &field("tcp"))?;
+    let mss = params.sender.mss;
+    let bytes = |b: BufferSize| match b {
+        BufferSize::Packets(n) => n * mss,
+        BufferSize::Bytes(n) => n,
+    };
+    let (mean, dist) = match &t.size {
+        SizeDist::Pareto { mean, shape } => {
+            if !(*shape > 1.0 && shape.is_finite()) {
+                return Err(SpecError::at(
+                    field("size"),
+                    format!("Pareto shape {shape} must be above 1 for a finite mean"),
+                ));
+            }
+            (bytes(*mean), SizeDraw::Pareto { shape: *shape })
+        }
+        SizeDist::Exponential { mean } => (bytes(*mean), SizeDraw::Exponential),
+        SizeDist::Constant { value } => (bytes(*value), SizeDraw::Constant),
+    };
+    if mean == 0 {
+        return Err(SpecError::at(
+            field("size"),
+            "the mean flow size must be positive",
+        ));
+    }
+    let paths = flow_paths(net, from, to, None, &here, true)?;
+    let lambda = match (t.arrival_rate, t.load) {
+        (Some(r), None) => {
+            if !(r > 0.0 && r.is_finite()) {
+                return Err(SpecError::at(field("arrival_rate"), "must be a positive number of flows per second"));
+            }
+            r
+        }
+        (None, Some(rho)) => {
+            if !(rho > 0.0 && rho.is_finite()) {
+                return Err(SpecError::at(field("load"), "must be a positive number"));
+            }
+            let c = paths.data.iter().map(|e| net.rate[e.0 as usize]).filter(|r| !r.is_infinite()).min();
+            let c = c.ok_or_else(|| SpecError::at(field("load"), "every link on the route has an infinite rate; give arrival_rate instead"))?;
+            rho * c.bps() as f64 / (8.0 * mean as f64)
+        }
+        _ => return Err(SpecError::at(here.clone(), "give exactly one of arrival_rate (flows/s) or load (fraction of the route's slowest link)")),
+    };
+    let start = t.start;
+    let stop = t.stop.unwrap_or(sc.duration).min(sc.duration);
+    if stop <= start {
+        return Err(SpecError::at(field("stop"), "must be after start"));
+    }
+    let expected = lambda * (stop - start).as_secs_f64();
+    let cap = t.max_flows.unwrap_or(u64::MAX).min(MAX_FLOWS);
+    if expected > MAX_FLOWS as f64 && t.max_flows.is_none_or(|m| m > MAX_FLOWS) {
+        return Err(SpecError::at(field("arrival_rate"), format!("about {expected:.0} flows would be generated; the limit is {MAX_FLOWS} (set max_flows)")));
+    }
+    let mut rng = Rng::stream(seed, STREAM_TRAFFIC, g as u64);
+    let prefix = t.id.clone().unwrap_or_else(|| format!("traffic{g}"));
+    let mut at_s = start.as_secs_f64();
+    let stop_s = stop.as_secs_f64();
+    let mut n = 0u64;
+    while n < cap {
+        at_s += rng.exponential(1.0 / lambda);
+        if at_s >= stop_s {
+            break;
+        }
+        let size = dist.draw(&mut rng, mean as f64);
+        let id = unique_id(ids, format!("{prefix}.{n}"), field("id"))?;
+        add_tcp_flow(
+            sim,
+            net,
+            id,
+            from,
+            to,
+            &paths,
+            &params,
+            Time::from_secs_f64(at_s),
+            None,
+            Some(size),
+        );
+        n += 1;
+    }
+    Ok(())
+}
+
+/// How a generator draws flow sizes.
+#[derive(Clone, Copy)]
+enum SizeDraw {
+    Pareto { shape: f64 },
+    Exponential,
+    Constant,
+}
+
+impl SizeDraw {
+    /// A size in whole bytes (at least 1) with the given mean.
+    fn draw(self, rng: &mut Rng, mean: f64) -> u64 {
+        let x = match self {
+            // Pareto type I with x_min = mean·(α − 1)/α has the requested mean.
+            SizeDraw::Pareto { shape } => rng.pareto(shape, mean * (shape - 1.0) / shape),
+            SizeDraw::Exponential => rng.exponential(mean),
+            SizeDraw::Constant => mean,
+        };
+        (libm::ceil(x) as u64).max(1)
+    }
+}

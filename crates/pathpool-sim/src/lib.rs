@@ -1,0 +1,36 @@
+//! A deterministic packet-level discrete-event simulator.
+//!
+//! Design (after htsim, in Rust ownership):
+//! * integer time in picoseconds ([`pathpool_core::Time`]);
+//! * one event queue ordered by (time, element) — ties never depend on anything but the
+//!   scenario, so the same scenario and seed give byte-identical results on every machine;
+//! * elements (links, TCP and UDP endpoints, the sampler) with at most one pending event each;
+//! * packets carry their source route and a hop index; links compute queueing lazily, so a
+//!   packet costs one event per link it crosses;
+//! * transport endpoints are the sans-IO state machines of `pathpool-proto`, the same code a
+//!   real runtime drives.
+//!
+//! Entry points: [`LoadedScenario::from_toml`] / [`LoadedScenario::from_json`], then
+//! [`LoadedScenario::compile`] to a [`Simulation`], [`Simulation::run`], then
+//! [`Simulation::results`].
+
+mod build;
+mod event;
+mod link;
+pub mod load;
+pub mod metrics;
+mod packet;
+mod red;
+pub mod results;
+mod sampler;
+mod sim;
+pub mod spec;
+pub mod table;
+mod tcp_flow;
+mod udp_flow;
+
+pub use load::{apply_override, LoadedScenario, ScenarioError};
+pub use results::{FlowResult, LinkResult, Results, Summary};
+pub use sim::{RunStats, Simulation};
+pub use spec::Scenario;
+pub use table::{Column, Table};

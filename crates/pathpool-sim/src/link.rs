@@ -1,0 +1,372 @@
+//! A unidirectional link: an output queue, a serialiser at a fixed rate, a propagation delay
+//! and optional Bernoulli random loss.
+//!
+//! A FIFO queue served at a constant rate needs no events of its own: when a packet arrives
+//! its departure time is already known, `max(now, end of the previous departure) + size/rate`.
+//! The link therefore keeps one ring of packets in departure order; the ring's tail is the
+//! queue (packets whose serialisation has not finished) and its head is in propagation. The
+//! queue length any instant is found by advancing a cursor over the departures up to that
+//! instant. The only event a link needs is the arrival of its head packet at the far end, so
+//! each link has at most one pending event and a packet costs one event per hop. The results
+//! are exactly those of an explicit queue-then-pipe model (htsim's `Queue` + `Pipe`).
+
+use std::collections::VecDeque;
+
+use pathpool_core::{Dur, Rate, Rng, Time};
+
+use crate::packet::Packet;
+use crate::red::Red;
+
+/// How the queue decides to drop an arriving packet.
+#[derive(Clone, Debug)]
+pub(crate) enum Discipline {
+    /// Drop when the packet would exceed `limit` packets.
+    DropTailPackets(u64),
+    /// Drop when the packet would exceed `limit` bytes.
+    DropTailBytes(u64),
+    /// RED with a hard limit in packets or bytes (`byte_mode`).
+    Red {
+        red: Box<Red>,
+        limit: u64,
+        byte_mode: bool,
+    },
+}
+
+/// One packet in the ring: when its serialisation ends.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    depart: Time,
+    pkt: Packet,
+}
+
+/// Counters of a link, cumulative since the start of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct LinkCounters {
+    /// Packets offered to the queue.
+    pub(crate) arrivals: u64,
+    /// Packets whose serialisation has completed.
+    pub(crate) tx_packets: u64,
+    /// Bytes whose serialisation has completed.
+    pub(crate) tx_bytes: u64,
+    /// Packets dropped by the queue (overflow or RED).
+    pub(crate) drops: u64,
+    /// Bytes dropped by the queue.
+    pub(crate) drop_bytes: u64,
+    /// Packets lost at random on the wire.
+    pub(crate) random_losses: u64,
+    /// Time integral of the queue length in bytes, in byte·picoseconds.
+    pub(crate) queue_byte_ps: u128,
+    /// Largest queue seen, in bytes.
+    pub(crate) max_queue_bytes: u64,
+}
+
+/// A unidirectional link.
+#[derive(Clone, Debug)]
+pub(crate) struct Link {
+    rate: Rate,
+    delay: Dur,
+    discipline: Discipline,
+    loss: f64,
+    rng: Rng,
+    ring: VecDeque<Slot>,
+    /// Ring entries (from the front) whose serialisation has finished.
+    departed: usize,
+    /// Bytes and packets whose serialisation has not finished (the one in service included).
+    queued_bytes: u64,
+    queued_packets: u64,
+    /// When the serialiser finishes its last accepted packet.
+    busy_until: Time,
+    /// When the queue-length integral was last brought up to date.
+    integral_at: Time,
+    /// Cache of the last serialisation time computed.
+    tx_cache: (u32, Dur),
+    counters: LinkCounters,
+}
+
+impl Link {
+    pub(crate) fn new(rate: Rate, delay: Dur, discipline: Discipline, loss: f64, rng: Rng) -> Self {
+        Link {
+            rate,
+            delay,
+            discipline,
+            loss,
+            rng,
+            ring: VecDeque::new(),
+            departed: 0,
+            queued_bytes: 0,
+            queued_packets: 0,
+            busy_until: Time::ZERO,
+            integral_at: Time::ZERO,
+            tx_cache: (0, rate.tx_time(0)),
+            counters: LinkCounters::default(),
+        }
+    }
+
+    #[inline]
+    fn tx_time(&mut self, size: u32) -> Dur {
+        if self.tx_cache.0 != size {
+            self.tx_cache = (size, self.rate.tx_time(u64::from(size)));
+        }
+        self.tx_cache.1
+    }
+
+    /// Accounts every departure up to `now`: the queue shrinks, the counters grow.
+    #[inline]
+    pub(crate) fn advance(&mut self, now: Time) {
+        while let Some(slot) = self.ring.get(self.departed) {
+            if slot.depart > now {
+                break;
+            }
+            let (depart, size) = (slot.depart, u64::from(slot.pkt.size));
+            self.integrate(depart);
+            self.queued_bytes -= size;
+            self.queued_packets -= 1;
+            self.counters.tx_packets += 1;
+            self.counters.tx_bytes += size;
+            self.departed += 1;
+        }
+        self.integrate(now);
+    }
+
+    #[inline]
+    fn integrate(&mut self, t: Time) {
+        if t > self.integral_at {
+            let dt = u128::from((t - self.integral_at).as_ps());
+            self.counters.queue_byte_ps += u128::from(self.queued_bytes) * dt;
+            self.integral_at = t;
+        }
+    }
+
+    /// Offers a packet to the queue at `now`. Returns the time of the link's next event if the
+    /// link had none (its ring was empty), so the caller can schedule it.
+    #[inline]
+    pub(crate) fn enqueue(&mut self, now: Time, pkt: Packet) -> Option<Time> {
+        self.advance(now);
+        self.counters.arrivals += 1;
+        let size = pkt.size;
+        if self.should_drop(now, size) {
+            self.counters.drops += 1;
+            self.counters.drop_bytes += u64::from(size);
+            return None;
+        }
+        let start = if self.busy_until > now {
+            self.busy_until
+        } else {
+            now
+        };
+        let depart = start + self.tx_time(size);
+        self.busy_until = depart;
+        self.queued_bytes += u64::from(size);
+        self.queued_packets += 1;
+        self.counters.max_queue_bytes = self.counters.max_queue_bytes.max(self.queued_bytes);
+        self.ring.push_back(Slot { depart, pkt });
+        (self.ring.len() == 1).then_some(depart + self.delay)
+    }
+
+    fn should_drop(&mut self, now: Time, size: u32) -> bool {
+        match &mut self.discipline {
+            Discipline::DropTailPackets(limit) => self.queued_packets + 1 > *limit,
+            Discipline::DropTailBytes(limit) => self.queued_bytes + u64::from(size) > *limit,
+            Discipline::Red {
+                red,
+                limit,
+                byte_mode,
+            } => {
+                let (queue, forced) = if *byte_mode {
+                    (
+                        self.queued_bytes as f64,
+                        self.queued_bytes + u64::from(size) > *limit,
+                    )
+                } else {
+                    (self.queued_packets as f64, self.queued_packets + 1 > *limit)
+                };
+                let idle_since = (self.queued_packets == 0).then_some(self.busy_until);
+                let early = red.should_drop(now, queue, idle_since, size, &mut self.rng);
+                early || forced
+            }
+        }
+    }
+
+    /// Handles the link's event: the head packet reaches the far end at `now`. Returns the
+    /// packet unless it was lost on the wire, and the time of the next event, if any.
+    #[inline]
+    pub(crate) fn on_event(&mut self, now: Time) -> (Option<Packet>, Option<Time>) {
+        self.advance(now);
+        let slot = self
+            .ring
+            .pop_front()
+            .expect("a link event with an empty ring");
+        debug_assert!(self.departed > 0 && slot.depart + self.delay == now);
+        self.departed -= 1;
+        let next = self.ring.front().map(|s| s.depart + self.delay);
+        if self.loss > 0.0 && self.rng.bernoulli(self.loss) {
+            self.counters.random_losses += 1;
+            return (None, next);
+        }
+        (Some(slot.pkt), next)
+    }
+
+    /// Bytes queued at `now` (the packet in service included).
+    pub(crate) fn queued_bytes(&self) -> u64 {
+        self.queued_bytes
+    }
+    /// Packets queued (the packet in service included).
+    pub(crate) fn queued_packets(&self) -> u64 {
+        self.queued_packets
+    }
+    /// Counters up to the last `advance`.
+    pub(crate) fn counters(&self) -> &LinkCounters {
+        &self.counters
+    }
+    /// The link's rate.
+    pub(crate) fn rate(&self) -> Rate {
+        self.rate
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::Kind;
+    use crate::red::RedParams;
+
+    fn pkt(size: u32) -> Packet {
+        Packet {
+            seq: 0,
+            ts: Time::ZERO,
+            route: 0,
+            size,
+            len: 0,
+            hop: 0,
+            kind: Kind::Udp,
+            retx: false,
+        }
+    }
+
+    fn link(limit: Discipline) -> Link {
+        // 1500 B at 12 Mb/s = 1 ms; 10 ms propagation.
+        Link::new(
+            Rate::from_mbps(12),
+            Dur::from_ms(10),
+            limit,
+            0.0,
+            Rng::seed_from_u64(1),
+        )
+    }
+
+    #[test]
+    fn serialisation_then_propagation() {
+        let mut l = link(Discipline::DropTailPackets(10));
+        assert_eq!(l.enqueue(Time::ZERO, pkt(1500)), Some(Time::from_ms(11)));
+        assert_eq!(
+            l.enqueue(Time::ZERO, pkt(1500)),
+            None,
+            "already has an event"
+        );
+        assert_eq!(l.queued_packets(), 2);
+        let (p, next) = l.on_event(Time::from_ms(11));
+        assert!(p.is_some());
+        assert_eq!(
+            next,
+            Some(Time::from_ms(12)),
+            "second packet waited 1 ms for the first"
+        );
+        let (_, next) = l.on_event(Time::from_ms(12));
+        assert_eq!(next, None);
+        assert_eq!(l.counters().tx_bytes, 3000);
+    }
+
+    #[test]
+    fn idle_link_starts_serialising_on_arrival() {
+        let mut l = link(Discipline::DropTailPackets(10));
+        l.enqueue(Time::ZERO, pkt(1500));
+        l.on_event(Time::from_ms(11));
+        assert_eq!(
+            l.enqueue(Time::from_ms(50), pkt(1500)),
+            Some(Time::from_ms(61))
+        );
+    }
+
+    #[test]
+    fn drop_tail_counts_the_packet_in_service() {
+        let mut l = link(Discipline::DropTailPackets(2));
+        l.enqueue(Time::ZERO, pkt(1500));
+        l.enqueue(Time::ZERO, pkt(1500));
+        l.enqueue(Time::ZERO, pkt(1500));
+        assert_eq!(l.counters().drops, 1);
+        // After 1 ms the first has left the queue (it is propagating): room for one more.
+        l.enqueue(Time::from_ms(1), pkt(1500));
+        assert_eq!(l.counters().drops, 1);
+        assert_eq!(l.queued_packets(), 2);
+    }
+
+    #[test]
+    fn drop_tail_in_bytes() {
+        let mut l = link(Discipline::DropTailBytes(2000));
+        l.enqueue(Time::ZERO, pkt(1500));
+        l.enqueue(Time::ZERO, pkt(1500));
+        l.enqueue(Time::ZERO, pkt(500));
+        assert_eq!(l.counters().drops, 1);
+        assert_eq!(l.queued_bytes(), 2000);
+    }
+
+    #[test]
+    fn queue_integral_is_exact() {
+        let mut l = link(Discipline::DropTailPackets(10));
+        l.enqueue(Time::ZERO, pkt(1500));
+        l.enqueue(Time::ZERO, pkt(1500));
+        l.advance(Time::from_ms(5));
+        // 3000 B for 1 ms, 1500 B for 1 ms, then empty.
+        let want = 3000u128 * 1_000_000_000 + 1500 * 1_000_000_000;
+        assert_eq!(l.counters().queue_byte_ps, want);
+        assert_eq!(l.counters().max_queue_bytes, 3000);
+    }
+
+    #[test]
+    fn random_loss_drops_about_p() {
+        let mut l = Link::new(
+            Rate::INFINITE,
+            Dur::from_ms(1),
+            Discipline::DropTailPackets(u64::MAX),
+            0.1,
+            Rng::seed_from_u64(3),
+        );
+        let n = 20_000;
+        let mut delivered = 0;
+        for i in 0..n {
+            let t = Time::from_ms(i);
+            l.enqueue(t, pkt(100));
+            if l.on_event(t + Dur::from_ms(1)).0.is_some() {
+                delivered += 1;
+            }
+        }
+        let lost = f64::from(n as u32 - delivered) / n as f64;
+        assert!((lost - 0.1).abs() < 0.01, "loss {lost}");
+        assert_eq!(l.counters().random_losses, u64::from(n as u32 - delivered));
+    }
+
+    #[test]
+    fn red_drops_early_and_respects_the_hard_limit() {
+        let params = RedParams {
+            byte_mode: false,
+            min_th: 2.0,
+            max_th: 6.0,
+            max_p: 0.5,
+            weight: 0.5,
+            gentle: false,
+            mean_packet_bytes: 1500.0,
+            mean_tx_time: Dur::from_ms(1),
+        };
+        let mut l = link(Discipline::Red {
+            red: Box::new(Red::new(params)),
+            limit: 8,
+            byte_mode: false,
+        });
+        for _ in 0..20 {
+            l.enqueue(Time::ZERO, pkt(1500));
+        }
+        assert!(l.queued_packets() <= 8);
+        assert!(l.queued_packets() < 8, "RED dropped before the hard limit");
+        assert!(l.counters().drops >= 12);
+    }
+}

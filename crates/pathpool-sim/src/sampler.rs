@@ -1,0 +1,229 @@
+//! Measurements taken during a run: periodic time series and the snapshots that delimit the
+//! summary window. The sampler is an ordinary element with one pending event (the next tick
+//! or mark); it is the last element, so a sample at time `t` sees every event at `t`.
+
+use pathpool_core::{Dur, Time};
+
+use crate::link::LinkCounters;
+use crate::sim::{delivered, Element, FlowMeta, LinkMeta};
+
+/// An instant at which the sampler must record something besides the periodic tick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Mark {
+    WindowStart,
+    WindowEnd,
+    /// A flow's stop time: record what it had delivered.
+    FlowStop(u32),
+}
+
+/// Counters of every flow and link at one instant.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Snapshot {
+    pub(crate) delivered: Vec<u64>,
+    pub(crate) links: Vec<LinkCounters>,
+}
+
+/// Per-flow time series, one row per active flow per tick.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FlowSeries {
+    pub(crate) time_s: Vec<f64>,
+    pub(crate) flow: Vec<u32>,
+    pub(crate) delivered_bytes: Vec<u64>,
+    pub(crate) goodput_bps: Vec<f64>,
+    pub(crate) cwnd_bytes: Vec<f64>,
+    pub(crate) ssthresh_bytes: Vec<f64>,
+    pub(crate) srtt_s: Vec<f64>,
+}
+
+/// Per-link time series, one row per link per tick.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LinkSeries {
+    pub(crate) time_s: Vec<f64>,
+    pub(crate) link: Vec<u32>,
+    pub(crate) queue_bytes: Vec<u64>,
+    pub(crate) queue_packets: Vec<u64>,
+    pub(crate) throughput_bps: Vec<f64>,
+    pub(crate) drops: Vec<u64>,
+}
+
+/// The measurement element's state.
+#[derive(Clone, Debug)]
+pub(crate) struct Sampler {
+    interval: Dur,
+    end: Time,
+    next_tick: Option<Time>,
+    last_tick: Time,
+    marks: Vec<(Time, Mark)>,
+    cursor: usize,
+    trace_cwnd: bool,
+    trace_queues: bool,
+    pub(crate) window: (Time, Time),
+    pub(crate) at_window_start: Option<Snapshot>,
+    pub(crate) at_window_end: Option<Snapshot>,
+    pub(crate) at_flow_stop: Vec<Option<u64>>,
+    pub(crate) flow_series: FlowSeries,
+    pub(crate) link_series: LinkSeries,
+    last_delivered: Vec<u64>,
+    last_link: Vec<(u64, u64)>,
+}
+
+impl Sampler {
+    pub(crate) fn new(
+        interval: Dur,
+        end: Time,
+        window: (Time, Time),
+        trace_cwnd: bool,
+        trace_queues: bool,
+    ) -> Self {
+        Sampler {
+            interval,
+            end,
+            next_tick: Some((Time::ZERO + interval).min(end)),
+            last_tick: Time::ZERO,
+            marks: vec![(window.0, Mark::WindowStart), (window.1, Mark::WindowEnd)],
+            cursor: 0,
+            trace_cwnd,
+            trace_queues,
+            window,
+            at_window_start: None,
+            at_window_end: None,
+            at_flow_stop: Vec::new(),
+            flow_series: FlowSeries::default(),
+            link_series: LinkSeries::default(),
+            last_delivered: Vec::new(),
+            last_link: Vec::new(),
+        }
+    }
+
+    /// Registers the flows and links once the scenario is built.
+    pub(crate) fn init(&mut self, flows: &[FlowMeta], links: usize) {
+        for (i, f) in flows.iter().enumerate() {
+            if let Some(s) = f.stop.filter(|&s| s < self.end) {
+                self.marks.push((s, Mark::FlowStop(i as u32)));
+            }
+        }
+        self.marks.sort();
+        self.at_flow_stop = vec![None; flows.len()];
+        self.last_delivered = vec![0; flows.len()];
+        self.last_link = vec![(0, 0); links];
+    }
+
+    /// When the sampler must run next.
+    pub(crate) fn next_time(&self) -> Option<Time> {
+        let mark = self.marks.get(self.cursor).map(|m| m.0);
+        match (self.next_tick, mark) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Records whatever is due at `now`. Links must have been advanced to `now`.
+    pub(crate) fn sample(
+        &mut self,
+        now: Time,
+        flows: &[FlowMeta],
+        links: &[LinkMeta],
+        elements: &[Element],
+    ) {
+        while let Some(&(t, mark)) = self.marks.get(self.cursor) {
+            if t != now {
+                break;
+            }
+            self.cursor += 1;
+            match mark {
+                Mark::WindowStart => self.at_window_start = Some(snapshot(flows, links, elements)),
+                Mark::WindowEnd => self.at_window_end = Some(snapshot(flows, links, elements)),
+                Mark::FlowStop(f) => {
+                    let sink = flows[f as usize].sink;
+                    self.at_flow_stop[f as usize] = Some(delivered(&elements[sink as usize]));
+                }
+            }
+        }
+        if self.next_tick == Some(now) {
+            self.tick(now, flows, links, elements);
+            self.next_tick = (now < self.end).then(|| (now + self.interval).min(self.end));
+        }
+    }
+
+    fn tick(&mut self, now: Time, flows: &[FlowMeta], links: &[LinkMeta], elements: &[Element]) {
+        let dt = (now - self.last_tick).as_secs_f64();
+        let t = now.as_secs_f64();
+        for (i, f) in flows.iter().enumerate() {
+            if f.start > now {
+                continue;
+            }
+            let ended = match &elements[f.sink as usize] {
+                Element::TcpSink(s) => s.completed_at.or(f.stop),
+                _ => f.stop,
+            };
+            if ended.is_some_and(|e| e <= self.last_tick) {
+                continue;
+            }
+            let d = delivered(&elements[f.sink as usize]);
+            let s = &mut self.flow_series;
+            s.time_s.push(t);
+            s.flow.push(i as u32);
+            s.delivered_bytes.push(d);
+            s.goodput_bps
+                .push((d - self.last_delivered[i]) as f64 * 8.0 / dt);
+            self.last_delivered[i] = d;
+            if self.trace_cwnd {
+                let (cwnd, ssthresh, srtt) = match &elements[f.source as usize] {
+                    Element::TcpSource(src) => {
+                        let (c, s, r) = src.trace();
+                        let s = if s == u64::MAX {
+                            f64::INFINITY
+                        } else {
+                            s as f64
+                        };
+                        (c as f64, s, r)
+                    }
+                    _ => (f64::NAN, f64::NAN, f64::NAN),
+                };
+                s.cwnd_bytes.push(cwnd);
+                s.ssthresh_bytes.push(ssthresh);
+                s.srtt_s.push(srtt);
+            }
+        }
+        if self.trace_queues {
+            for (i, l) in links.iter().enumerate() {
+                let Element::Link(link) = &elements[l.elem as usize] else {
+                    continue;
+                };
+                let c = link.counters();
+                let (last_tx, last_drops) = self.last_link[i];
+                let s = &mut self.link_series;
+                s.time_s.push(t);
+                s.link.push(i as u32);
+                s.queue_bytes.push(link.queued_bytes());
+                s.queue_packets.push(link.queued_packets());
+                s.throughput_bps
+                    .push((c.tx_bytes - last_tx) as f64 * 8.0 / dt);
+                s.drops.push(c.drops - last_drops);
+                self.last_link[i] = (c.tx_bytes, c.drops);
+            }
+        }
+        self.last_tick = now;
+    }
+
+    /// Whether cwnd traces were recorded.
+    pub(crate) fn traces_cwnd(&self) -> bool {
+        self.trace_cwnd
+    }
+}
+
+fn snapshot(flows: &[FlowMeta], links: &[LinkMeta], elements: &[Element]) -> Snapshot {
+    Snapshot {
+        delivered: flows
+            .iter()
+            .map(|f| delivered(&elements[f.sink as usize]))
+            .collect(),
+        links: links
+            .iter()
+            .map(|l| match &elements[l.elem as usize] {
+                Element::Link(link) => *link.counters(),
+                _ => LinkCounters::default(),
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,470 @@
+//! The scenario description: what a scenario file (TOML) or a Python dict contains.
+//!
+//! These types mirror the file format one to one; `docs/scenario-reference.md` documents
+//! every field. Unknown fields are rejected. Quantities are strings with units (`"10Mbps"`,
+//! `"5ms"`, `"1.5MB"`, `"100pkts"`). Semantic checks (unknown nodes, impossible values) happen
+//! when the scenario is compiled (see [`crate::build`]).
+
+use pathpool_cc::{CcKind, RecoveryExit};
+use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
+use serde::{Deserialize, Serialize};
+
+/// A whole scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short name, used in reports.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Free text.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Simulated time to run.
+    pub duration: Dur,
+    /// Seed used when none is given on the command line (default 1).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// The network's nodes.
+    pub nodes: NodesSpec,
+    /// The network's links.
+    pub links: Vec<LinkSpec>,
+    /// Individual flows.
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+    /// Flow generators (Poisson arrivals).
+    #[serde(default)]
+    pub traffic: Vec<TrafficSpec>,
+    /// Defaults for every TCP flow (each flow may override fields).
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    /// What to measure.
+    #[serde(default)]
+    pub measure: MeasureSpec,
+    /// How routes are computed when a flow does not give one.
+    #[serde(default)]
+    pub routing: RoutingSpec,
+}
+
+/// Hosts (flow endpoints, never forward) and routers (forward, never terminate flows).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodesSpec {
+    /// Host names.
+    #[serde(default)]
+    pub hosts: Vec<String>,
+    /// Router names.
+    #[serde(default)]
+    pub routers: Vec<String>,
+}
+
+/// A link: duplex (`between = [a, b]`) or one-way (`from = a`, `to = b`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// Name; defaults to `a-b`.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The two ends of a duplex link (one queue per direction, same parameters).
+    #[serde(default)]
+    pub between: Option<Vec<String>>,
+    /// Start of a one-way link.
+    #[serde(default)]
+    pub from: Option<String>,
+    /// End of a one-way link.
+    #[serde(default)]
+    pub to: Option<String>,
+    /// Transmission rate (`"inf"` for none).
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Dur,
+    /// Output queue of each direction.
+    #[serde(default)]
+    pub queue: QueueSpec,
+    /// Probability that a packet is lost on the wire (Bernoulli, per packet, per direction).
+    #[serde(default)]
+    pub loss: f64,
+    /// Routing weight (used when `routing.metric = "weight"`).
+    #[serde(default = "default_weight")]
+    pub weight: f64,
+}
+
+fn default_weight() -> f64 {
+    1.0
+}
+
+/// An output queue.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum QueueSpec {
+    /// First in, first out; arrivals that do not fit are dropped.
+    #[serde(alias = "drop-tail", alias = "fifo")]
+    Droptail {
+        /// Capacity in packets or bytes.
+        size: BufferSize,
+    },
+    /// Random Early Detection (Floyd & Jacobson 1993).
+    Red {
+        /// Hard capacity in packets or bytes; arrivals beyond it are always dropped.
+        size: BufferSize,
+        /// Lower threshold of the average queue (same unit as `max_th`).
+        min_th: BufferSize,
+        /// Upper threshold of the average queue.
+        max_th: BufferSize,
+        /// Drop probability at `max_th` (default 0.1).
+        #[serde(default = "default_max_p")]
+        max_p: f64,
+        /// EWMA weight of the average (default 0.002).
+        #[serde(default = "default_red_weight")]
+        weight: f64,
+        /// Gentle mode (default false: the original algorithm).
+        #[serde(default)]
+        gentle: bool,
+        /// Typical packet size (default 1500B): idle-time decay and byte-mode scaling.
+        #[serde(default = "default_mean_packet")]
+        mean_packet: ByteSize,
+    },
+}
+
+fn default_max_p() -> f64 {
+    0.1
+}
+fn default_red_weight() -> f64 {
+    0.002
+}
+fn default_mean_packet() -> ByteSize {
+    ByteSize(1500)
+}
+
+impl Default for QueueSpec {
+    fn default() -> Self {
+        QueueSpec::Droptail {
+            size: BufferSize::Packets(100),
+        }
+    }
+}
+
+/// What kind of traffic a flow carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlowKind {
+    /// A TCP connection.
+    #[default]
+    Tcp,
+    /// Constant-bit-rate UDP.
+    UdpCbr,
+    /// On-off UDP (constant rate while on).
+    UdpOnoff,
+}
+
+impl FlowKind {
+    /// The name used in files and results.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowKind::Tcp => "tcp",
+            FlowKind::UdpCbr => "udp-cbr",
+            FlowKind::UdpOnoff => "udp-onoff",
+        }
+    }
+}
+
+/// How on/off periods are drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PeriodDist {
+    /// Exponential with the given means.
+    #[default]
+    Exponential,
+    /// Exactly the given durations.
+    Constant,
+}
+
+/// One flow, or `count` identical ones.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Name; defaults to `flow<i>`. With `count > 1` the copies are `<id>.0`, `<id>.1`, ….
+    #[serde(default)]
+    pub id: Option<String>,
+    /// Traffic type.
+    #[serde(default)]
+    pub kind: FlowKind,
+    /// Sending host.
+    pub from: String,
+    /// Receiving host.
+    pub to: String,
+    /// When the flow starts.
+    #[serde(default)]
+    pub start: Dur,
+    /// Copies start uniformly at random in `[start, start + start_spread]`.
+    #[serde(default)]
+    pub start_spread: Dur,
+    /// When a long-lived flow stops sending new data.
+    #[serde(default)]
+    pub stop: Option<Dur>,
+    /// Bytes (or `"<n>pkts"` full segments) a finite TCP flow transfers.
+    #[serde(default)]
+    pub size: Option<BufferSize>,
+    /// Number of identical copies.
+    #[serde(default = "default_count")]
+    pub count: u32,
+    /// Explicit source route as a list of nodes from `from` to `to`.
+    #[serde(default)]
+    pub route: Option<Vec<String>>,
+    /// Congestion control (shortcut for `tcp.cc`).
+    #[serde(default)]
+    pub cc: Option<CcKind>,
+    /// TCP parameters overriding the scenario's `[tcp]` table.
+    #[serde(default)]
+    pub tcp: Option<TcpSpec>,
+    /// UDP sending rate (while on).
+    #[serde(default)]
+    pub rate: Option<Rate>,
+    /// UDP datagram size on the wire (default 1500B).
+    #[serde(default)]
+    pub packet_size: Option<ByteSize>,
+    /// Mean on period (udp-onoff).
+    #[serde(default)]
+    pub on: Option<Dur>,
+    /// Mean off period (udp-onoff).
+    #[serde(default)]
+    pub off: Option<Dur>,
+    /// Distribution of on/off periods (udp-onoff; default exponential).
+    #[serde(default)]
+    pub periods: PeriodDist,
+}
+
+fn default_count() -> u32 {
+    1
+}
+
+/// A generator of finite TCP flows with Poisson arrivals.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficSpec {
+    /// Name prefix of the generated flows (`<id>.<k>`); defaults to `traffic<i>`.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// Generator type; only `"poisson"`.
+    pub kind: TrafficKind,
+    /// Sending host.
+    pub from: String,
+    /// Receiving host.
+    pub to: String,
+    /// First possible arrival.
+    #[serde(default)]
+    pub start: Dur,
+    /// No arrivals after this (default: the scenario duration).
+    #[serde(default)]
+    pub stop: Option<Dur>,
+    /// Mean arrivals per second.
+    #[serde(default)]
+    pub arrival_rate: Option<f64>,
+    /// Offered load ρ = λ·E[size]/C relative to the slowest link C of the route; sets λ.
+    #[serde(default)]
+    pub load: Option<f64>,
+    /// Flow size distribution.
+    pub size: SizeDist,
+    /// Stop after this many flows.
+    #[serde(default)]
+    pub max_flows: Option<u64>,
+    /// Congestion control (shortcut for `tcp.cc`).
+    #[serde(default)]
+    pub cc: Option<CcKind>,
+    /// TCP parameters overriding the scenario's `[tcp]` table.
+    #[serde(default)]
+    pub tcp: Option<TcpSpec>,
+}
+
+/// Generator types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TrafficKind {
+    /// Poisson arrivals (with Pareto sizes: the Poisson Pareto Burst Process).
+    Poisson,
+}
+
+/// A flow-size distribution.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "dist", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum SizeDist {
+    /// Pareto (type I) with shape α > 1 and the given mean (scale = mean·(α−1)/α).
+    Pareto {
+        /// Mean size, in bytes or full segments (`"30pkts"`).
+        mean: BufferSize,
+        /// Shape α.
+        shape: f64,
+    },
+    /// Exponential with the given mean.
+    Exponential {
+        /// Mean size.
+        mean: BufferSize,
+    },
+    /// Every flow has the same size.
+    Constant {
+        /// The size.
+        value: BufferSize,
+    },
+}
+
+/// A receive window: a size or `"unlimited"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowLimit {
+    /// No limit.
+    Unlimited,
+    /// At most this many bytes in flight.
+    Bytes(ByteSize),
+}
+
+impl Serialize for WindowLimit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            WindowLimit::Unlimited => s.serialize_str("unlimited"),
+            WindowLimit::Bytes(b) => b.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for WindowLimit {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        if s.trim() == "unlimited" {
+            return Ok(WindowLimit::Unlimited);
+        }
+        s.parse::<ByteSize>()
+            .map(WindowLimit::Bytes)
+            .map_err(|e| serde::de::Error::custom(format!("{e}; or \"unlimited\"")))
+    }
+}
+
+/// TCP parameters; every field is optional so flows can override single values.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// Congestion control (default `"newreno"`).
+    #[serde(default)]
+    pub cc: Option<CcKind>,
+    /// Maximum segment size (default 1460B).
+    #[serde(default)]
+    pub mss: Option<ByteSize>,
+    /// IP + TCP header bytes per segment; also the size of an ACK (default 40B).
+    #[serde(default)]
+    pub header: Option<ByteSize>,
+    /// Initial window in segments (default 10).
+    #[serde(default)]
+    pub initial_window: Option<u64>,
+    /// Slow-start byte-counting limit L in segments (default 1).
+    #[serde(default)]
+    pub abc_limit: Option<u64>,
+    /// Window after fast recovery: `"ssthresh"` (default) or `"flight-size"`.
+    #[serde(default)]
+    pub recovery_exit: Option<RecoveryExit>,
+    /// Duplicate ACKs for fast retransmit (default 3).
+    #[serde(default)]
+    pub dupack_threshold: Option<u32>,
+    /// Lower bound on the RTO (default 200ms).
+    #[serde(default)]
+    pub min_rto: Option<Dur>,
+    /// RTO before the first sample (default 1s).
+    #[serde(default)]
+    pub initial_rto: Option<Dur>,
+    /// Upper bound on the RTO (default 60s).
+    #[serde(default)]
+    pub max_rto: Option<Dur>,
+    /// Delayed ACKs (default false).
+    #[serde(default)]
+    pub delayed_ack: Option<bool>,
+    /// Delayed-ACK timeout (default 40ms).
+    #[serde(default)]
+    pub delack_timeout: Option<Dur>,
+    /// Receive window (default `"unlimited"`).
+    #[serde(default)]
+    pub rwnd: Option<WindowLimit>,
+}
+
+impl TcpSpec {
+    /// `self` with every field that `over` sets replaced.
+    #[must_use]
+    pub fn merged(&self, over: &TcpSpec) -> TcpSpec {
+        macro_rules! pick {
+            ($($f:ident),*) => { TcpSpec { $($f: over.$f.or(self.$f)),* } };
+        }
+        pick!(
+            cc,
+            mss,
+            header,
+            initial_window,
+            abc_limit,
+            recovery_exit,
+            dupack_threshold,
+            min_rto,
+            initial_rto,
+            max_rto,
+            delayed_ack,
+            delack_timeout,
+            rwnd
+        )
+    }
+}
+
+/// What to record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeasureSpec {
+    /// Start of the summary window (default 0s).
+    #[serde(default)]
+    pub start: Option<Dur>,
+    /// End of the summary window (default: the duration).
+    #[serde(default)]
+    pub end: Option<Dur>,
+    /// Sampling interval of the time series (default 100ms).
+    #[serde(default = "default_interval")]
+    pub interval: Dur,
+    /// Record cwnd, ssthresh and srtt of every TCP flow at each sample (default false).
+    #[serde(default)]
+    pub trace_cwnd: bool,
+    /// Record every link's queue and throughput at each sample (default true).
+    #[serde(default = "default_true")]
+    pub trace_queues: bool,
+}
+
+fn default_interval() -> Dur {
+    Dur::from_ms(100)
+}
+fn default_true() -> bool {
+    true
+}
+
+impl Default for MeasureSpec {
+    fn default() -> Self {
+        MeasureSpec {
+            start: None,
+            end: None,
+            interval: default_interval(),
+            trace_cwnd: false,
+            trace_queues: true,
+        }
+    }
+}
+
+/// Route computation.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    /// Path cost.
+    #[serde(default)]
+    pub metric: RouteMetric,
+}
+
+/// What a shortest path minimises.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RouteMetric {
+    /// Number of links.
+    #[default]
+    Hops,
+    /// Sum of link `weight`s.
+    Weight,
+    /// Sum of propagation delays.
+    Delay,
+}

@@ -1,0 +1,90 @@
+//! Tidy column tables: what results are made of, whatever they are written to (Parquet,
+//! pandas, the terminal).
+
+/// One column of values.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    /// Floats (NaN and infinities allowed).
+    F64(Vec<f64>),
+    /// Optional floats (null where absent).
+    OptF64(Vec<Option<f64>>),
+    /// Unsigned integers.
+    U64(Vec<u64>),
+    /// Optional unsigned integers.
+    OptU64(Vec<Option<u64>>),
+    /// Text.
+    Str(Vec<String>),
+    /// Optional text.
+    OptStr(Vec<Option<String>>),
+    /// Booleans.
+    Bool(Vec<bool>),
+    /// Optional booleans.
+    OptBool(Vec<Option<bool>>),
+}
+
+impl Column {
+    /// Number of rows.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        match self {
+            Column::F64(v) => v.len(),
+            Column::OptF64(v) => v.len(),
+            Column::U64(v) => v.len(),
+            Column::OptU64(v) => v.len(),
+            Column::Str(v) => v.len(),
+            Column::OptStr(v) => v.len(),
+            Column::Bool(v) => v.len(),
+            Column::OptBool(v) => v.len(),
+        }
+    }
+    /// Whether the column has no rows.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A named table of equally long columns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    /// Table name (`flows`, `links`, `flow_timeseries`, `link_timeseries`).
+    pub name: String,
+    /// Columns in order.
+    pub columns: Vec<(String, Column)>,
+}
+
+impl Table {
+    /// An empty table.
+    #[must_use]
+    pub fn new(name: &str) -> Self {
+        Table {
+            name: name.to_string(),
+            columns: Vec::new(),
+        }
+    }
+    /// Appends a column; all columns must have the same length.
+    ///
+    /// # Panics
+    /// If the column's length differs from the others'.
+    pub fn push(&mut self, name: &str, col: Column) {
+        if let Some((_, first)) = self.columns.first() {
+            assert_eq!(
+                first.len(),
+                col.len(),
+                "column {name} of table {}",
+                self.name
+            );
+        }
+        self.columns.push((name.to_string(), col));
+    }
+    /// Number of rows.
+    #[must_use]
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, |(_, c)| c.len())
+    }
+    /// A column by name.
+    #[must_use]
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+}

@@ -1,0 +1,216 @@
+//! The two ends of a simulated TCP flow: a source (sender + congestion controller) and a
+//! sink (receiver). They wrap the sans-IO machines of `pathpool-proto` and translate between
+//! segments and simulated packets.
+
+use pathpool_cc::{AnyController, MultipathController};
+use pathpool_core::Time;
+use pathpool_proto::tcp::{AckSegment, DataSegment, TcpReceiver, TcpSender};
+
+use crate::packet::{Kind, Packet};
+
+/// Life cycle of a source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SourceState {
+    /// Before its start time.
+    Waiting,
+    /// Sending.
+    Active,
+    /// All data acknowledged (finite flows) — nothing more to do.
+    Done,
+}
+
+/// The sending end of a TCP flow.
+#[derive(Clone, Debug)]
+pub(crate) struct TcpSource {
+    pub(crate) sender: TcpSender,
+    pub(crate) cc: AnyController,
+    /// Route of the data packets (ends at the sink).
+    route: u32,
+    /// Bytes of IP + TCP header added to every segment.
+    header_bytes: u32,
+    pub(crate) start: Time,
+    pub(crate) stop: Option<Time>,
+    pub(crate) state: SourceState,
+    stopped: bool,
+}
+
+impl TcpSource {
+    pub(crate) fn new(
+        sender: TcpSender,
+        cc: AnyController,
+        route: u32,
+        header_bytes: u32,
+        start: Time,
+        stop: Option<Time>,
+    ) -> Self {
+        TcpSource {
+            sender,
+            cc,
+            route,
+            header_bytes,
+            start,
+            stop,
+            state: SourceState::Waiting,
+            stopped: false,
+        }
+    }
+
+    /// When the source next needs `on_timer`.
+    #[inline]
+    pub(crate) fn deadline(&self) -> Option<Time> {
+        match self.state {
+            SourceState::Waiting => Some(self.start),
+            SourceState::Done => None,
+            SourceState::Active => {
+                let rto = self.sender.poll_timeout();
+                match (self.stop.filter(|_| !self.stopped), rto) {
+                    (Some(s), Some(r)) => Some(s.min(r)),
+                    (s, r) => s.or(r),
+                }
+            }
+        }
+    }
+
+    /// Start, stop and retransmission timer.
+    pub(crate) fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.state == SourceState::Waiting && now >= self.start {
+            self.state = SourceState::Active;
+        }
+        if self.state != SourceState::Active {
+            return;
+        }
+        if !self.stopped && self.stop.is_some_and(|s| now >= s) {
+            self.stopped = true;
+            self.sender.stop();
+        }
+        self.sender.handle_timeout(now, &mut self.cc);
+        self.transmit(now, out);
+    }
+
+    /// An acknowledgement arrived.
+    #[inline]
+    pub(crate) fn on_ack(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+        if self.state != SourceState::Active {
+            return;
+        }
+        let ack = AckSegment {
+            ack: pkt.seq,
+            ts_echo: pkt.ts,
+        };
+        self.sender.handle_ack(now, &ack, &mut self.cc);
+        self.transmit(now, out);
+    }
+
+    #[inline]
+    fn transmit(&mut self, now: Time, out: &mut Vec<Packet>) {
+        while let Some(seg) = self.sender.poll_transmit(now, &self.cc) {
+            out.push(Packet {
+                seq: seg.seq,
+                ts: seg.ts,
+                route: self.route,
+                size: seg.len + self.header_bytes,
+                len: seg.len,
+                hop: 0,
+                kind: Kind::TcpData,
+                retx: seg.retransmission,
+            });
+        }
+        if self.sender.is_finished() {
+            self.state = SourceState::Done;
+        }
+    }
+
+    /// Congestion window, slow-start threshold and smoothed RTT, for traces.
+    pub(crate) fn trace(&self) -> (u64, u64, f64) {
+        let m = self.cc.metrics(self.sender.path());
+        let srtt = self
+            .sender
+            .rtt()
+            .srtt()
+            .map_or(f64::NAN, |d| d.as_secs_f64());
+        (m.cwnd, m.ssthresh, srtt)
+    }
+}
+
+/// The receiving end of a TCP flow.
+#[derive(Clone, Debug)]
+pub(crate) struct TcpSink {
+    pub(crate) receiver: TcpReceiver,
+    /// Route of the ACKs (ends at the source).
+    route: u32,
+    header_bytes: u32,
+    /// Size of a finite flow.
+    size: Option<u64>,
+    /// When the last byte of a finite flow was delivered.
+    pub(crate) completed_at: Option<Time>,
+}
+
+impl TcpSink {
+    pub(crate) fn new(
+        receiver: TcpReceiver,
+        route: u32,
+        header_bytes: u32,
+        size: Option<u64>,
+    ) -> Self {
+        TcpSink {
+            receiver,
+            route,
+            header_bytes,
+            size,
+            completed_at: None,
+        }
+    }
+
+    /// A data segment arrived; returns the ACK to send, if one is due.
+    #[inline]
+    pub(crate) fn on_data(&mut self, now: Time, pkt: &Packet) -> Option<Packet> {
+        let seg = DataSegment {
+            seq: pkt.seq,
+            len: pkt.len,
+            ts: pkt.ts,
+            retransmission: pkt.retx,
+        };
+        let ack = self.receiver.handle_segment(now, &seg);
+        if self.completed_at.is_none()
+            && self
+                .size
+                .is_some_and(|s| self.receiver.delivered_bytes() >= s)
+        {
+            self.completed_at = Some(now);
+        }
+        ack.map(|a| self.ack_packet(a))
+    }
+
+    /// The delayed-ACK timer.
+    pub(crate) fn on_timer(&mut self, now: Time) -> Option<Packet> {
+        self.receiver
+            .handle_timeout(now)
+            .map(|a| self.ack_packet(a))
+    }
+
+    /// When the sink next needs `on_timer`.
+    #[inline]
+    pub(crate) fn deadline(&self) -> Option<Time> {
+        self.receiver.poll_timeout()
+    }
+
+    /// Bytes delivered in order.
+    #[inline]
+    pub(crate) fn delivered(&self) -> u64 {
+        self.receiver.delivered_bytes()
+    }
+
+    #[inline]
+    fn ack_packet(&self, a: AckSegment) -> Packet {
+        Packet {
+            seq: a.ack,
+            ts: a.ts_echo,
+            route: self.route,
+            size: self.header_bytes,
+            len: 0,
+            hop: 0,
+            kind: Kind::TcpAck,
+            retx: false,
+        }
+    }
+}
