@@ -19,4 +19,10 @@ fn main() {
         serde_json::to_string_pretty(&r.summary(wall)).unwrap()
     );
     println!("pkts/s {:.0}", r.stats.data_packets_delivered as f64 / wall);
+    for f in &r.flows {
+        println!(
+            "{} tput {:?} retx {} to {} fr {}",
+            f.id, f.throughput_bps, f.retransmissions, f.timeouts, f.fast_recoveries
+        );
+    }
 }

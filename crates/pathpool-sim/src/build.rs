@@ -144,6 +144,7 @@ fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams, SpecError>
             dupack_threshold,
             rwnd_bytes,
             data_bytes: None,
+            limited_transmit: spec.limited_transmit.unwrap_or(false),
         },
         receiver,
     })

@@ -380,6 +380,9 @@ pub struct TcpSpec {
     /// Receive window (default `"unlimited"`).
     #[serde(default)]
     pub rwnd: Option<WindowLimit>,
+    /// Limited transmit, RFC 3042 (default false).
+    #[serde(default)]
+    pub limited_transmit: Option<bool>,
 }
 
 impl TcpSpec {
@@ -402,7 +405,8 @@ impl TcpSpec {
             max_rto,
             delayed_ack,
             delack_timeout,
-            rwnd
+            rwnd,
+            limited_transmit
         )
     }
 }

@@ -23,6 +23,9 @@ pub struct TcpSenderConfig {
     pub rwnd_bytes: u64,
     /// Bytes the application sends in total (`None`: unlimited, a long-lived flow).
     pub data_bytes: Option<u64>,
+    /// Limited transmit (RFC 3042): send a new segment on each of the first two duplicate
+    /// ACKs.
+    pub limited_transmit: bool,
 }
 
 impl Default for TcpSenderConfig {
@@ -33,6 +36,7 @@ impl Default for TcpSenderConfig {
             dupack_threshold: 3,
             rwnd_bytes: u64::MAX,
             data_bytes: None,
+            limited_transmit: false,
         }
     }
 }
@@ -214,7 +218,13 @@ impl TcpSender {
         if len == 0 {
             return None;
         }
-        let window = cc.window(self.path).min(self.config.rwnd_bytes);
+        let mut window = cc.window(self.path);
+        if self.config.limited_transmit && !self.in_recovery {
+            // RFC 3042: each of the first two duplicate ACKs allows one new segment beyond
+            // cwnd, so a small window can still collect three duplicate ACKs.
+            window += u64::from(self.dupacks.min(2)) * self.config.mss;
+        }
+        let window = window.min(self.config.rwnd_bytes);
         let flight = self.snd_nxt - self.snd_una;
         if flight + len > window {
             return None;
