@@ -204,6 +204,9 @@ impl Div<u64> for Dur {
 
 /// Writes a span in the largest unit that keeps it readable, e.g. `1.5ms`, `200ms`, `12us`.
 fn fmt_ps(ps: u64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    if ps == 0 {
+        return f.write_str("0s");
+    }
     let (div, unit) = if ps >= PS_PER_S {
         (PS_PER_S, "s")
     } else if ps >= PS_PER_MS {
@@ -278,6 +281,7 @@ mod tests {
         assert_eq!(Dur::from_ms(200).to_string(), "200ms");
         assert_eq!(Dur::from_us(1500).to_string(), "1.5ms");
         assert_eq!(Dur::from_ps(12).to_string(), "12ps");
+        assert_eq!(Dur::ZERO.to_string(), "0s");
         assert_eq!(Time::from_secs(3).to_string(), "t=3s");
     }
 }

@@ -181,6 +181,15 @@ impl Simulation {
     pub fn stats(&self) -> RunStats {
         self.stats
     }
+    /// The scenario's name.
+    #[must_use]
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+    /// Names the run (used in reports).
+    pub fn set_name(&mut self, name: Option<String>) {
+        self.name = name;
+    }
     /// Number of flows (after expanding `count` and generators).
     #[must_use]
     pub fn flow_count(&self) -> usize {

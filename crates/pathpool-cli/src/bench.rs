@@ -1,0 +1,219 @@
+//! `pathpool bench`: speed and memory on dumbbell scenarios of long-lived NewReno flows.
+//!
+//! Each case runs in a fresh child process so its peak resident set size is its own. Figures
+//! are printed, never asserted: speed depends on the machine.
+
+use std::process::Command;
+use std::time::Instant;
+
+use clap::Args;
+use pathpool_sim::LoadedScenario;
+use serde::{Deserialize, Serialize};
+
+use crate::CliError;
+
+/// One benchmark scenario.
+#[derive(Clone, Copy, Debug)]
+pub struct BenchCase {
+    /// Number of long-lived flows.
+    pub flows: u32,
+    /// Bottleneck rate in bit/s.
+    pub rate_bps: u64,
+    /// Simulated seconds.
+    pub duration_s: f64,
+}
+
+/// The cases of issue 2: (N=10, 100 Mb/s, 100 s), (N=100, 1 Gb/s, 20 s), (N=1000, 10 Gb/s, 5 s).
+pub const CASES: [BenchCase; 3] = [
+    BenchCase { flows: 10, rate_bps: 100_000_000, duration_s: 100.0 },
+    BenchCase { flows: 100, rate_bps: 1_000_000_000, duration_s: 20.0 },
+    BenchCase { flows: 1000, rate_bps: 10_000_000_000, duration_s: 5.0 },
+];
+
+/// Round-trip propagation time of every case.
+pub const RTT_S: f64 = 0.1;
+
+impl BenchCase {
+    /// The scenario: two hosts joined by one duplex bottleneck link with 50 ms of delay each
+    /// way and a drop-tail buffer of one bandwidth-delay product, `flows` NewReno flows with
+    /// 1460-byte segments (1500-byte packets) starting within the first 10 ms.
+    #[must_use]
+    pub fn scenario(&self, scale: f64) -> String {
+        let bdp_bytes = (self.rate_bps as f64 * RTT_S / 8.0) as u64;
+        let duration_ms = (self.duration_s * scale * 1000.0).round().max(1.0) as u64;
+        format!(
+            "name = \"bench-n{n}\"\nduration = \"{duration_ms}ms\"\n\
+             [nodes]\nhosts = [\"left\", \"right\"]\n\
+             [[links]]\nid = \"bottleneck\"\nbetween = [\"left\", \"right\"]\nrate = \"{rate}bps\"\n\
+             delay = \"50ms\"\nqueue = {{ type = \"droptail\", size = \"{bdp_bytes}B\" }}\n\
+             [[flows]]\nid = \"f\"\nfrom = \"left\"\nto = \"right\"\ncount = {n}\nstart_spread = \"10ms\"\n\
+             [tcp]\nmss = \"1460B\"\nheader = \"40B\"\n",
+            n = self.flows,
+            rate = self.rate_bps,
+        )
+    }
+}
+
+/// Options of `pathpool bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Print one JSON object per case instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Runs per case; the median wall time is reported.
+    #[arg(long, default_value_t = 3)]
+    pub repeat: u32,
+    /// Run only the case with this many flows (10, 100 or 1000).
+    #[arg(long)]
+    pub only: Option<u32>,
+    /// Scale the simulated durations (e.g. 0.1 for a quick check).
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f64,
+}
+
+/// What one case measured.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BenchFigures {
+    /// Case name.
+    pub case: String,
+    /// Flows.
+    pub flows: u32,
+    /// Bottleneck rate in bit/s.
+    pub rate_bps: u64,
+    /// Simulated seconds.
+    pub sim_time_s: f64,
+    /// Wall-clock seconds of the simulation (median over the repetitions).
+    pub wall_time_s: f64,
+    /// TCP data packets delivered to their sinks.
+    pub packets_delivered: u64,
+    /// `packets_delivered / wall_time_s`.
+    pub packets_per_sec: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Peak resident set size of the process in bytes (Linux `VmHWM`), if known.
+    pub peak_rss_bytes: Option<u64>,
+    /// Bottleneck utilisation over the run.
+    pub utilization: Option<f64>,
+    /// Jain's index over the flows.
+    pub jain_index: Option<f64>,
+    /// Repetitions the figures summarise.
+    pub repetitions: u32,
+}
+
+fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Runs one case in this process and prints its figures as one JSON line.
+///
+/// # Errors
+/// An unknown case index.
+pub fn bench_case_command(index: usize, scale: f64) -> Result<(), CliError> {
+    let case = CASES
+        .get(index)
+        .ok_or_else(|| CliError::BadInput(format!("no benchmark case {index}")))?;
+    let text = case.scenario(scale);
+    let loaded = LoadedScenario::from_toml(&text, "<bench>", &[])
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    let mut sim = loaded.compile(Some(1)).map_err(|e| CliError::Failed(e.to_string()))?;
+    let start = Instant::now();
+    sim.run();
+    let wall = start.elapsed().as_secs_f64();
+    let r = sim.results();
+    let figures = BenchFigures {
+        case: format!("dumbbell-n{}", case.flows),
+        flows: case.flows,
+        rate_bps: case.rate_bps,
+        sim_time_s: r.sim_time_s,
+        wall_time_s: wall,
+        packets_delivered: r.stats.data_packets_delivered,
+        packets_per_sec: r.stats.data_packets_delivered as f64 / wall,
+        events: r.stats.events,
+        peak_rss_bytes: peak_rss_bytes(),
+        utilization: r.link("bottleneck:left->right").and_then(|l| l.utilization),
+        jain_index: r.jain_index,
+        repetitions: 1,
+    };
+    println!("{}", serde_json::to_string(&figures).map_err(|e| CliError::Failed(e.to_string()))?);
+    Ok(())
+}
+
+/// How to start this program again: `PATHPOOL_SELF` (set by the Python entry point, a JSON
+/// list) or the current executable.
+fn self_command() -> Result<Vec<String>, CliError> {
+    if let Ok(json) = std::env::var("PATHPOOL_SELF") {
+        return serde_json::from_str(&json)
+            .map_err(|e| CliError::Failed(format!("PATHPOOL_SELF is not a JSON list: {e}")));
+    }
+    let exe = std::env::current_exe().map_err(|e| CliError::Failed(e.to_string()))?;
+    Ok(vec![exe.display().to_string()])
+}
+
+/// Runs the benchmark cases and prints their figures.
+///
+/// # Errors
+/// A child process that fails or prints something unexpected.
+pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
+    if a.repeat == 0 {
+        return Err(CliError::BadInput("--repeat must be at least 1".into()));
+    }
+    if !(a.scale > 0.0 && a.scale.is_finite()) {
+        return Err(CliError::BadInput("--scale must be a positive number".into()));
+    }
+    let cmd = self_command()?;
+    let indices: Vec<usize> = match a.only {
+        None => (0..CASES.len()).collect(),
+        Some(n) => vec![CASES.iter().position(|c| c.flows == n).ok_or_else(|| {
+            CliError::BadInput(format!("--only {n}: the cases have 10, 100 or 1000 flows"))
+        })?],
+    };
+    if !a.json {
+        println!(
+            "{:<16} {:>9} {:>8} {:>9} {:>12} {:>13} {:>10} {:>7}",
+            "case", "rate", "sim s", "wall s", "packets", "packets/s", "peak RSS", "util %"
+        );
+    }
+    for i in indices {
+        let mut runs = Vec::new();
+        for _ in 0..a.repeat {
+            let out = Command::new(&cmd[0])
+                .args(&cmd[1..])
+                .args(["bench-case", &i.to_string(), "--scale", &a.scale.to_string()])
+                .output()
+                .map_err(|e| CliError::Failed(format!("cannot start {}: {e}", cmd[0])))?;
+            if !out.status.success() {
+                return Err(CliError::Failed(format!(
+                    "benchmark case {i} failed: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                )));
+            }
+            let line = String::from_utf8_lossy(&out.stdout);
+            let f: BenchFigures = serde_json::from_str(line.trim())
+                .map_err(|e| CliError::Failed(format!("benchmark case {i}: {e}: {line}")))?;
+            runs.push(f);
+        }
+        runs.sort_by(|x, y| x.wall_time_s.total_cmp(&y.wall_time_s));
+        let mut f = runs[runs.len() / 2].clone();
+        f.peak_rss_bytes = runs.iter().filter_map(|r| r.peak_rss_bytes).max();
+        f.repetitions = a.repeat;
+        if a.json {
+            println!("{}", serde_json::to_string(&f).map_err(|e| CliError::Failed(e.to_string()))?);
+        } else {
+            println!(
+                "{:<16} {:>9} {:>8.1} {:>9.3} {:>12} {:>13.0} {:>10} {:>7}",
+                f.case,
+                format!("{}Mbps", f.rate_bps / 1_000_000),
+                f.sim_time_s,
+                f.wall_time_s,
+                f.packets_delivered,
+                f.packets_per_sec,
+                f.peak_rss_bytes.map_or("-".into(), |b| format!("{:.1} MB", b as f64 / 1e6)),
+                f.utilization.map_or("-".into(), |u| format!("{:.1}", u * 100.0)),
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,211 @@
+//! The `pathpool` command line, as a library so the Rust binary and the Python entry point run
+//! exactly the same code.
+//!
+//! Exit codes: 0 success; 1 a failure while running or writing; 2 a bad command line or a bad
+//! scenario (nothing is written).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub mod bench;
+pub mod output;
+mod progress;
+pub mod report;
+
+pub use progress::run_with_progress;
+
+/// Exit code for bad input (command line or scenario).
+pub const EXIT_BAD_INPUT: u8 = 2;
+/// Exit code for a failure while running or writing results.
+pub const EXIT_FAILURE: u8 = 1;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "pathpool",
+    version,
+    about = "Multipath and multisource transport: a deterministic packet-level simulator and tools",
+    long_about = None,
+    after_help = "Scenario reference: docs/scenario-reference.md. Run `pathpool <command> --help` for details."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run a scenario file and write its results.
+    Run {
+        /// The scenario file (TOML).
+        scenario: PathBuf,
+        /// Random seed (default: the scenario's `seed`, or 1).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Output directory (default: results/<scenario>-seed<N>).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// Override a scenario field, e.g. --set links.bottleneck.rate=20Mbps (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Print the summary only; write no files.
+        #[arg(long)]
+        no_write: bool,
+        /// No progress bar and no summary table.
+        #[arg(long, short)]
+        quiet: bool,
+        /// Print summary.json to standard output instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a scenario file without running it.
+    Check {
+        /// The scenario file (TOML).
+        scenario: PathBuf,
+        /// Override a scenario field (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
+    /// Measure the simulator's speed and memory on dumbbell scenarios.
+    Bench(bench::BenchArgs),
+    /// Internal: run one benchmark case in this process and print its figures as JSON.
+    #[command(hide = true)]
+    BenchCase {
+        /// Case index.
+        index: usize,
+        /// Scale every case's duration by this factor.
+        #[arg(long, default_value_t = 1.0)]
+        scale: f64,
+    },
+}
+
+/// Runs the command line `args` (including the program name) and returns the exit code.
+#[must_use]
+pub fn main_with_args(args: Vec<OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::from(EXIT_BAD_INPUT) } else { ExitCode::SUCCESS };
+        }
+    };
+    let result = match cli.command {
+        Command::Run { scenario, seed, out, set, no_write, quiet, json } => {
+            run_command(&RunArgs { scenario, seed, out, set, no_write, quiet, json })
+        }
+        Command::Check { scenario, set } => check_command(&scenario, &set),
+        Command::Bench(args) => bench::bench_command(&args),
+        Command::BenchCase { index, scale } => bench::bench_case_command(index, scale),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::BadInput(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(EXIT_BAD_INPUT)
+        }
+        Err(CliError::Failed(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(EXIT_FAILURE)
+        }
+    }
+}
+
+/// A command's failure.
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad command line or scenario (exit 2).
+    BadInput(String),
+    /// Failure while running or writing (exit 1).
+    Failed(String),
+}
+
+struct RunArgs {
+    scenario: PathBuf,
+    seed: Option<u64>,
+    out: Option<PathBuf>,
+    set: Vec<String>,
+    no_write: bool,
+    quiet: bool,
+    json: bool,
+}
+
+/// Splits `KEY=VALUE` overrides.
+///
+/// # Errors
+/// An override without `=`.
+pub fn parse_overrides(set: &[String]) -> Result<Vec<(String, String)>, CliError> {
+    set.iter()
+        .map(|s| {
+            s.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| CliError::BadInput(format!("--set {s:?}: expected KEY=VALUE, e.g. links.bottleneck.rate=20Mbps")))
+        })
+        .collect()
+}
+
+fn load(path: &PathBuf, set: &[String]) -> Result<pathpool_sim::LoadedScenario, CliError> {
+    let overrides = parse_overrides(set)?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
+    pathpool_sim::LoadedScenario::from_toml(&text, &path.display().to_string(), &overrides)
+        .map_err(|e| CliError::BadInput(e.to_string()))
+}
+
+fn check_command(path: &PathBuf, set: &[String]) -> Result<(), CliError> {
+    let loaded = load(path, set)?;
+    let sim = loaded.compile(None).map_err(|e| CliError::BadInput(e.to_string()))?;
+    println!(
+        "{}: ok ({} flows, {} directed links, {:.1} s)",
+        path.display(),
+        sim.flow_count(),
+        sim.link_count(),
+        sim.end().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn run_command(a: &RunArgs) -> Result<(), CliError> {
+    let loaded = load(&a.scenario, &a.set)?;
+    let seed = a.seed.unwrap_or_else(|| loaded.default_seed());
+    let mut sim = loaded.compile(Some(seed)).map_err(|e| CliError::BadInput(e.to_string()))?;
+    if sim.name().is_none() {
+        let stem = a.scenario.file_stem().map(|s| s.to_string_lossy().into_owned());
+        sim.set_name(stem);
+    }
+    let started_unix_s = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    let label = a.scenario.file_stem().map_or("run".into(), |s| s.to_string_lossy().into_owned());
+    let wall = run_with_progress(&mut sim, !a.quiet, &label);
+    let results = sim.results();
+    if !a.no_write {
+        let dir = a.out.clone().unwrap_or_else(|| output::default_out_dir(&a.scenario, seed));
+        let provenance = output::Provenance {
+            schema: "pathpool.provenance/1",
+            scenario_source: a.scenario.display().to_string(),
+            scenario: serde_json::to_value(&loaded.scenario)
+                .map_err(|e| CliError::Failed(e.to_string()))?,
+            overrides: a.set.clone(),
+            seed,
+            version: env!("CARGO_PKG_VERSION"),
+            git_commit: output::git_commit(),
+            wall_time_s: wall,
+            started_unix_s,
+            command: std::env::args().collect(),
+        };
+        output::write_results(&results, wall, &provenance, &dir).map_err(CliError::Failed)?;
+        if !a.quiet && !a.json {
+            eprintln!("results written to {}", dir.display());
+        }
+    }
+    if a.json {
+        let s = serde_json::to_string_pretty(&results.summary(wall))
+            .map_err(|e| CliError::Failed(e.to_string()))?;
+        println!("{s}");
+    } else if !a.quiet {
+        print!("{}", report::summary_text(&results, wall));
+    }
+    Ok(())
+}

@@ -1,0 +1,117 @@
+//! The summary printed at the end of a run.
+
+use std::fmt::Write;
+
+use pathpool_sim::Results;
+
+fn mbps(bps: Option<f64>) -> String {
+    bps.map_or("-".into(), |b| format!("{:.3}", b / 1e6))
+}
+
+fn pct(x: Option<f64>) -> String {
+    x.map_or("-".into(), |v| format!("{:.1}", v * 100.0))
+}
+
+/// A plain-text table of rows, columns padded to their widest cell.
+fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for r in rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let line = |cells: Vec<&str>, out: &mut String| {
+        let parts: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (c, w))| if i == 0 { format!("{c:<w$}") } else { format!("{c:>w$}") })
+            .collect();
+        let _ = writeln!(out, "  {}", parts.join("  ").trim_end());
+    };
+    line(header.to_vec(), &mut out);
+    for r in rows {
+        line(r.iter().map(String::as_str).collect(), &mut out);
+    }
+    out
+}
+
+/// How many rows of a long table to show.
+const MAX_ROWS: usize = 20;
+
+/// The end-of-run summary.
+#[must_use]
+pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
+    let mut out = String::new();
+    let name = r.name.as_deref().unwrap_or("scenario");
+    let _ = writeln!(
+        out,
+        "{name}: seed {}, {:.1} s simulated in {:.2} s ({:.0} events, {:.2} M data packets/s)",
+        r.seed,
+        r.sim_time_s,
+        wall_time_s,
+        r.stats.events as f64,
+        r.stats.data_packets_delivered as f64 / wall_time_s.max(1e-9) / 1e6
+    );
+    let _ = writeln!(
+        out,
+        "window [{:.1} s, {:.1} s]: Jain index {}, AFCT {}",
+        r.window_s.0,
+        r.window_s.1,
+        r.jain_index.map_or("-".into(), |j| format!("{j:.4}")),
+        r.afct_s.map_or("-".into(), |a| format!("{a:.3} s")),
+    );
+    let finite = r.flows.iter().filter(|f| f.size_bytes.is_some()).count();
+    if finite > 0 {
+        let done = r.flows.iter().filter(|f| f.completed == Some(true)).count();
+        let _ = writeln!(out, "finite flows: {done} of {finite} completed");
+    }
+    out.push('\n');
+    let mut flows: Vec<_> = r.flows.iter().collect();
+    if flows.len() > MAX_ROWS {
+        flows.sort_by(|a, b| {
+            b.throughput_bps.unwrap_or(-1.0).total_cmp(&a.throughput_bps.unwrap_or(-1.0))
+        });
+    }
+    let rows: Vec<Vec<String>> = flows
+        .iter()
+        .take(MAX_ROWS)
+        .map(|f| {
+            vec![
+                f.id.clone(),
+                f.kind.clone(),
+                mbps(f.throughput_bps),
+                pct(f.share),
+                f.fct_s.map_or("-".into(), |x| format!("{x:.3}")),
+                f.retransmissions.to_string(),
+                f.timeouts.to_string(),
+            ]
+        })
+        .collect();
+    out += &table(&["flow", "kind", "Mb/s", "share %", "FCT s", "retx", "RTOs"], &rows);
+    if flows.len() > MAX_ROWS {
+        let _ = writeln!(out, "  … {} more flows (highest throughput shown)", flows.len() - MAX_ROWS);
+    }
+    out.push('\n');
+    let mut links: Vec<_> = r.links.iter().filter(|l| l.tx_bytes > 0 || l.drops > 0).collect();
+    links.sort_by(|a, b| b.utilization.unwrap_or(0.0).total_cmp(&a.utilization.unwrap_or(0.0)));
+    let rows: Vec<Vec<String>> = links
+        .iter()
+        .take(MAX_ROWS)
+        .map(|l| {
+            vec![
+                l.id.clone(),
+                pct(l.utilization),
+                format!("{:.0}", l.mean_queue_bytes),
+                l.drops.to_string(),
+                l.random_losses.to_string(),
+            ]
+        })
+        .collect();
+    out += &table(&["link", "util %", "mean queue B", "drops", "losses"], &rows);
+    if links.len() > MAX_ROWS {
+        let _ = writeln!(out, "  … {} more busy links (busiest shown)", links.len() - MAX_ROWS);
+    }
+    out
+}
