@@ -11,8 +11,8 @@ fn main() {
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
     };
     if let Some(commit) = git(&["rev-parse", "--short=12", "HEAD"]) {
-        let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-            .is_some_and(|s| !s.is_empty());
+        let dirty =
+            git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
         let suffix = if dirty { "-dirty" } else { "" };
         println!("cargo:rustc-env=PATHPOOL_GIT_COMMIT={commit}{suffix}");
     }

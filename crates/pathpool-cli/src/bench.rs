@@ -25,9 +25,21 @@ pub struct BenchCase {
 
 /// The cases of issue 2: (N=10, 100 Mb/s, 100 s), (N=100, 1 Gb/s, 20 s), (N=1000, 10 Gb/s, 5 s).
 pub const CASES: [BenchCase; 3] = [
-    BenchCase { flows: 10, rate_bps: 100_000_000, duration_s: 100.0 },
-    BenchCase { flows: 100, rate_bps: 1_000_000_000, duration_s: 20.0 },
-    BenchCase { flows: 1000, rate_bps: 10_000_000_000, duration_s: 5.0 },
+    BenchCase {
+        flows: 10,
+        rate_bps: 100_000_000,
+        duration_s: 100.0,
+    },
+    BenchCase {
+        flows: 100,
+        rate_bps: 1_000_000_000,
+        duration_s: 20.0,
+    },
+    BenchCase {
+        flows: 1000,
+        rate_bps: 10_000_000_000,
+        duration_s: 5.0,
+    },
 ];
 
 /// Round-trip propagation time of every case.
@@ -118,7 +130,9 @@ pub fn bench_case_command(index: usize, scale: f64) -> Result<(), CliError> {
     let text = case.scenario(scale);
     let loaded = LoadedScenario::from_toml(&text, "<bench>", &[])
         .map_err(|e| CliError::Failed(e.to_string()))?;
-    let mut sim = loaded.compile(Some(1)).map_err(|e| CliError::Failed(e.to_string()))?;
+    let mut sim = loaded
+        .compile(Some(1))
+        .map_err(|e| CliError::Failed(e.to_string()))?;
     let start = Instant::now();
     sim.run();
     let wall = start.elapsed().as_secs_f64();
@@ -137,7 +151,10 @@ pub fn bench_case_command(index: usize, scale: f64) -> Result<(), CliError> {
         jain_index: r.jain_index,
         repetitions: 1,
     };
-    println!("{}", serde_json::to_string(&figures).map_err(|e| CliError::Failed(e.to_string()))?);
+    println!(
+        "{}",
+        serde_json::to_string(&figures).map_err(|e| CliError::Failed(e.to_string()))?
+    );
     Ok(())
 }
 
@@ -161,7 +178,9 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
         return Err(CliError::BadInput("--repeat must be at least 1".into()));
     }
     if !(a.scale > 0.0 && a.scale.is_finite()) {
-        return Err(CliError::BadInput("--scale must be a positive number".into()));
+        return Err(CliError::BadInput(
+            "--scale must be a positive number".into(),
+        ));
     }
     let cmd = self_command()?;
     let indices: Vec<usize> = match a.only {
@@ -181,7 +200,12 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
         for _ in 0..a.repeat {
             let out = Command::new(&cmd[0])
                 .args(&cmd[1..])
-                .args(["bench-case", &i.to_string(), "--scale", &a.scale.to_string()])
+                .args([
+                    "bench-case",
+                    &i.to_string(),
+                    "--scale",
+                    &a.scale.to_string(),
+                ])
                 .output()
                 .map_err(|e| CliError::Failed(format!("cannot start {}: {e}", cmd[0])))?;
             if !out.status.success() {
@@ -200,7 +224,10 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
         f.peak_rss_bytes = runs.iter().filter_map(|r| r.peak_rss_bytes).max();
         f.repetitions = a.repeat;
         if a.json {
-            println!("{}", serde_json::to_string(&f).map_err(|e| CliError::Failed(e.to_string()))?);
+            println!(
+                "{}",
+                serde_json::to_string(&f).map_err(|e| CliError::Failed(e.to_string()))?
+            );
         } else {
             println!(
                 "{:<16} {:>9} {:>8.1} {:>9.3} {:>12} {:>13.0} {:>10} {:>7}",
@@ -210,8 +237,10 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
                 f.wall_time_s,
                 f.packets_delivered,
                 f.packets_per_sec,
-                f.peak_rss_bytes.map_or("-".into(), |b| format!("{:.1} MB", b as f64 / 1e6)),
-                f.utilization.map_or("-".into(), |u| format!("{:.1}", u * 100.0)),
+                f.peak_rss_bytes
+                    .map_or("-".into(), |b| format!("{:.1} MB", b as f64 / 1e6)),
+                f.utilization
+                    .map_or("-".into(), |u| format!("{:.1}", u * 100.0)),
             );
         }
     }

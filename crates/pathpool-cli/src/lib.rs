@@ -15,7 +15,7 @@ pub mod output;
 mod progress;
 pub mod report;
 
-pub use progress::run_with_progress;
+pub use progress::{run_stepwise, run_with_progress};
 
 /// Exit code for bad input (command line or scenario).
 pub const EXIT_BAD_INPUT: u8 = 2;
@@ -70,6 +70,12 @@ enum Command {
     },
     /// Measure the simulator's speed and memory on dumbbell scenarios.
     Bench(bench::BenchArgs),
+    /// Plot a results directory (provided by the Python package: pip install pathpool).
+    Plot {
+        /// Arguments of the Python `pathpool plot` command.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Internal: run one benchmark case in this process and print its figures as JSON.
     #[command(hide = true)]
     BenchCase {
@@ -84,30 +90,55 @@ enum Command {
 /// Runs the command line `args` (including the program name) and returns the exit code.
 #[must_use]
 pub fn main_with_args(args: Vec<OsString>) -> ExitCode {
+    ExitCode::from(run_cli(args))
+}
+
+/// Runs the command line `args` (including the program name) and returns the exit status.
+#[must_use]
+pub fn run_cli(args: Vec<OsString>) -> u8 {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { ExitCode::from(EXIT_BAD_INPUT) } else { ExitCode::SUCCESS };
+            return if e.use_stderr() { EXIT_BAD_INPUT } else { 0 };
         }
     };
     let result = match cli.command {
-        Command::Run { scenario, seed, out, set, no_write, quiet, json } => {
-            run_command(&RunArgs { scenario, seed, out, set, no_write, quiet, json })
-        }
+        Command::Run {
+            scenario,
+            seed,
+            out,
+            set,
+            no_write,
+            quiet,
+            json,
+        } => run_command(&RunArgs {
+            scenario,
+            seed,
+            out,
+            set,
+            no_write,
+            quiet,
+            json,
+        }),
         Command::Check { scenario, set } => check_command(&scenario, &set),
         Command::Bench(args) => bench::bench_command(&args),
         Command::BenchCase { index, scale } => bench::bench_case_command(index, scale),
+        Command::Plot { .. } => Err(CliError::BadInput(
+            "`pathpool plot` is part of the Python package: install it (pip install pathpool, \
+             or `make demo` in a checkout) and run the `pathpool` command it provides"
+                .into(),
+        )),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => 0,
         Err(CliError::BadInput(msg)) => {
             eprintln!("error: {msg}");
-            ExitCode::from(EXIT_BAD_INPUT)
+            EXIT_BAD_INPUT
         }
         Err(CliError::Failed(msg)) => {
             eprintln!("error: {msg}");
-            ExitCode::from(EXIT_FAILURE)
+            EXIT_FAILURE
         }
     }
 }
@@ -140,7 +171,11 @@ pub fn parse_overrides(set: &[String]) -> Result<Vec<(String, String)>, CliError
         .map(|s| {
             s.split_once('=')
                 .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-                .ok_or_else(|| CliError::BadInput(format!("--set {s:?}: expected KEY=VALUE, e.g. links.bottleneck.rate=20Mbps")))
+                .ok_or_else(|| {
+                    CliError::BadInput(format!(
+                        "--set {s:?}: expected KEY=VALUE, e.g. links.bottleneck.rate=20Mbps"
+                    ))
+                })
         })
         .collect()
 }
@@ -155,7 +190,9 @@ fn load(path: &PathBuf, set: &[String]) -> Result<pathpool_sim::LoadedScenario, 
 
 fn check_command(path: &PathBuf, set: &[String]) -> Result<(), CliError> {
     let loaded = load(path, set)?;
-    let sim = loaded.compile(None).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let sim = loaded
+        .compile(None)
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
     println!(
         "{}: ok ({} flows, {} directed links, {:.1} s)",
         path.display(),
@@ -169,19 +206,30 @@ fn check_command(path: &PathBuf, set: &[String]) -> Result<(), CliError> {
 fn run_command(a: &RunArgs) -> Result<(), CliError> {
     let loaded = load(&a.scenario, &a.set)?;
     let seed = a.seed.unwrap_or_else(|| loaded.default_seed());
-    let mut sim = loaded.compile(Some(seed)).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let mut sim = loaded
+        .compile(Some(seed))
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
     if sim.name().is_none() {
-        let stem = a.scenario.file_stem().map(|s| s.to_string_lossy().into_owned());
+        let stem = a
+            .scenario
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned());
         sim.set_name(stem);
     }
     let started_unix_s = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
-    let label = a.scenario.file_stem().map_or("run".into(), |s| s.to_string_lossy().into_owned());
+    let label = a
+        .scenario
+        .file_stem()
+        .map_or("run".into(), |s| s.to_string_lossy().into_owned());
     let wall = run_with_progress(&mut sim, !a.quiet, &label);
     let results = sim.results();
     if !a.no_write {
-        let dir = a.out.clone().unwrap_or_else(|| output::default_out_dir(&a.scenario, seed));
+        let dir = a
+            .out
+            .clone()
+            .unwrap_or_else(|| output::default_out_dir(&a.scenario, seed));
         let provenance = output::Provenance {
             schema: "pathpool.provenance/1",
             scenario_source: a.scenario.display().to_string(),

@@ -74,8 +74,11 @@ pub fn write_parquet(table: &Table, path: &Path) -> Result<(), String> {
         .collect();
     let message = format!("message {} {{ {} }}", table.name, fields.join(" "));
     let schema = Arc::new(parse_message_type(&message).map_err(|e| e.to_string())?);
-    let props =
-        Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
+    let props = Arc::new(
+        WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .build(),
+    );
     let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut writer = SerializedFileWriter::new(file, schema, props).map_err(|e| e.to_string())?;
     let mut rg = writer.next_row_group().map_err(|e| e.to_string())?;
@@ -100,31 +103,49 @@ fn write_column(
 ) -> parquet::errors::Result<()> {
     let bytes = |s: &str| ByteArray::from(s.as_bytes().to_vec());
     match col {
-        Column::F64(v) => cw.typed::<DoubleType>().write_batch(v, None, None).map(|_| ()),
+        Column::F64(v) => cw
+            .typed::<DoubleType>()
+            .write_batch(v, None, None)
+            .map(|_| ()),
         Column::OptF64(v) => {
             let vals: Vec<f64> = v.iter().flatten().copied().collect();
-            cw.typed::<DoubleType>().write_batch(&vals, Some(&defs(v)), None).map(|_| ())
+            cw.typed::<DoubleType>()
+                .write_batch(&vals, Some(&defs(v)), None)
+                .map(|_| ())
         }
         Column::U64(v) => {
             let vals: Vec<i64> = v.iter().map(|&x| x as i64).collect();
-            cw.typed::<Int64Type>().write_batch(&vals, None, None).map(|_| ())
+            cw.typed::<Int64Type>()
+                .write_batch(&vals, None, None)
+                .map(|_| ())
         }
         Column::OptU64(v) => {
             let vals: Vec<i64> = v.iter().flatten().map(|&x| x as i64).collect();
-            cw.typed::<Int64Type>().write_batch(&vals, Some(&defs(v)), None).map(|_| ())
+            cw.typed::<Int64Type>()
+                .write_batch(&vals, Some(&defs(v)), None)
+                .map(|_| ())
         }
         Column::Str(v) => {
             let vals: Vec<ByteArray> = v.iter().map(|s| bytes(s)).collect();
-            cw.typed::<ByteArrayType>().write_batch(&vals, None, None).map(|_| ())
+            cw.typed::<ByteArrayType>()
+                .write_batch(&vals, None, None)
+                .map(|_| ())
         }
         Column::OptStr(v) => {
             let vals: Vec<ByteArray> = v.iter().flatten().map(|s| bytes(s)).collect();
-            cw.typed::<ByteArrayType>().write_batch(&vals, Some(&defs(v)), None).map(|_| ())
+            cw.typed::<ByteArrayType>()
+                .write_batch(&vals, Some(&defs(v)), None)
+                .map(|_| ())
         }
-        Column::Bool(v) => cw.typed::<BoolType>().write_batch(v, None, None).map(|_| ()),
+        Column::Bool(v) => cw
+            .typed::<BoolType>()
+            .write_batch(v, None, None)
+            .map(|_| ()),
         Column::OptBool(v) => {
             let vals: Vec<bool> = v.iter().flatten().copied().collect();
-            cw.typed::<BoolType>().write_batch(&vals, Some(&defs(v)), None).map(|_| ())
+            cw.typed::<BoolType>()
+                .write_batch(&vals, Some(&defs(v)), None)
+                .map(|_| ())
         }
     }
 }
@@ -141,10 +162,19 @@ pub fn write_results(
     provenance: &Provenance,
     dir: &Path,
 ) -> Result<(), String> {
-    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let parent = dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-    let name = dir.file_name().ok_or_else(|| format!("{}: not a directory name", dir.display()))?;
-    let tmp = parent.join(format!(".{}.partial-{}", name.to_string_lossy(), std::process::id()));
+    let name = dir
+        .file_name()
+        .ok_or_else(|| format!("{}: not a directory name", dir.display()))?;
+    let tmp = parent.join(format!(
+        ".{}.partial-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
     let result = write_all(results, wall_time_s, provenance, &tmp).and_then(|()| {
         if dir.exists() {
             fs::remove_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -157,7 +187,12 @@ pub fn write_results(
     result
 }
 
-fn write_all(results: &Results, wall: f64, provenance: &Provenance, tmp: &Path) -> Result<(), String> {
+fn write_all(
+    results: &Results,
+    wall: f64,
+    provenance: &Provenance,
+    tmp: &Path,
+) -> Result<(), String> {
     if tmp.exists() {
         fs::remove_dir_all(tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
     }
@@ -174,12 +209,15 @@ fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), String> {
     let mut text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
     text.push('\n');
     let mut f = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    f.write_all(text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
+    f.write_all(text.as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The default output directory for a scenario file and seed: `results/<stem>-seed<N>`.
 #[must_use]
 pub fn default_out_dir(scenario: &Path, seed: u64) -> PathBuf {
-    let stem = scenario.file_stem().map_or("scenario".into(), |s| s.to_string_lossy().into_owned());
+    let stem = scenario
+        .file_stem()
+        .map_or("scenario".into(), |s| s.to_string_lossy().into_owned());
     PathBuf::from("results").join(format!("{stem}-seed{seed}"))
 }

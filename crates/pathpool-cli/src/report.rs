@@ -26,7 +26,13 @@ fn table(header: &[&str], rows: &[Vec<String>]) -> String {
             .iter()
             .zip(&widths)
             .enumerate()
-            .map(|(i, (c, w))| if i == 0 { format!("{c:<w$}") } else { format!("{c:>w$}") })
+            .map(|(i, (c, w))| {
+                if i == 0 {
+                    format!("{c:<w$}")
+                } else {
+                    format!("{c:>w$}")
+                }
+            })
             .collect();
         let _ = writeln!(out, "  {}", parts.join("  ").trim_end());
     };
@@ -71,7 +77,9 @@ pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
     let mut flows: Vec<_> = r.flows.iter().collect();
     if flows.len() > MAX_ROWS {
         flows.sort_by(|a, b| {
-            b.throughput_bps.unwrap_or(-1.0).total_cmp(&a.throughput_bps.unwrap_or(-1.0))
+            b.throughput_bps
+                .unwrap_or(-1.0)
+                .total_cmp(&a.throughput_bps.unwrap_or(-1.0))
         });
     }
     let rows: Vec<Vec<String>> = flows
@@ -89,13 +97,28 @@ pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
             ]
         })
         .collect();
-    out += &table(&["flow", "kind", "Mb/s", "share %", "FCT s", "retx", "RTOs"], &rows);
+    out += &table(
+        &["flow", "kind", "Mb/s", "share %", "FCT s", "retx", "RTOs"],
+        &rows,
+    );
     if flows.len() > MAX_ROWS {
-        let _ = writeln!(out, "  … {} more flows (highest throughput shown)", flows.len() - MAX_ROWS);
+        let _ = writeln!(
+            out,
+            "  … {} more flows (highest throughput shown)",
+            flows.len() - MAX_ROWS
+        );
     }
     out.push('\n');
-    let mut links: Vec<_> = r.links.iter().filter(|l| l.tx_bytes > 0 || l.drops > 0).collect();
-    links.sort_by(|a, b| b.utilization.unwrap_or(0.0).total_cmp(&a.utilization.unwrap_or(0.0)));
+    let mut links: Vec<_> = r
+        .links
+        .iter()
+        .filter(|l| l.tx_bytes > 0 || l.drops > 0)
+        .collect();
+    links.sort_by(|a, b| {
+        b.utilization
+            .unwrap_or(0.0)
+            .total_cmp(&a.utilization.unwrap_or(0.0))
+    });
     let rows: Vec<Vec<String>> = links
         .iter()
         .take(MAX_ROWS)
@@ -109,9 +132,16 @@ pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
             ]
         })
         .collect();
-    out += &table(&["link", "util %", "mean queue B", "drops", "losses"], &rows);
+    out += &table(
+        &["link", "util %", "mean queue B", "drops", "losses"],
+        &rows,
+    );
     if links.len() > MAX_ROWS {
-        let _ = writeln!(out, "  … {} more busy links (busiest shown)", links.len() - MAX_ROWS);
+        let _ = writeln!(
+            out,
+            "  … {} more busy links (busiest shown)",
+            links.len() - MAX_ROWS
+        );
     }
     out
 }

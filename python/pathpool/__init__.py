@@ -1,0 +1,121 @@
+"""pathpool: multipath and multisource transport.
+
+Build or load a scenario, run it, look at the results::
+
+    import pathpool as pp
+
+    res = pp.run("scenarios/dumbbell.toml", seed=1)
+    res.flows            # pandas DataFrame, one row per flow
+    res.plot.throughput()
+
+The simulation runs in Rust with the GIL released. See ``docs/python-api.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Union
+
+from . import _pathpool
+from ._pathpool import ScenarioError
+from .results import Results
+from .scenario import (
+    Scenario,
+    ScenarioInfo,
+    constant,
+    droptail,
+    exponential,
+    flow,
+    link,
+    measure,
+    pareto,
+    poisson,
+    red,
+    tcp,
+    udp_cbr,
+    udp_onoff,
+)
+
+__version__ = _pathpool.__version__
+
+ScenarioLike = Union[Scenario, Mapping[str, Any], str, "os.PathLike[str]"]
+
+
+def load(path: str | os.PathLike[str]) -> Scenario:
+    """Loads a scenario file (TOML)."""
+    return Scenario.load(path)
+
+
+def _as_scenario(scenario: ScenarioLike) -> Scenario:
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, Mapping):
+        return Scenario.from_dict(scenario)
+    if isinstance(scenario, (str, os.PathLike)):
+        return Scenario.load(Path(scenario))
+    raise TypeError(
+        f"expected a Scenario, a dict or a path to a scenario file, got {type(scenario).__name__}"
+    )
+
+
+def run(
+    scenario: ScenarioLike,
+    seed: int | None = None,
+    *,
+    set: Mapping[str, Any] | None = None,
+    progress: bool | None = None,
+) -> Results:
+    """Runs a scenario and returns its results.
+
+    Args:
+        scenario: a :class:`Scenario`, a dict with the structure of a scenario file, or the
+            path of a scenario file.
+        seed: random seed (default: the scenario's ``seed``, or 1).
+        set: field overrides, e.g. ``{"links.bottleneck.rate": "20Mbps"}``.
+        progress: show a progress bar on runs longer than a second (default: when standard
+            error is a terminal).
+
+    Raises:
+        ScenarioError: the scenario is invalid (the message names the field and line).
+        KeyboardInterrupt: the run was interrupted.
+    """
+    sc = _as_scenario(scenario)
+    for k, v in (set or {}).items():
+        sc = sc.set(k, v)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    text, fmt, source, overrides = sc._payload()
+    handle = _pathpool.run(text, fmt, source, overrides, seed, progress)
+    return Results._from_handle(handle)
+
+
+def read_results(directory: str | os.PathLike[str]) -> Results:
+    """Reads a results directory written by ``pathpool run`` or :meth:`Results.save`."""
+    return Results.read(directory)
+
+
+__all__ = [
+    "Results",
+    "Scenario",
+    "ScenarioError",
+    "ScenarioInfo",
+    "__version__",
+    "constant",
+    "droptail",
+    "exponential",
+    "flow",
+    "link",
+    "load",
+    "measure",
+    "pareto",
+    "poisson",
+    "read_results",
+    "red",
+    "run",
+    "tcp",
+    "udp_cbr",
+    "udp_onoff",
+]

@@ -1,0 +1,7 @@
+"""``python -m pathpool`` runs the ``pathpool`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,71 @@
+"""The ``pathpool`` console command: the Rust command line, plus ``pathpool plot``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+from . import _pathpool
+
+PLOT_KINDS = ("throughput", "cwnd", "queue")
+
+
+def _plot(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="pathpool plot", description="Plot a results directory written by `pathpool run`."
+    )
+    parser.add_argument("results", type=Path, help="results directory")
+    parser.add_argument("-o", "--out", type=Path, help="image file (default: RESULTS/KIND.png)")
+    parser.add_argument("--kind", choices=PLOT_KINDS, default="throughput")
+    parser.add_argument("--flows", nargs="*", help="only these flows")
+    args = parser.parse_args(argv)
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .results import Results
+
+    try:
+        res = Results.read(args.results)
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    try:
+        if args.kind == "throughput":
+            res.plot.throughput(ax=ax, flows=args.flows)
+        elif args.kind == "cwnd":
+            res.plot.cwnd(ax=ax, flows=args.flows)
+        else:
+            res.plot.queue(ax=ax)
+    except (KeyError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    out = args.out or args.results / f"{args.kind}.png"
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    print(out)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``pathpool`` command."""
+    argv = list(sys.argv if argv is None else argv)
+    if len(argv) > 1 and argv[1] == "plot":
+        return _plot(argv[2:])
+    # Ctrl-C ends the process at once, as for the native binary (results are written
+    # atomically, so nothing half-written is left under the output name).
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    # `pathpool bench` starts itself again for each case.
+    os.environ.setdefault("PATHPOOL_SELF", json.dumps([sys.executable, "-m", "pathpool"]))
+    return _pathpool.cli_main(["pathpool", *argv[1:]])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+"""Results of a run as pandas DataFrames."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _pathpool
+
+_DTYPES = {"f64": "<f8", "u64": "<u8"}
+
+
+def _column(kind: str, data: Any, mask: bytes | None) -> Any:
+    present = None if mask is None else np.frombuffer(mask, dtype=np.uint8).astype(bool)
+    if kind == "str":
+        return pd.array(list(data), dtype=object)
+    if kind == "bool":
+        values = np.frombuffer(data, dtype=np.uint8).astype(bool)
+        return values if present is None else pd.arrays.BooleanArray(values, ~present)
+    values = np.frombuffer(data, dtype=_DTYPES[kind]).copy()
+    if present is None:
+        return values
+    if kind == "f64":
+        values[~present] = np.nan
+        return values
+    return pd.arrays.IntegerArray(values, ~present)
+
+
+def _frames(handle: _pathpool.RunHandle) -> dict[str, pd.DataFrame]:
+    out = {}
+    for name, cols in handle.tables().items():
+        out[name] = pd.DataFrame({c: _column(kind, data, mask) for c, kind, data, mask in cols})
+    return out
+
+
+class Results:
+    """What a run produced.
+
+    Attributes:
+        flows: one row per flow (throughput over the summary window, share, FCT, ...).
+        links: one row per directed link (utilisation, drops, mean queue, ...).
+        timeseries: per-flow goodput (and cwnd/ssthresh/srtt if traced) at each sample.
+        link_timeseries: per-link queue and throughput at each sample.
+        summary: the ``summary.json`` document as a dict.
+
+    Column definitions: ``docs/metrics.md``.
+    """
+
+    flows: pd.DataFrame
+    links: pd.DataFrame
+    timeseries: pd.DataFrame
+    link_timeseries: pd.DataFrame
+    summary: dict[str, Any]
+
+    def __init__(
+        self,
+        frames: dict[str, pd.DataFrame],
+        summary: dict[str, Any],
+        handle: _pathpool.RunHandle | None = None,
+        text: str | None = None,
+    ) -> None:
+        self.flows = frames["flows"]
+        self.links = frames["links"]
+        self.timeseries = frames["flow_timeseries"]
+        self.link_timeseries = frames["link_timeseries"]
+        self.summary = summary
+        self._handle = handle
+        self._text = text
+
+    @classmethod
+    def _from_handle(cls, handle: _pathpool.RunHandle) -> Results:
+        return cls(
+            _frames(handle), json.loads(handle.summary_json()), handle, handle.summary_text()
+        )
+
+    @classmethod
+    def read(cls, directory: str | os.PathLike[str]) -> Results:
+        """Results written by ``pathpool run`` or :meth:`save`."""
+        d = Path(directory)
+        names = ["flows", "links", "flow_timeseries", "link_timeseries"]
+        missing = [n for n in names if not (d / f"{n}.parquet").exists()]
+        if missing or not (d / "summary.json").exists():
+            raise FileNotFoundError(
+                f"{d}: not a pathpool results directory (missing {missing or ['summary.json']})"
+            )
+        frames = {n: pd.read_parquet(d / f"{n}.parquet") for n in names}
+        summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
+        return cls(frames, summary)
+
+    @property
+    def seed(self) -> int:
+        """The seed of the run."""
+        return int(self.summary["seed"])
+
+    @property
+    def jain_index(self) -> float | None:
+        """Jain's fairness index over all flows active in the summary window."""
+        return self.summary["jain_index"]
+
+    @property
+    def afct_s(self) -> float | None:
+        """Mean completion time of the finite flows that completed."""
+        return self.summary["afct_s"]
+
+    @property
+    def wall_time_s(self) -> float:
+        """Wall-clock seconds the simulation took."""
+        return float(self.summary["wall_time_s"])
+
+    @property
+    def sim_time_s(self) -> float:
+        """Simulated seconds."""
+        return float(self.summary["sim_time_s"])
+
+    def save(self, directory: str | os.PathLike[str]) -> Path:
+        """Writes Parquet tables, ``summary.json`` and ``provenance.json`` to ``directory``
+        (replacing it only once everything is written)."""
+        if self._handle is None:
+            raise ValueError("these results were read from disk; they are already saved")
+        self._handle.save(str(directory))
+        return Path(directory)
+
+    @property
+    def plot(self) -> Any:
+        """Plots: ``res.plot.throughput()``, ``res.plot.cwnd()``, ``res.plot.queue()``."""
+        from .plot import ResultsPlot
+
+        return ResultsPlot(self)
+
+    def __repr__(self) -> str:
+        return self._text or (
+            f"Results(seed={self.seed}, flows={len(self.flows)}, links={len(self.links)}, "
+            f"jain_index={self.jain_index})"
+        )

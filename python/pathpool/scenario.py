@@ -1,0 +1,446 @@
+"""Scenarios as data.
+
+A scenario is a plain dictionary with exactly the structure of a scenario file
+(``docs/scenario-reference.md``). The builder functions here return such dictionaries, so
+scenarios written in code and scenarios written as TOML files are the same thing:
+
+>>> import pathpool as pp
+>>> sc = pp.Scenario(
+...     duration="30s",
+...     hosts=["a", "b"],
+...     links=[pp.link("a", "b", rate="10Mbps", delay="10ms", queue=pp.droptail("50pkts"))],
+...     flows=[pp.flow("a", "b", count=2)],
+... )
+>>> sc.check().flows
+2
+
+Quantities are strings with units (``"10Mbps"``, ``"5ms"``, ``"1.5MB"``, ``"100pkts"``). The
+builders also accept plain numbers in base units: bit/s for rates, seconds for times and bytes
+for sizes.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Union
+
+from . import _pathpool
+
+Quantity = Union[str, int, float]
+
+
+def _num(x: float) -> str:
+    return format(x, ".15g") if isinstance(x, float) else str(x)
+
+
+def _rate(x: Quantity | None) -> str | None:
+    """A rate: strings pass through; numbers are bit/s."""
+    if x is None or isinstance(x, str):
+        return x
+    return f"{_num(x)}bps"
+
+
+def _time(x: Quantity | None) -> str | None:
+    """A time: strings pass through; numbers are seconds."""
+    if x is None or isinstance(x, str):
+        return x
+    return f"{_num(x)}s"
+
+
+def _size(x: Quantity | None) -> str | None:
+    """An amount of data: strings pass through; numbers are bytes."""
+    if x is None or isinstance(x, str):
+        return x
+    return f"{_num(x)}B"
+
+
+def _clean(d: dict[str, Any]) -> dict[str, Any]:
+    """Drops keys whose value is None (meaning: use the default)."""
+    return {k: v for k, v in d.items() if v is not None}
+
+
+# --------------------------------------------------------------------------------------------
+# Queues
+
+
+def droptail(size: Quantity) -> dict[str, Any]:
+    """A drop-tail (FIFO) queue holding ``size`` packets (``"100pkts"``, or an int) or bytes.
+
+    >>> droptail(100)
+    {'type': 'droptail', 'size': '100pkts'}
+    """
+    if isinstance(size, int):
+        size = f"{size}pkts"
+    return {"type": "droptail", "size": size}
+
+
+def red(
+    size: Quantity,
+    min_th: Quantity,
+    max_th: Quantity,
+    *,
+    max_p: float = 0.1,
+    weight: float = 0.002,
+    gentle: bool = False,
+    mean_packet: Quantity | None = None,
+) -> dict[str, Any]:
+    """A RED queue (Floyd & Jacobson 1993). Sizes and thresholds are packets when given as
+    ints, otherwise strings with a unit (all three in the same unit).
+
+    >>> red(200, 25, 75)["min_th"]
+    '25pkts'
+    """
+
+    def pk(x: Quantity) -> str:
+        return f"{x}pkts" if isinstance(x, int) else str(x)
+
+    return _clean(
+        {
+            "type": "red",
+            "size": pk(size),
+            "min_th": pk(min_th),
+            "max_th": pk(max_th),
+            "max_p": max_p,
+            "weight": weight,
+            "gentle": gentle,
+            "mean_packet": _size(mean_packet),
+        }
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Links, flows, traffic
+
+
+def link(
+    a: str,
+    b: str,
+    *,
+    rate: Quantity,
+    delay: Quantity,
+    queue: Mapping[str, Any] | None = None,
+    loss: float | None = None,
+    weight: float | None = None,
+    id: str | None = None,
+    duplex: bool = True,
+) -> dict[str, Any]:
+    """A link between nodes ``a`` and ``b``: duplex by default, one-way from ``a`` to ``b``
+    with ``duplex=False``.
+
+    >>> link("r1", "r2", rate=10e6, delay=0.02)["rate"]
+    '10000000bps'
+    """
+    d: dict[str, Any] = {"id": id}
+    if duplex:
+        d["between"] = [a, b]
+    else:
+        d["from"], d["to"] = a, b
+    d.update(
+        rate=_rate(rate),
+        delay=_time(delay),
+        queue=dict(queue) if queue is not None else None,
+        loss=loss,
+        weight=weight,
+    )
+    return _clean(d)
+
+
+def tcp(**fields: Any) -> dict[str, Any]:
+    """TCP parameters (see the ``[tcp]`` table of the scenario reference).
+
+    >>> tcp(mss=1460, min_rto="1s")
+    {'mss': '1460B', 'min_rto': '1s'}
+    """
+    conv = {
+        "rwnd": lambda v: v if v == "unlimited" else _size(v),
+        "mss": _size,
+        "header": _size,
+        "min_rto": _time,
+        "initial_rto": _time,
+        "max_rto": _time,
+        "delack_timeout": _time,
+    }
+    out = {}
+    for k, v in fields.items():
+        if v is None:
+            continue
+        out[k] = conv[k](v) if k in conv else v
+    return out
+
+
+def flow(
+    src: str,
+    dst: str,
+    *,
+    id: str | None = None,
+    kind: str = "tcp",
+    start: Quantity | None = None,
+    start_spread: Quantity | None = None,
+    stop: Quantity | None = None,
+    size: Quantity | None = None,
+    count: int | None = None,
+    route: Sequence[str] | None = None,
+    cc: str | None = None,
+    tcp: Mapping[str, Any] | None = None,
+    rate: Quantity | None = None,
+    packet_size: Quantity | None = None,
+    on: Quantity | None = None,
+    off: Quantity | None = None,
+    periods: str | None = None,
+) -> dict[str, Any]:
+    """A flow from host ``src`` to host ``dst`` (TCP by default).
+
+    ``size`` makes a TCP flow finite (bytes, or ``"30pkts"`` full segments); ``count``
+    replicates it; ``route`` pins it to a list of nodes.
+
+    >>> flow("a", "b", size="10MB", start=1)
+    {'from': 'a', 'to': 'b', 'kind': 'tcp', 'start': '1s', 'size': '10MB'}
+    """
+    return _clean(
+        {
+            "id": id,
+            "from": src,
+            "to": dst,
+            "kind": kind,
+            "start": _time(start),
+            "start_spread": _time(start_spread),
+            "stop": _time(stop),
+            "size": _size(size),
+            "count": count,
+            "route": list(route) if route is not None else None,
+            "cc": cc,
+            "tcp": dict(tcp) if tcp is not None else None,
+            "rate": _rate(rate),
+            "packet_size": _size(packet_size),
+            "on": _time(on),
+            "off": _time(off),
+            "periods": periods,
+        }
+    )
+
+
+def udp_cbr(src: str, dst: str, rate: Quantity, **kw: Any) -> dict[str, Any]:
+    """A constant-bit-rate UDP flow (``rate`` on the wire)."""
+    return flow(src, dst, kind="udp-cbr", rate=rate, **kw)
+
+
+def udp_onoff(
+    src: str, dst: str, rate: Quantity, on: Quantity, off: Quantity, **kw: Any
+) -> dict[str, Any]:
+    """An on-off UDP flow: ``rate`` while on; on/off periods exponential with these means
+    (``periods="constant"`` for fixed ones)."""
+    return flow(src, dst, kind="udp-onoff", rate=rate, on=on, off=off, **kw)
+
+
+def pareto(mean: Quantity, shape: float) -> dict[str, Any]:
+    """Pareto flow sizes with this mean (bytes, or ``"30pkts"``) and shape α > 1."""
+    return {"dist": "pareto", "mean": _size(mean), "shape": shape}
+
+
+def exponential(mean: Quantity) -> dict[str, Any]:
+    """Exponential flow sizes with this mean."""
+    return {"dist": "exponential", "mean": _size(mean)}
+
+
+def constant(value: Quantity) -> dict[str, Any]:
+    """Every flow has this size."""
+    return {"dist": "constant", "value": _size(value)}
+
+
+def poisson(
+    src: str,
+    dst: str,
+    *,
+    size: Mapping[str, Any],
+    arrival_rate: float | None = None,
+    load: float | None = None,
+    start: Quantity | None = None,
+    stop: Quantity | None = None,
+    max_flows: int | None = None,
+    id: str | None = None,
+    cc: str | None = None,
+    tcp: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Finite TCP flows arriving as a Poisson process: ``arrival_rate`` flows per second, or
+    ``load`` = λ·E[size]/C of the route's slowest link. With ``pareto`` sizes this is the
+    Poisson Pareto Burst Process.
+
+    >>> poisson("a", "b", size=pareto("30pkts", 1.2), load=0.9)["kind"]
+    'poisson'
+    """
+    return _clean(
+        {
+            "id": id,
+            "kind": "poisson",
+            "from": src,
+            "to": dst,
+            "size": dict(size),
+            "arrival_rate": arrival_rate,
+            "load": load,
+            "start": _time(start),
+            "stop": _time(stop),
+            "max_flows": max_flows,
+            "cc": cc,
+            "tcp": dict(tcp) if tcp is not None else None,
+        }
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Scenario
+
+
+@dataclass(frozen=True)
+class ScenarioInfo:
+    """What :meth:`Scenario.check` found."""
+
+    flows: int
+    """Flows after expanding ``count`` and generators."""
+    links: int
+    """Directed links (a duplex link counts twice)."""
+    duration_s: float
+    """Simulated seconds."""
+
+
+def _override_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    return json.dumps(value)
+
+
+class Scenario:
+    """A scenario: built in code from keyword arguments, or loaded from a TOML file.
+
+    The scenario is data; nothing is compiled until :meth:`check` or :func:`pathpool.run`.
+    """
+
+    def __init__(
+        self,
+        *,
+        duration: Quantity,
+        hosts: Iterable[str] = (),
+        routers: Iterable[str] = (),
+        links: Iterable[Mapping[str, Any]] = (),
+        flows: Iterable[Mapping[str, Any]] = (),
+        traffic: Iterable[Mapping[str, Any]] = (),
+        tcp: Mapping[str, Any] | None = None,
+        measure: Mapping[str, Any] | None = None,
+        routing: Mapping[str, Any] | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        seed: int | None = None,
+    ) -> None:
+        data = _clean(
+            {
+                "name": name,
+                "description": description,
+                "duration": _time(duration),
+                "seed": seed,
+                "nodes": {"hosts": list(hosts), "routers": list(routers)},
+                "links": [dict(x) for x in links],
+                "flows": [dict(x) for x in flows],
+                "traffic": [dict(x) for x in traffic],
+                "tcp": dict(tcp) if tcp is not None else None,
+                "measure": _measure(measure) if measure is not None else None,
+                "routing": dict(routing) if routing is not None else None,
+            }
+        )
+        self._data: dict[str, Any] | None = data
+        self._toml: str | None = None
+        self._source = "<scenario>"
+        self._overrides: list[tuple[str, str]] = []
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str = "<scenario>") -> Scenario:
+        """A scenario from a dictionary with the structure of a scenario file."""
+        sc = cls.__new__(cls)
+        sc._data = copy.deepcopy(dict(data))
+        sc._toml = None
+        sc._source = source
+        sc._overrides = []
+        return sc
+
+    @classmethod
+    def from_toml(cls, text: str, *, source: str = "<string>") -> Scenario:
+        """A scenario from TOML text (errors then carry line numbers)."""
+        sc = cls.__new__(cls)
+        sc._data = None
+        sc._toml = text
+        sc._source = source
+        sc._overrides = []
+        return sc
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Scenario:
+        """A scenario from a TOML file."""
+        p = Path(path)
+        return cls.from_toml(p.read_text(encoding="utf-8"), source=str(p))
+
+    def set(self, key: str, value: Any) -> Scenario:
+        """A copy with one field changed, as ``pathpool run --set KEY=VALUE`` does.
+
+        >>> Scenario(duration="1s").set("duration", "5s").to_dict()["duration"]
+        '5s'
+        """
+        sc = copy.copy(self)
+        sc._overrides = [*self._overrides, (key, _override_text(value))]
+        return sc
+
+    def _payload(self) -> tuple[str, str, str, list[tuple[str, str]]]:
+        if self._toml is not None:
+            return self._toml, "toml", self._source, list(self._overrides)
+        return json.dumps(self._data), "json", self._source, list(self._overrides)
+
+    def check(self) -> ScenarioInfo:
+        """Validates the scenario; raises :class:`pathpool.ScenarioError` if it is invalid."""
+        flows, links, duration = _pathpool.check(*self._payload())
+        return ScenarioInfo(flows=flows, links=links, duration_s=duration)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The scenario as it will run (overrides applied, every field spelled out)."""
+        return json.loads(_pathpool.normalize(*self._payload()))
+
+    @property
+    def source(self) -> str:
+        """Where the scenario came from (a file name, or ``<scenario>``)."""
+        return self._source
+
+    def __repr__(self) -> str:
+        extra = f", {len(self._overrides)} overrides" if self._overrides else ""
+        return f"Scenario(source={self._source!r}{extra})"
+
+
+def _measure(m: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(m)
+    for k in ("start", "end", "interval"):
+        if k in out:
+            out[k] = _time(out[k])
+    return _clean(out)
+
+
+def measure(
+    *,
+    start: Quantity | None = None,
+    end: Quantity | None = None,
+    interval: Quantity | None = None,
+    trace_cwnd: bool | None = None,
+    trace_queues: bool | None = None,
+) -> dict[str, Any]:
+    """What to record: the summary window ``[start, end]``, the time-series ``interval``,
+    and whether to trace cwnd/ssthresh/srtt and queues."""
+    return _measure(
+        {
+            "start": start,
+            "end": end,
+            "interval": interval,
+            "trace_cwnd": trace_cwnd,
+            "trace_queues": trace_queues,
+        }
+    )
