@@ -1,0 +1,44 @@
+# pathpool — two commands for a newcomer:
+#   make demo   set everything up, run the demo (tables and PNG plots in results/demo/)
+#   make test   set everything up, run every check and test
+VENV ?= .venv
+PY := $(VENV)/bin/python
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+.PHONY: setup demo test lint test-rust test-python bench fmt clean
+
+setup:
+	@scripts/bootstrap.sh
+
+demo: setup
+	$(VENV)/bin/pathpool run scenarios/dumbbell.toml --out results/demo/cli-dumbbell
+	$(VENV)/bin/pathpool plot results/demo/cli-dumbbell -o results/demo/cli-dumbbell.png
+	$(PY) examples/demo.py
+
+test: setup lint test-rust test-python
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --release --workspace --all-targets -- -D warnings
+	$(VENV)/bin/ruff check python tests examples
+	$(VENV)/bin/ruff format --check python tests examples
+
+# The Python binding crate has no Rust tests (it needs a Python interpreter); pytest covers it.
+test-rust:
+	cargo test --release --workspace --exclude pathpool-py
+
+test-python:
+	$(PY) -m pytest -q
+
+bench:
+	cargo build --release -p pathpool-cli
+	./target/release/pathpool bench
+
+fmt:
+	cargo fmt --all
+	$(VENV)/bin/ruff format python tests examples
+	$(VENV)/bin/ruff check --fix python tests examples
+
+clean:
+	cargo clean
+	rm -rf $(VENV) results

@@ -1,0 +1,300 @@
+//! The `pathpool` command end to end: results on disk, determinism, and bad input.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn pathpool(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pathpool"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pathpool-cli-test-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const SCENARIO: &str = r#"
+name = "tiny"
+duration = "20s"
+[nodes]
+hosts = ["a", "b", "c"]
+routers = ["r"]
+[[links]]
+id = "bottleneck"
+between = ["r", "b"]
+rate = "5Mbps"
+delay = "10ms"
+queue = { type = "droptail", size = "40pkts" }
+loss = 0.001
+[[links]]
+between = ["a", "r"]
+rate = "50Mbps"
+delay = "5ms"
+[[links]]
+between = ["c", "r"]
+rate = "50Mbps"
+delay = "20ms"
+[[flows]]
+id = "long"
+from = "a"
+to = "b"
+start_spread = "1s"
+[[flows]]
+id = "finite"
+from = "c"
+to = "b"
+size = "1MB"
+start = "2s"
+[[flows]]
+id = "cbr"
+kind = "udp-cbr"
+from = "c"
+to = "b"
+rate = "1Mbps"
+start = "5s"
+stop = "15s"
+"#;
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn run_writes_tables_summary_and_provenance() {
+    let dir = tmp("run");
+    let sc = write(&dir, "tiny.toml", SCENARIO);
+    let out = dir.join("out");
+    let o = pathpool(&[
+        "run",
+        sc.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--seed",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in ["flows", "links", "flow_timeseries", "link_timeseries"] {
+        assert!(out.join(format!("{f}.parquet")).is_file(), "{f}.parquet");
+    }
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["seed"], 3);
+    assert_eq!(summary["sim_time_s"], 20.0);
+    assert!(summary["wall_time_s"].as_f64().unwrap() > 0.0);
+    assert!(summary["jain_index"].as_f64().unwrap() > 0.0);
+    let flows = summary["flows"].as_array().unwrap();
+    assert_eq!(flows.len(), 3);
+    let finite = flows.iter().find(|f| f["id"] == "finite").unwrap();
+    assert!(
+        finite["fct_s"].as_f64().unwrap() > 0.0,
+        "the 1 MB flow completes: {finite}"
+    );
+    assert_eq!(finite["bytes_delivered"], 1_000_000);
+    let long = flows.iter().find(|f| f["id"] == "long").unwrap();
+    assert!(long.get("fct_s").is_none(), "fct_s only for finite flows");
+    assert_eq!(
+        flows.iter().find(|f| f["id"] == "cbr").unwrap()["kind"],
+        "udp-cbr"
+    );
+    let links = summary["links"].as_array().unwrap();
+    let b = links.iter().find(|l| l["id"] == "bottleneck:r->b").unwrap();
+    assert!(b["utilization"].as_f64().unwrap() > 0.5);
+    assert!(b["drops"].is_u64());
+    let prov: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("provenance.json")).unwrap()).unwrap();
+    assert_eq!(prov["seed"], 3);
+    assert_eq!(prov["scenario"]["name"], "tiny");
+    assert!(prov["git_commit"].is_string() && prov["version"].is_string());
+    // The summary table goes to standard output.
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("Jain index") && stdout.contains("bottleneck:r->b"),
+        "{stdout}"
+    );
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn summary_without_wall_time(dir: &Path) -> serde_json::Value {
+    let mut s: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    s.as_object_mut().unwrap().remove("wall_time_s");
+    s
+}
+
+#[test]
+fn same_seed_gives_identical_files_other_seed_differs() {
+    let dir = tmp("determinism");
+    let sc = write(&dir, "tiny.toml", SCENARIO);
+    let run = |seed: &str, name: &str| {
+        let out = dir.join(name);
+        let o = pathpool(&[
+            "run",
+            sc.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--seed",
+            seed,
+            "--quiet",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        out
+    };
+    let (a, b, c) = (run("11", "a"), run("11", "b"), run("12", "c"));
+    assert_eq!(files(&a).len(), 4);
+    assert_eq!(
+        files(&a),
+        files(&b),
+        "same seed: byte-identical Parquet files"
+    );
+    assert_eq!(summary_without_wall_time(&a), summary_without_wall_time(&b));
+    assert_ne!(files(&a), files(&c), "another seed: different results");
+}
+
+#[test]
+fn overrides_change_the_run() {
+    let dir = tmp("overrides");
+    let sc = write(&dir, "tiny.toml", SCENARIO);
+    let o = pathpool(&[
+        "run",
+        sc.to_str().unwrap(),
+        "--no-write",
+        "--json",
+        "--set",
+        "links.bottleneck.rate=1Mbps",
+        "--set",
+        "duration=10s",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(s["sim_time_s"], 10.0);
+    let long = s["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "long")
+        .unwrap()
+        .clone();
+    assert!(long["throughput_bps"].as_f64().unwrap() < 1e6, "{long}");
+}
+
+/// 1-based number of the first line of `text` containing `needle`.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .expect("needle present")
+        + 1
+}
+
+/// Each malformed scenario must exit with code 2, name the problem and its line, and leave no
+/// output directory.
+#[test]
+fn malformed_scenarios_fail_cleanly() {
+    let dir = tmp("bad");
+    let top =
+        |extra: &str| SCENARIO.replacen("name = \"tiny\"", &format!("name = \"tiny\"\n{extra}"), 1);
+    let cases: Vec<(&str, String, &str, Vec<&str>)> = vec![
+        (
+            "unknown field",
+            top("colour = \"blue\""),
+            "colour",
+            vec!["colour", "unknown field"],
+        ),
+        (
+            "bad unit",
+            format!("{SCENARIO}[measure]\ninterval = \"5 furlongs\"\n"),
+            "furlongs",
+            vec!["measure.interval", "unknown unit", "ms"],
+        ),
+        (
+            "negative rate",
+            SCENARIO.replacen("rate = \"5Mbps\"", "rate = \"-5Mbps\"", 1),
+            "-5Mbps",
+            vec!["links[0].rate", "negative"],
+        ),
+        (
+            "missing node",
+            SCENARIO.replacen(
+                "between = [\"a\", \"r\"]",
+                "between = [\"a\", \"nowhere\"]",
+                1,
+            ),
+            "nowhere",
+            vec!["links[1].between[1]", "unknown node \"nowhere\""],
+        ),
+        (
+            "bare number",
+            format!("{SCENARIO}[tcp]\nmin_rto = 200\n"),
+            "min_rto",
+            vec!["tcp.min_rto", "no unit"],
+        ),
+        (
+            "bad syntax",
+            top("duration = "),
+            "duration = ",
+            vec!["expected"],
+        ),
+    ];
+    for (what, text, needle, expect) in cases {
+        let sc = write(&dir, "tiny.toml", &text);
+        let out = dir.join(format!("out-{}", what.replace(' ', "-")));
+        let o = pathpool(&["run", sc.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+        let location = format!("tiny.toml:{}:", line_of(&text, needle));
+        assert!(
+            err.contains(&location),
+            "{what}: error should point at {location}: {err}"
+        );
+        for e in expect {
+            assert!(err.contains(e), "{what}: error should mention {e:?}: {err}");
+        }
+        assert!(!out.exists(), "{what}: no output directory");
+        assert!(!err.contains("panicked"), "{what}: {err}");
+    }
+}
+
+#[test]
+fn missing_file_and_bad_flags_exit_2() {
+    let o = pathpool(&["run", "/nonexistent/scenario.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/scenario.toml"));
+    let o = pathpool(&["run", "x.toml", "--set", "novalue"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = pathpool(&["frobnicate"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn bench_prints_json_figures() {
+    let o = pathpool(&[
+        "bench", "--json", "--only", "10", "--repeat", "1", "--scale", "0.02",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let f: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(f["flows"], 10);
+    assert!(f["packets_delivered"].as_u64().unwrap() > 0);
+    assert!(f["packets_per_sec"].as_f64().unwrap() > 0.0);
+    assert!(f["wall_time_s"].as_f64().unwrap() > 0.0);
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs what pathpool needs and builds it, on a fresh machine or an existing checkout.
+# Idempotent: a second run only rebuilds what changed. Used by `make demo` and `make test`.
+#
+#   system packages (apt-get, when missing): python3, python3-venv, a C compiler, curl
+#   Rust (rustup, when cargo is missing), a virtualenv in .venv with the Python dependencies,
+#   and the pathpool extension module built in release mode (maturin develop).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${VENV:-.venv}
+
+missing=()
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
+command -v cc >/dev/null 2>&1 || missing+=(build-essential)
+command -v curl >/dev/null 2>&1 || missing+=(curl ca-certificates)
+if ((${#missing[@]})); then
+  if command -v apt-get >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    echo "bootstrap: installing ${missing[*]} with apt-get"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+  else
+    echo "bootstrap: please install ${missing[*]} (no apt-get here)" >&2
+    exit 1
+  fi
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  if [ ! -x "$HOME/.cargo/bin/cargo" ]; then
+    echo "bootstrap: installing Rust with rustup"
+    curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs |
+      sh -s -- -y --profile minimal --component clippy,rustfmt
+  fi
+  export PATH="$HOME/.cargo/bin:$PATH"
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "bootstrap: creating $VENV"
+  python3 -m venv "$VENV"
+fi
+stamp="$VENV/.pathpool-deps"
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "bootstrap: installing Python dependencies"
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+  "$VENV/bin/python" -m pip install -q "maturin>=1.5,<2" "numpy>=1.22" "pandas>=1.5" \
+    "matplotlib>=3.5" "pyarrow>=12" "pytest>=7" "hypothesis>=6" "ruff>=0.4"
+  touch "$stamp"
+fi
+
+echo "bootstrap: building pathpool (release)"
+VIRTUAL_ENV="$PWD/$VENV" "$VENV/bin/maturin" develop --release --quiet 2>&1 |
+  grep -v -E '^(📦|✏️|🛠|🔗|🐍)' || true
+"$VENV/bin/python" -c 'import pathpool' # fails loudly if the build did not install
