@@ -12,9 +12,9 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-import pathpool as pp  # noqa: E402
+import pathpool as pp
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "demo"
@@ -29,7 +29,8 @@ def dumbbell() -> None:
         res.save(OUT / queue)
         runs[queue] = res
     dt, red = runs["dumbbell"].flows, runs["dumbbell-red"].flows
-    print(f"{'flow':8} {'RTT ms':>7} {'drop-tail Mb/s':>15} {'share %':>8} {'RED Mb/s':>9} {'share %':>8}")
+    head = ("flow", "RTT ms", "drop-tail Mb/s", "share %", "RED Mb/s", "share %")
+    print(f"{head[0]:8} {head[1]:>7} {head[2]:>15} {head[3]:>8} {head[4]:>9} {head[5]:>8}")
     for (_, a), (_, b) in zip(dt.iterrows(), red.iterrows()):
         print(
             f"{a['id']:8} {RTT_MS[a['id']]:>7} {a['throughput_bps'] / 1e6:>15.2f} "
@@ -37,7 +38,9 @@ def dumbbell() -> None:
         )
     for name, res in runs.items():
         util = res.links.set_index("id").loc["bottleneck:r1->r2", "utilization"]
-        print(f"{name:13} Jain index {res.jain_index:.3f}, bottleneck utilisation {100 * util:.1f}%")
+        print(
+            f"{name:13} Jain index {res.jain_index:.3f}, bottleneck utilisation {100 * util:.1f}%"
+        )
     print(
         "\nWith RED every flow sees about the same loss rate, so throughput falls roughly as\n"
         "1/RTT. Drop-tail with a few deterministic flows shows the 'phase effect' of Floyd &\n"
@@ -64,7 +67,8 @@ def random_loss() -> None:
         mathis = 1.22 * 1460 * 8 / (0.100 * math.sqrt(p))
         rows.append((p, f["throughput_bps"], mathis))
         err = 100 * (f["throughput_bps"] / mathis - 1)
-        print(f"{p:>7.3f} {f['throughput_bps'] / 1e6:>14.3f} {mathis / 1e6:>12.3f} {err:>+8.1f} {f['timeouts']:>5}")
+        tput = f["throughput_bps"] / 1e6
+        print(f"{p:>7.3f} {tput:>14.3f} {mathis / 1e6:>12.3f} {err:>+8.1f} {f['timeouts']:>5}")
     print(
         "\nMathis et al. (1997): throughput = 1.22 MSS / (RTT sqrt(p)). The model ignores\n"
         "timeouts, which grow with p, so measured throughput falls below it at high loss.\n"

@@ -38,6 +38,15 @@ def _frames(handle: _pathpool.RunHandle) -> dict[str, pd.DataFrame]:
     return out
 
 
+def _nullable_bools(df: pd.DataFrame) -> pd.DataFrame:
+    """Optional boolean columns come back from Parquet as objects; make them ``boolean`` as
+    in freshly run results."""
+    for c in df.columns:
+        if df[c].dtype == object and df[c].map(lambda v: v is None or isinstance(v, bool)).all():
+            df[c] = df[c].astype("boolean")
+    return df
+
+
 class Results:
     """What a run produced.
 
@@ -88,7 +97,7 @@ class Results:
             raise FileNotFoundError(
                 f"{d}: not a pathpool results directory (missing {missing or ['summary.json']})"
             )
-        frames = {n: pd.read_parquet(d / f"{n}.parquet") for n in names}
+        frames = {n: _nullable_bools(pd.read_parquet(d / f"{n}.parquet")) for n in names}
         summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
         return cls(frames, summary)
 

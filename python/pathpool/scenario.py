@@ -238,7 +238,7 @@ def udp_onoff(
 
 
 def pareto(mean: Quantity, shape: float) -> dict[str, Any]:
-    """Pareto flow sizes with this mean (bytes, or ``"30pkts"``) and shape α > 1."""
+    """Pareto flow sizes with this mean (bytes, or ``"30pkts"``) and shape > 1."""
     return {"dist": "pareto", "mean": _size(mean), "shape": shape}
 
 

@@ -1,0 +1,70 @@
+"""Invalid scenarios raise ScenarioError naming the field, line and what is allowed."""
+
+from __future__ import annotations
+
+import pytest
+
+import pathpool as pp
+
+
+def base(**over):
+    d = {
+        "duration": "10s",
+        "nodes": {"hosts": ["a", "b"]},
+        "links": [{"between": ["a", "b"], "rate": "10Mbps", "delay": "5ms"}],
+        "flows": [{"from": "a", "to": "b"}],
+    }
+    d.update(over)
+    return d
+
+
+@pytest.mark.parametrize(
+    ("scenario", "expect"),
+    [
+        (base(colour="blue"), ["unknown field `colour`"]),
+        (base(duration="10 parsecs"), ["duration", "unknown unit"]),
+        (
+            base(links=[{"between": ["a", "b"], "rate": "-1Mbps", "delay": "5ms"}]),
+            ["links[0].rate", "negative"],
+        ),
+        (
+            base(links=[{"between": ["a", "zz"], "rate": "1Mbps", "delay": "5ms"}]),
+            ["links[0].between[1]", 'unknown node "zz"'],
+        ),
+        (base(flows=[{"from": "a", "to": "a"}]), ["flows[0].to", "two different hosts"]),
+        (base(flows=[{"from": "a", "to": "b", "size": 10}]), ["flows[0].size", "no unit"]),
+        (base(measure={"start": "20s"}), ["measure"]),
+        (
+            base(flows=[{"from": "a", "to": "b", "kind": "udp-cbr"}]),
+            ["flows[0].rate", "needs a rate"],
+        ),
+        (base(tcp={"cc": "cubic"}), ["tcp.cc", "unknown congestion control", "newreno"]),
+    ],
+)
+def test_invalid_dicts(scenario, expect):
+    with pytest.raises(pp.ScenarioError) as e:
+        pp.run(scenario)
+    msg = str(e.value)
+    for part in expect:
+        assert part in msg, msg
+    assert isinstance(e.value, ValueError)
+
+
+def test_file_errors_carry_the_line(tmp_path):
+    p = tmp_path / "bad.toml"
+    p.write_text(
+        'duration = "10s"\n[nodes]\nhosts = ["a", "b"]\n'
+        '[[links]]\nbetween = ["a", "b"]\nrate = "10 Mbps"\ndelay = "5 weeks"\n'
+    )
+    with pytest.raises(pp.ScenarioError, match=r"bad\.toml:7:\d+: links\[0\]\.delay"):
+        pp.load(p).check()
+
+
+def test_bad_override_names_the_key():
+    with pytest.raises(pp.ScenarioError, match=r"links\.nope"):
+        pp.Scenario.from_dict(base()).set("links.nope.rate", "1Mbps").check()
+
+
+def test_wrong_type_is_a_type_error():
+    with pytest.raises(TypeError, match="Scenario"):
+        pp.run(42)  # type: ignore[arg-type]
