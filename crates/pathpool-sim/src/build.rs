@@ -671,6 +671,12 @@ fn add_flows(
     if f.count == 0 {
         return Err(SpecError::at(field("count"), "must be at least 1"));
     }
+    if sim.flows.len() as u64 + u64::from(f.count) > MAX_FLOWS {
+        return Err(SpecError::at(
+            field("count"),
+            format!("the scenario would have more than {MAX_FLOWS} flows"),
+        ));
+    }
     if f.start >= sc.duration {
         return Err(SpecError::at(
             field("start"),
