@@ -60,20 +60,26 @@ pub struct RttEstimator {
     latest: Dur,
     /// Exponential backoff shift applied to the RTO (RFC 6298 §5.5); reset by a new sample.
     backoff: u32,
+    /// The RTO for the fields above. Senders read it on every ACK that restarts the timer,
+    /// far more often than it changes, so it is recomputed only when they change.
+    rto: Dur,
 }
 
 impl RttEstimator {
     /// A fresh estimator with no samples.
     #[must_use]
     pub fn new(config: RttConfig) -> Self {
-        RttEstimator {
+        let mut e = RttEstimator {
             config,
             srtt: None,
             rttvar: Dur::ZERO,
             min_rtt: Dur::MAX,
             latest: Dur::ZERO,
             backoff: 0,
-        }
+            rto: Dur::ZERO,
+        };
+        e.rto = e.compute_rto();
+        e
     }
 
     /// Feeds one RTT measurement (RFC 6298 §2.2 for the first, §2.3 for later ones) and clears
@@ -95,18 +101,25 @@ impl RttEstimator {
                 self.srtt = Some(Dur((7 * srtt.0 + r.0) / 8));
             }
         }
+        self.rto = self.compute_rto();
     }
 
     /// Doubles the RTO after a timeout (RFC 6298 §5.5), up to `max_rto`.
     pub fn back_off(&mut self) {
-        if self.rto() < self.config.max_rto {
+        if self.rto < self.config.max_rto {
             self.backoff += 1;
+            self.rto = self.compute_rto();
         }
     }
 
     /// The current retransmission timeout including backoff, clamped to [min_rto, max_rto].
     #[must_use]
+    #[inline]
     pub fn rto(&self) -> Dur {
+        self.rto
+    }
+
+    fn compute_rto(&self) -> Dur {
         let base = match self.srtt {
             None => self.config.initial_rto,
             Some(srtt) => srtt + self.config.granularity.max(self.rttvar * 4),
