@@ -19,10 +19,17 @@ import pathpool as pp
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "demo"
 RTT_MS = {"rtt20": 20, "rtt40": 40, "rtt80": 80, "rtt160": 160}
+REPORT: list[str] = []
+
+
+def say(line: str = "") -> None:
+    """Prints a line and keeps it for results/demo/report.md."""
+    print(line)
+    REPORT.append(line)
 
 
 def dumbbell() -> None:
-    print("== 1. Four NewReno flows, RTT 20/40/80/160 ms, one 10 Mb/s bottleneck ==\n")
+    say("== 1. Four NewReno flows, RTT 20/40/80/160 ms, one 10 Mb/s bottleneck ==\n")
     runs = {}
     for queue in ("dumbbell", "dumbbell-red"):
         res = pp.run(ROOT / "scenarios" / f"{queue}.toml", seed=1)
@@ -30,18 +37,16 @@ def dumbbell() -> None:
         runs[queue] = res
     dt, red = runs["dumbbell"].flows, runs["dumbbell-red"].flows
     head = ("flow", "RTT ms", "drop-tail Mb/s", "share %", "RED Mb/s", "share %")
-    print(f"{head[0]:8} {head[1]:>7} {head[2]:>15} {head[3]:>8} {head[4]:>9} {head[5]:>8}")
+    say(f"{head[0]:8} {head[1]:>7} {head[2]:>15} {head[3]:>8} {head[4]:>9} {head[5]:>8}")
     for (_, a), (_, b) in zip(dt.iterrows(), red.iterrows()):
-        print(
+        say(
             f"{a['id']:8} {RTT_MS[a['id']]:>7} {a['throughput_bps'] / 1e6:>15.2f} "
             f"{100 * a['share']:>8.1f} {b['throughput_bps'] / 1e6:>9.2f} {100 * b['share']:>8.1f}"
         )
     for name, res in runs.items():
         util = res.links.set_index("id").loc["bottleneck:r1->r2", "utilization"]
-        print(
-            f"{name:13} Jain index {res.jain_index:.3f}, bottleneck utilisation {100 * util:.1f}%"
-        )
-    print(
+        say(f"{name:13} Jain index {res.jain_index:.3f}, bottleneck utilisation {100 * util:.1f}%")
+    say(
         "\nWith RED every flow sees about the same loss rate, so throughput falls roughly as\n"
         "1/RTT. Drop-tail with a few deterministic flows shows the 'phase effect' of Floyd &\n"
         "Jacobson (1992): which flow loses depends on packet timing at the full queue.\n"
@@ -53,14 +58,14 @@ def dumbbell() -> None:
     fig.tight_layout()
     path = OUT / "dumbbell-throughput.png"
     fig.savefig(path, dpi=110)
-    print(f"plot: {path.relative_to(ROOT)}\n")
+    say(f"plot: {path.relative_to(ROOT)}\n")
 
 
 def random_loss() -> None:
-    print("== 2. One NewReno flow, 100 ms RTT, Bernoulli loss p on the data path ==\n")
+    say("== 2. One NewReno flow, 100 ms RTT, Bernoulli loss p on the data path ==\n")
     sc = pp.load(ROOT / "scenarios" / "random-loss.toml")
     rows = []
-    print(f"{'p':>7} {'measured Mb/s':>14} {'Mathis Mb/s':>12} {'error %':>8} {'RTOs':>5}")
+    say(f"{'p':>7} {'measured Mb/s':>14} {'Mathis Mb/s':>12} {'error %':>8} {'RTOs':>5}")
     for p in (0.001, 0.002, 0.005, 0.01, 0.02):
         res = pp.run(sc, seed=1, set={"links.forward.loss": p})
         f = res.flows.iloc[0]
@@ -68,8 +73,8 @@ def random_loss() -> None:
         rows.append((p, f["throughput_bps"], mathis))
         err = 100 * (f["throughput_bps"] / mathis - 1)
         tput = f["throughput_bps"] / 1e6
-        print(f"{p:>7.3f} {tput:>14.3f} {mathis / 1e6:>12.3f} {err:>+8.1f} {f['timeouts']:>5}")
-    print(
+        say(f"{p:>7.3f} {tput:>14.3f} {mathis / 1e6:>12.3f} {err:>+8.1f} {f['timeouts']:>5}")
+    say(
         "\nMathis et al. (1997): throughput = 1.22 MSS / (RTT sqrt(p)). The model ignores\n"
         "timeouts, which grow with p, so measured throughput falls below it at high loss.\n"
     )
@@ -85,14 +90,17 @@ def random_loss() -> None:
     fig.tight_layout()
     path = OUT / "random-loss.png"
     fig.savefig(path, dpi=110)
-    print(f"plot: {path.relative_to(ROOT)}")
+    say(f"plot: {path.relative_to(ROOT)}")
 
 
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     dumbbell()
     random_loss()
-    print(f"\nresult tables (Parquet) and summaries: {OUT.relative_to(ROOT)}/")
+    say(f"\nresult tables (Parquet) and summaries: {OUT.relative_to(ROOT)}/")
+    report = OUT / "report.md"
+    report.write_text("```\n" + "\n".join(REPORT) + "\n```\n", encoding="utf-8")
+    print(f"this report: {report.relative_to(ROOT)}")
     return 0
 
 
