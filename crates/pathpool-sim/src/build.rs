@@ -11,7 +11,7 @@ use crate::link::{Discipline, Link};
 use crate::load::{PathSeg, SpecError};
 use crate::red::{Red, RedParams};
 use crate::sampler::Sampler;
-use crate::sim::{Element, FlowMeta, LinkMeta, Simulation};
+use crate::sim::{FlowMeta, LinkMeta, Simulation};
 use crate::spec::{
     FlowKind, FlowSpec, LinkSpec, PeriodDist, QueueSpec, RouteMetric, Scenario, SizeDist, TcpSpec,
     TrafficSpec, WindowLimit,
@@ -393,7 +393,7 @@ pub(crate) fn compile(sc: &Scenario, seed: u64) -> Result<Simulation, SpecError>
         add_traffic(&mut sim, &net, sc, t, g, &mut ids, seed)?;
     }
 
-    sim.sampler_elem = sim.add_element(Element::Sampler);
+    sim.sampler_elem = sim.elements.add_sampler();
     let flows = sim.flows.clone();
     sim.sampler.init(&flows, sim.links.len());
     sim.prime();
@@ -603,9 +603,9 @@ fn add_link(
         let (discipline, queue) = queue_discipline(&l.queue, l.rate, &qpath)?;
         let index = sim.links.len() as u64;
         let rng = Rng::stream(seed, STREAM_LINK, index);
-        let elem = sim.add_element(Element::Link(Link::new(
-            l.rate, l.delay, discipline, l.loss, rng,
-        )));
+        let elem = sim
+            .elements
+            .add_link(Link::new(l.rate, l.delay, discipline, l.loss, rng));
         let (fname, tname) = (
             net.names[from.0 as usize].clone(),
             net.names[to.0 as usize].clone(),
@@ -880,8 +880,8 @@ fn add_tcp_flow(
     let header = p.header as u32;
     let src = TcpSource::new(sender, cc, data_route, header, start, stop);
     let sink = TcpSink::new(TcpReceiver::new(p.receiver), ack_route, header, size);
-    assert_eq!(sim.add_element(Element::TcpSource(Box::new(src))), src_elem);
-    assert_eq!(sim.add_element(Element::TcpSink(Box::new(sink))), sink_elem);
+    assert_eq!(sim.elements.add_tcp_source(src), src_elem);
+    assert_eq!(sim.elements.add_tcp_sink(sink), sink_elem);
     sim.flows.push(FlowMeta {
         id,
         kind: FlowKind::Tcp,
@@ -929,11 +929,8 @@ fn add_udp_flow(
         start,
         stop.min(sim.end),
     );
-    assert_eq!(sim.add_element(Element::UdpSource(Box::new(src))), src_elem);
-    assert_eq!(
-        sim.add_element(Element::UdpSink(UdpSink::default())),
-        sink_elem
-    );
+    assert_eq!(sim.elements.add_udp_source(src), src_elem);
+    assert_eq!(sim.elements.add_udp_sink(UdpSink::default()), sink_elem);
     sim.flows.push(FlowMeta {
         id,
         kind,

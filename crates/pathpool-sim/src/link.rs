@@ -234,7 +234,6 @@ mod tests {
         Packet {
             seq: 0,
             ts: Time::ZERO,
-            route: 0,
             size,
             len: 0,
             hop: 0,

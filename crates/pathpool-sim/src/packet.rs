@@ -1,7 +1,7 @@
 //! Simulated packets.
 //!
-//! A packet is a 32-byte `Copy` value carrying its source route (`route`, `hop`), its size on
-//! the wire and the parsed transport header. Packets are moved by value between the
+//! A packet is a 32-byte `Copy` value carrying its place on its source route (`hop`), its size
+//! on the wire and the parsed transport header. Packets are moved by value between the
 //! preallocated rings of links and the endpoints; the rings grow to their peak occupancy and
 //! are then reused, so a run in steady state performs no heap allocation per packet (the
 //! `no_allocation_in_steady_state` test checks this with a counting allocator). This plays
@@ -28,14 +28,12 @@ pub(crate) struct Packet {
     pub(crate) seq: u64,
     /// Data: timestamp value; ACK: timestamp echo.
     pub(crate) ts: Time,
-    /// Source route this packet follows.
-    pub(crate) route: u32,
     /// Bytes on the wire (headers included).
     pub(crate) size: u32,
     /// Payload bytes (data segments).
     pub(crate) len: u32,
-    /// Index of the next element on the route.
-    pub(crate) hop: u16,
+    /// Position in the simulation's route table of the next element on the packet's route.
+    pub(crate) hop: u32,
     /// What the packet carries.
     pub(crate) kind: Kind,
     /// Whether a data segment is a retransmission.

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::metrics::{jain_index, mean};
 use crate::sampler::Snapshot;
-use crate::sim::{delivered, Element, RunStats, Simulation};
+use crate::sim::{RunStats, Simulation};
 use crate::table::{Column, Table};
 
 /// One flow's results.
@@ -165,15 +165,12 @@ impl Simulation {
             delivered: self
                 .flows
                 .iter()
-                .map(|f| delivered(self.element(f.sink)))
+                .map(|f| self.elements.delivered(f.sink))
                 .collect(),
             links: self
                 .links
                 .iter()
-                .map(|l| match self.element(l.elem) {
-                    Element::Link(link) => *link.counters(),
-                    _ => unreachable!("link metadata points at a link"),
-                })
+                .map(|l| *self.elements.link(l.elem).counters())
                 .collect(),
         }
     }
@@ -187,25 +184,21 @@ impl Simulation {
     ) -> Vec<FlowResult> {
         let mut out = Vec::with_capacity(self.flows.len());
         for (i, f) in self.flows.iter().enumerate() {
-            let sink = self.element(f.sink);
-            let total = delivered(sink);
-            let completed_at = match sink {
-                Element::TcpSink(s) => s.completed_at,
-                _ => None,
-            };
+            let total = self.elements.delivered(f.sink);
+            let completed_at = self.elements.tcp_sink(f.sink).and_then(|s| s.completed_at);
             let (packets_sent, retransmissions, timeouts, fast_recoveries) =
-                match self.element(f.source) {
-                    Element::TcpSource(s) => {
-                        let st = s.sender.stats();
-                        (
-                            st.segments_sent,
-                            st.retransmissions,
-                            st.timeouts,
-                            st.fast_recoveries,
-                        )
-                    }
-                    Element::UdpSource(s) => (s.sent, 0, 0, 0),
-                    _ => (0, 0, 0, 0),
+                if let Some(s) = self.elements.tcp_source(f.source) {
+                    let st = s.sender.stats();
+                    (
+                        st.segments_sent,
+                        st.retransmissions,
+                        st.timeouts,
+                        st.fast_recoveries,
+                    )
+                } else if let Some(s) = self.elements.udp_source(f.source) {
+                    (s.sent, 0, 0, 0)
+                } else {
+                    (0, 0, 0, 0)
                 };
             // The flow's part of the window: from max(t0, start) to the earliest of t1, its
             // completion and its stop time, with the bytes delivered at each end.
@@ -268,9 +261,7 @@ impl Simulation {
             .iter()
             .enumerate()
             .map(|(i, l)| {
-                let Element::Link(link) = self.element(l.elem) else {
-                    unreachable!("link metadata points at a link")
-                };
+                let link = self.elements.link(l.elem);
                 let a = start_snap.links.get(i).copied().unwrap_or_default();
                 let b = end_snap.links.get(i).copied().unwrap_or(*link.counters());
                 let tx_bytes = b.tx_bytes - a.tx_bytes;

@@ -5,7 +5,7 @@
 use pathpool_core::{Dur, Time};
 
 use crate::link::LinkCounters;
-use crate::sim::{delivered, Element, FlowMeta, LinkMeta};
+use crate::sim::{Elements, FlowMeta, LinkMeta};
 
 /// An instant at which the sampler must record something besides the periodic tick.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -123,7 +123,7 @@ impl Sampler {
         now: Time,
         flows: &[FlowMeta],
         links: &[LinkMeta],
-        elements: &[Element],
+        elements: &Elements,
     ) {
         while let Some(&(t, mark)) = self.marks.get(self.cursor) {
             if t != now {
@@ -135,7 +135,7 @@ impl Sampler {
                 Mark::WindowEnd => self.at_window_end = Some(snapshot(flows, links, elements)),
                 Mark::FlowStop(f) => {
                     let sink = flows[f as usize].sink;
-                    self.at_flow_stop[f as usize] = Some(delivered(&elements[sink as usize]));
+                    self.at_flow_stop[f as usize] = Some(elements.delivered(sink));
                 }
             }
         }
@@ -145,21 +145,21 @@ impl Sampler {
         }
     }
 
-    fn tick(&mut self, now: Time, flows: &[FlowMeta], links: &[LinkMeta], elements: &[Element]) {
+    fn tick(&mut self, now: Time, flows: &[FlowMeta], links: &[LinkMeta], elements: &Elements) {
         let dt = (now - self.last_tick).as_secs_f64();
         let t = now.as_secs_f64();
         for (i, f) in flows.iter().enumerate() {
             if f.start > now {
                 continue;
             }
-            let ended = match &elements[f.sink as usize] {
-                Element::TcpSink(s) => s.completed_at.or(f.stop),
-                _ => f.stop,
+            let ended = match elements.tcp_sink(f.sink) {
+                Some(s) => s.completed_at.or(f.stop),
+                None => f.stop,
             };
             if ended.is_some_and(|e| e <= self.last_tick) {
                 continue;
             }
-            let d = delivered(&elements[f.sink as usize]);
+            let d = elements.delivered(f.sink);
             let s = &mut self.flow_series;
             s.time_s.push(t);
             s.flow.push(i as u32);
@@ -168,8 +168,8 @@ impl Sampler {
                 .push((d - self.last_delivered[i]) as f64 * 8.0 / dt);
             self.last_delivered[i] = d;
             if self.trace_cwnd {
-                let (cwnd, ssthresh, srtt) = match &elements[f.source as usize] {
-                    Element::TcpSource(src) => {
+                let (cwnd, ssthresh, srtt) = match elements.tcp_source(f.source) {
+                    Some(src) => {
                         let (c, s, r) = src.trace();
                         let s = if s == u64::MAX {
                             f64::INFINITY
@@ -178,7 +178,7 @@ impl Sampler {
                         };
                         (c as f64, s, r)
                     }
-                    _ => (f64::NAN, f64::NAN, f64::NAN),
+                    None => (f64::NAN, f64::NAN, f64::NAN),
                 };
                 s.cwnd_bytes.push(cwnd);
                 s.ssthresh_bytes.push(ssthresh);
@@ -187,9 +187,7 @@ impl Sampler {
         }
         if self.trace_queues {
             for (i, l) in links.iter().enumerate() {
-                let Element::Link(link) = &elements[l.elem as usize] else {
-                    continue;
-                };
+                let link = elements.link(l.elem);
                 let c = link.counters();
                 let (last_tx, last_drops) = self.last_link[i];
                 let s = &mut self.link_series;
@@ -212,18 +210,12 @@ impl Sampler {
     }
 }
 
-fn snapshot(flows: &[FlowMeta], links: &[LinkMeta], elements: &[Element]) -> Snapshot {
+fn snapshot(flows: &[FlowMeta], links: &[LinkMeta], elements: &Elements) -> Snapshot {
     Snapshot {
-        delivered: flows
-            .iter()
-            .map(|f| delivered(&elements[f.sink as usize]))
-            .collect(),
+        delivered: flows.iter().map(|f| elements.delivered(f.sink)).collect(),
         links: links
             .iter()
-            .map(|l| match &elements[l.elem as usize] {
-                Element::Link(link) => *link.counters(),
-                _ => LinkCounters::default(),
-            })
+            .map(|l| *elements.link(l.elem).counters())
             .collect(),
     }
 }

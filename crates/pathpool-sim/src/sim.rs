@@ -10,41 +10,134 @@ use crate::spec::FlowKind;
 use crate::tcp_flow::{TcpSink, TcpSource};
 use crate::udp_flow::{UdpSink, UdpSource};
 
-/// Something that receives packets or has timed work, with at most one pending event.
-#[derive(Clone, Debug)]
-pub(crate) enum Element {
-    Link(Link),
-    TcpSource(Box<TcpSource>),
-    TcpSink(Box<TcpSink>),
-    UdpSource(Box<UdpSource>),
-    UdpSink(UdpSink),
+/// Where an element's state is kept: its kind and its index among the elements of that kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Slot {
+    Link(u32),
+    TcpSource(u32),
+    TcpSink(u32),
+    UdpSource(u32),
+    UdpSink(u32),
     Sampler,
 }
 
-/// Source routes, stored flat: route `r` is `hops[start[r]..start[r+1]]`, a list of element
-/// indices ending at the destination endpoint.
+/// Every element (something that receives packets or has timed work, with at most one pending
+/// event), identified by its index in the order the scenario created them: that index orders
+/// simultaneous events. The state is kept in one vector per kind, not in one vector of an enum
+/// of boxes, so that endpoints are stored inline and a packet reaches its element with one
+/// lookup in the small `slots` table and no pointer to chase.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Elements {
+    slots: Vec<Slot>,
+    pub(crate) links: Vec<Link>,
+    pub(crate) tcp_sources: Vec<TcpSource>,
+    pub(crate) tcp_sinks: Vec<TcpSink>,
+    pub(crate) udp_sources: Vec<UdpSource>,
+    pub(crate) udp_sinks: Vec<UdpSink>,
+}
+
+impl Elements {
+    /// Number of elements.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+    fn push(&mut self, slot: Slot) -> u32 {
+        self.slots.push(slot);
+        (self.slots.len() - 1) as u32
+    }
+    /// Adds a link and returns its element index.
+    pub(crate) fn add_link(&mut self, link: Link) -> u32 {
+        self.links.push(link);
+        self.push(Slot::Link(self.links.len() as u32 - 1))
+    }
+    /// Adds a TCP source and returns its element index.
+    pub(crate) fn add_tcp_source(&mut self, src: TcpSource) -> u32 {
+        self.tcp_sources.push(src);
+        self.push(Slot::TcpSource(self.tcp_sources.len() as u32 - 1))
+    }
+    /// Adds a TCP sink and returns its element index.
+    pub(crate) fn add_tcp_sink(&mut self, sink: TcpSink) -> u32 {
+        self.tcp_sinks.push(sink);
+        self.push(Slot::TcpSink(self.tcp_sinks.len() as u32 - 1))
+    }
+    /// Adds a UDP source and returns its element index.
+    pub(crate) fn add_udp_source(&mut self, src: UdpSource) -> u32 {
+        self.udp_sources.push(src);
+        self.push(Slot::UdpSource(self.udp_sources.len() as u32 - 1))
+    }
+    /// Adds a UDP sink and returns its element index.
+    pub(crate) fn add_udp_sink(&mut self, sink: UdpSink) -> u32 {
+        self.udp_sinks.push(sink);
+        self.push(Slot::UdpSink(self.udp_sinks.len() as u32 - 1))
+    }
+    /// Adds the sampler and returns its element index.
+    pub(crate) fn add_sampler(&mut self) -> u32 {
+        self.push(Slot::Sampler)
+    }
+
+    /// Where element `elem` is kept.
+    #[inline]
+    pub(crate) fn slot(&self, elem: u32) -> Slot {
+        self.slots[elem as usize]
+    }
+    /// The link that element `elem` is (link metadata always points at a link).
+    pub(crate) fn link(&self, elem: u32) -> &Link {
+        match self.slot(elem) {
+            Slot::Link(i) => &self.links[i as usize],
+            s => unreachable!("element {elem} is {s:?}, not a link"),
+        }
+    }
+    /// The TCP source that element `elem` is, if it is one.
+    pub(crate) fn tcp_source(&self, elem: u32) -> Option<&TcpSource> {
+        match self.slot(elem) {
+            Slot::TcpSource(i) => Some(&self.tcp_sources[i as usize]),
+            _ => None,
+        }
+    }
+    /// The TCP sink that element `elem` is, if it is one.
+    pub(crate) fn tcp_sink(&self, elem: u32) -> Option<&TcpSink> {
+        match self.slot(elem) {
+            Slot::TcpSink(i) => Some(&self.tcp_sinks[i as usize]),
+            _ => None,
+        }
+    }
+    /// The UDP source that element `elem` is, if it is one.
+    pub(crate) fn udp_source(&self, elem: u32) -> Option<&UdpSource> {
+        match self.slot(elem) {
+            Slot::UdpSource(i) => Some(&self.udp_sources[i as usize]),
+            _ => None,
+        }
+    }
+    /// Bytes the endpoint `elem` has delivered in order to its application.
+    pub(crate) fn delivered(&self, elem: u32) -> u64 {
+        match self.slot(elem) {
+            Slot::TcpSink(i) => self.tcp_sinks[i as usize].delivered(),
+            Slot::UdpSink(i) => self.udp_sinks[i as usize].payload_bytes,
+            _ => 0,
+        }
+    }
+}
+
+/// Source routes, stored flat: a route is a run of element indices in `hops` that crosses one or
+/// more links and ends at the destination endpoint. A packet holds the position in `hops` of
+/// the next element it must reach, so forwarding it is one lookup and an increment.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Routes {
     hops: Vec<u32>,
-    start: Vec<u32>,
 }
 
 impl Routes {
-    pub(crate) fn new() -> Self {
-        Routes {
-            hops: Vec::new(),
-            start: vec![0],
-        }
-    }
-    /// Adds a route and returns its index.
+    /// Adds a route (at least one link, then the endpoint) and returns the position of its
+    /// first hop, which is what packets sent along it start with.
     pub(crate) fn add(&mut self, elements: &[u32]) -> u32 {
+        debug_assert!(elements.len() >= 2, "a route crosses at least one link");
         self.hops.extend_from_slice(elements);
-        self.start.push(self.hops.len() as u32);
-        (self.start.len() - 2) as u32
+        (self.hops.len() - elements.len()) as u32
     }
+    /// The element at position `hop`.
     #[inline]
-    fn hop(&self, route: u32, hop: u16) -> u32 {
-        self.hops[self.start[route as usize] as usize + hop as usize]
+    fn at(&self, hop: u32) -> u32 {
+        self.hops[hop as usize]
     }
 }
 
@@ -102,7 +195,7 @@ pub struct Simulation {
     pub(crate) end: Time,
     pub(crate) seed: u64,
     pub(crate) events: EventQueue,
-    pub(crate) elements: Vec<Element>,
+    pub(crate) elements: Elements,
     pub(crate) routes: Routes,
     pub(crate) flows: Vec<FlowMeta>,
     pub(crate) links: Vec<LinkMeta>,
@@ -110,8 +203,6 @@ pub struct Simulation {
     pub(crate) sampler_elem: u32,
     pub(crate) stats: RunStats,
     pub(crate) name: Option<String>,
-    /// Packets produced by an endpoint, waiting to enter their first link.
-    outbox: Vec<Packet>,
 }
 
 impl Simulation {
@@ -121,22 +212,15 @@ impl Simulation {
             end,
             seed,
             events: EventQueue::default(),
-            elements: Vec::new(),
-            routes: Routes::new(),
+            elements: Elements::default(),
+            routes: Routes::default(),
             flows: Vec::new(),
             links: Vec::new(),
             sampler,
             sampler_elem: u32::MAX,
             stats: RunStats::default(),
             name: None,
-            outbox: Vec::new(),
         }
-    }
-
-    /// Adds an element and returns its index.
-    pub(crate) fn add_element(&mut self, e: Element) -> u32 {
-        self.elements.push(e);
-        (self.elements.len() - 1) as u32
     }
 
     /// Schedules every element's first event; called once the scenario is built.
@@ -144,10 +228,10 @@ impl Simulation {
         self.events = EventQueue::with_elements(self.elements.len());
         self.events.grow(self.elements.len());
         for i in 0..self.elements.len() as u32 {
-            let first = match &self.elements[i as usize] {
-                Element::TcpSource(s) => s.deadline(),
-                Element::UdpSource(s) => s.deadline(),
-                Element::Sampler => self.sampler.next_time(),
+            let first = match self.elements.slot(i) {
+                Slot::TcpSource(s) => self.elements.tcp_sources[s as usize].deadline(),
+                Slot::UdpSource(s) => self.elements.udp_sources[s as usize].deadline(),
+                Slot::Sampler => self.sampler.next_time(),
                 _ => None,
             };
             if let Some(t) = first {
@@ -223,9 +307,17 @@ impl Simulation {
     #[inline]
     fn dispatch(&mut self, e: u32) {
         let now = self.now;
-        match &mut self.elements[e as usize] {
-            Element::Link(link) => {
-                let (pkt, next) = link.on_event(now);
+        let Elements {
+            slots,
+            links,
+            tcp_sources,
+            tcp_sinks,
+            udp_sources,
+            ..
+        } = &mut self.elements;
+        match slots[e as usize] {
+            Slot::Link(l) => {
+                let (pkt, next) = links[l as usize].on_event(now);
                 match next {
                     Some(t) => self.events.reschedule_top(t),
                     None => {
@@ -236,36 +328,47 @@ impl Simulation {
                     self.deliver(p);
                 }
             }
-            Element::TcpSource(src) => {
+            Slot::TcpSource(s) => {
                 self.events.pop();
-                src.on_timer(now, &mut self.outbox);
+                let src = &mut tcp_sources[s as usize];
+                let mut launcher = Launcher {
+                    now,
+                    routes: &self.routes,
+                    slots,
+                    links,
+                    events: &mut self.events,
+                };
+                src.on_timer(now, |p| launcher.send(p));
                 if let Some(t) = src.deadline() {
                     self.events.schedule(e, t);
                 }
-                self.flush_outbox();
             }
-            Element::TcpSink(sink) => {
+            Slot::TcpSink(s) => {
                 self.events.pop();
+                let sink = &mut tcp_sinks[s as usize];
                 let ack = sink.on_timer(now);
                 if let Some(t) = sink.deadline() {
                     self.events.schedule(e, t);
                 }
                 if let Some(a) = ack {
-                    self.send(a);
+                    self.launcher().send(a);
                 }
             }
-            Element::UdpSource(src) => {
+            Slot::UdpSource(s) => {
                 self.events.pop();
-                src.on_timer(now, &mut self.outbox);
+                let src = &mut udp_sources[s as usize];
+                let pkt = src.on_timer(now);
                 if let Some(t) = src.deadline() {
                     self.events.schedule(e, t);
                 }
-                self.flush_outbox();
+                if let Some(p) = pkt {
+                    self.launcher().send(p);
+                }
             }
-            Element::UdpSink(_) => {
+            Slot::UdpSink(_) => {
                 self.events.pop();
             }
-            Element::Sampler => {
+            Slot::Sampler => {
                 self.events.pop();
                 self.take_samples();
                 if let Some(t) = self.sampler.next_time() {
@@ -275,101 +378,117 @@ impl Simulation {
         }
     }
 
-    /// Hands a packet to the next element of its route.
+    /// Hands a packet that has crossed a link to the next element of its route.
     #[inline]
     fn deliver(&mut self, mut pkt: Packet) {
         let now = self.now;
-        let elem = self.routes.hop(pkt.route, pkt.hop);
+        let elem = self.routes.at(pkt.hop);
         pkt.hop += 1;
-        match &mut self.elements[elem as usize] {
-            Element::Link(link) => {
-                if let Some(t) = link.enqueue(now, pkt) {
+        let Elements {
+            slots,
+            links,
+            tcp_sources,
+            tcp_sinks,
+            udp_sinks,
+            ..
+        } = &mut self.elements;
+        match slots[elem as usize] {
+            Slot::Link(l) => {
+                if let Some(t) = links[l as usize].enqueue(now, pkt) {
                     self.events.schedule(elem, t);
                 }
             }
-            Element::TcpSink(sink) => {
+            Slot::TcpSink(s) => {
                 debug_assert_eq!(pkt.kind, Kind::TcpData);
                 self.stats.data_packets_delivered += 1;
                 self.stats.packets_delivered += 1;
+                let sink = &mut tcp_sinks[s as usize];
                 let ack = sink.on_data(now, &pkt);
-                let deadline = sink.deadline();
-                self.arm_lazily(elem, deadline);
+                arm_lazily(&mut self.events, elem, sink.deadline());
                 if let Some(a) = ack {
-                    self.send(a);
+                    self.launcher().send(a);
                 }
             }
-            Element::TcpSource(src) => {
+            Slot::TcpSource(s) => {
                 debug_assert_eq!(pkt.kind, Kind::TcpAck);
                 self.stats.packets_delivered += 1;
-                src.on_ack(now, &pkt, &mut self.outbox);
-                let deadline = src.deadline();
-                self.arm_lazily(elem, deadline);
-                self.flush_outbox();
+                let src = &mut tcp_sources[s as usize];
+                let mut launcher = Launcher {
+                    now,
+                    routes: &self.routes,
+                    slots,
+                    links,
+                    events: &mut self.events,
+                };
+                src.on_ack(now, &pkt, |p| launcher.send(p));
+                arm_lazily(&mut self.events, elem, src.deadline());
             }
-            Element::UdpSink(sink) => {
+            Slot::UdpSink(s) => {
                 self.stats.packets_delivered += 1;
-                sink.on_packet(&pkt);
+                udp_sinks[s as usize].on_packet(&pkt);
             }
-            Element::UdpSource(_) | Element::Sampler => {
+            Slot::UdpSource(_) | Slot::Sampler => {
                 unreachable!("routes end at sinks or TCP sources and only cross links")
             }
         }
     }
 
-    /// Makes sure `elem` will be woken at or before `deadline`. A later deadline is not moved
-    /// in the queue: the element wakes early, finds nothing due and re-arms itself (the
-    /// retransmission timer is restarted on every ACK, so this saves a heap update per ACK).
+    /// What an endpoint of this simulation sends with.
     #[inline]
-    fn arm_lazily(&mut self, elem: u32, deadline: Option<Time>) {
-        if let Some(d) = deadline {
-            match self.events.time_of(elem) {
-                Some(cur) if cur <= d => {}
-                _ => self.events.schedule(elem, d),
-            }
+    fn launcher(&mut self) -> Launcher<'_> {
+        Launcher {
+            now: self.now,
+            routes: &self.routes,
+            slots: &self.elements.slots,
+            links: &mut self.elements.links,
+            events: &mut self.events,
         }
-    }
-
-    /// Sends a packet from an endpoint into the first link of its route.
-    #[inline]
-    fn send(&mut self, pkt: Packet) {
-        debug_assert_eq!(pkt.hop, 0);
-        self.deliver(pkt);
-    }
-
-    #[inline]
-    fn flush_outbox(&mut self) {
-        if self.outbox.is_empty() {
-            return;
-        }
-        let mut out = std::mem::take(&mut self.outbox);
-        for &p in &out {
-            self.send(p);
-        }
-        out.clear();
-        self.outbox = out;
     }
 
     fn take_samples(&mut self) {
         let now = self.now;
-        for l in &self.links {
-            if let Element::Link(link) = &mut self.elements[l.elem as usize] {
-                link.advance(now);
-            }
+        for link in &mut self.elements.links {
+            link.advance(now);
         }
         self.sampler
             .sample(now, &self.flows, &self.links, &self.elements);
     }
+}
 
-    pub(crate) fn element(&self, i: u32) -> &Element {
-        &self.elements[i as usize]
+/// Makes sure `elem` will be woken at or before `deadline`. A later deadline is not moved in
+/// the queue: the element wakes early, finds nothing due and re-arms itself (the
+/// retransmission timer is restarted on every ACK, so this saves a heap update per ACK).
+#[inline]
+fn arm_lazily(events: &mut EventQueue, elem: u32, deadline: Option<Time>) {
+    if let Some(d) = deadline {
+        match events.time_of(elem) {
+            Some(cur) if cur <= d => {}
+            _ => events.schedule(elem, d),
+        }
     }
 }
 
-/// Bytes an endpoint has delivered in order to its application.
-pub(crate) fn delivered(e: &Element) -> u64 {
-    match e {
-        Element::TcpSink(s) => s.delivered(),
-        Element::UdpSink(s) => s.payload_bytes,
-        _ => 0,
+/// Puts the packets an endpoint sends onto the first link of their route, directly from the
+/// endpoint's code: no buffer in between, and the borrow of the endpoint (in its own vector)
+/// does not conflict with those of the links and the event queue.
+struct Launcher<'a> {
+    now: Time,
+    routes: &'a Routes,
+    slots: &'a [Slot],
+    links: &'a mut [Link],
+    events: &'a mut EventQueue,
+}
+
+impl Launcher<'_> {
+    #[inline]
+    fn send(&mut self, mut pkt: Packet) {
+        let elem = self.routes.at(pkt.hop);
+        pkt.hop += 1;
+        let Slot::Link(l) = self.slots[elem as usize] else {
+            unreachable!("a route starts with a link")
+        };
+        if let Some(t) = self.links[l as usize].enqueue(self.now, pkt) {
+            self.events.schedule(elem, t);
+        }
     }
 }

@@ -24,7 +24,7 @@ pub(crate) enum SourceState {
 pub(crate) struct TcpSource {
     pub(crate) sender: TcpSender,
     pub(crate) cc: AnyController,
-    /// Route of the data packets (ends at the sink).
+    /// Route of the data packets (ends at the sink), as the position of its first hop.
     route: u32,
     /// Bytes of IP + TCP header added to every segment.
     header_bytes: u32,
@@ -71,8 +71,8 @@ impl TcpSource {
         }
     }
 
-    /// Start, stop and retransmission timer.
-    pub(crate) fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+    /// Start, stop and retransmission timer; hands what it sends to `send`.
+    pub(crate) fn on_timer(&mut self, now: Time, send: impl FnMut(Packet)) {
         if self.state == SourceState::Waiting && now >= self.start {
             self.state = SourceState::Active;
         }
@@ -84,12 +84,12 @@ impl TcpSource {
             self.sender.stop();
         }
         self.sender.handle_timeout(now, &mut self.cc);
-        self.transmit(now, out);
+        self.transmit(now, send);
     }
 
-    /// An acknowledgement arrived.
+    /// An acknowledgement arrived; hands what it sends to `send`.
     #[inline]
-    pub(crate) fn on_ack(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) {
+    pub(crate) fn on_ack(&mut self, now: Time, pkt: &Packet, send: impl FnMut(Packet)) {
         if self.state != SourceState::Active {
             return;
         }
@@ -98,19 +98,18 @@ impl TcpSource {
             ts_echo: pkt.ts,
         };
         self.sender.handle_ack(now, &ack, &mut self.cc);
-        self.transmit(now, out);
+        self.transmit(now, send);
     }
 
     #[inline]
-    fn transmit(&mut self, now: Time, out: &mut Vec<Packet>) {
+    fn transmit(&mut self, now: Time, mut send: impl FnMut(Packet)) {
         while let Some(seg) = self.sender.poll_transmit(now, &self.cc) {
-            out.push(Packet {
+            send(Packet {
                 seq: seg.seq,
                 ts: seg.ts,
-                route: self.route,
+                hop: self.route,
                 size: seg.len + self.header_bytes,
                 len: seg.len,
-                hop: 0,
                 kind: Kind::TcpData,
                 retx: seg.retransmission,
             });
@@ -136,7 +135,7 @@ impl TcpSource {
 #[derive(Clone, Debug)]
 pub(crate) struct TcpSink {
     pub(crate) receiver: TcpReceiver,
-    /// Route of the ACKs (ends at the source).
+    /// Route of the ACKs (ends at the source), as the position of its first hop.
     route: u32,
     header_bytes: u32,
     /// Size of a finite flow.
@@ -205,10 +204,9 @@ impl TcpSink {
         Packet {
             seq: a.ack,
             ts: a.ts_echo,
-            route: self.route,
+            hop: self.route,
             size: self.header_bytes,
             len: 0,
-            hop: 0,
             kind: Kind::TcpAck,
             retx: false,
         }

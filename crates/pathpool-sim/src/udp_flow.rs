@@ -23,6 +23,7 @@ pub(crate) enum Periods {
 /// A UDP source sending fixed-size datagrams at a fixed rate while on.
 #[derive(Clone, Debug)]
 pub(crate) struct UdpSource {
+    /// Route of the datagrams, as the position of its first hop.
     route: u32,
     size: u32,
     /// Time between datagrams while on.
@@ -77,22 +78,21 @@ impl UdpSource {
         (self.next_send < self.stop).then_some(self.next_send)
     }
 
-    /// Sends the datagram due now and plans the next one.
-    pub(crate) fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+    /// Returns the datagram due now, if any, and plans the next one.
+    pub(crate) fn on_timer(&mut self, now: Time) -> Option<Packet> {
         if now < self.next_send || now >= self.stop {
-            return;
+            return None;
         }
         self.sent += 1;
-        out.push(Packet {
+        let pkt = Packet {
             seq: 0,
             ts: now,
-            route: self.route,
+            hop: self.route,
             size: self.size,
             len: self.size.saturating_sub(UDP_HEADER_BYTES),
-            hop: 0,
             kind: Kind::Udp,
             retx: false,
-        });
+        };
         self.next_send = now + self.interval;
         if let Periods::OnOff { on, off, .. } = self.periods {
             while self.next_send >= self.on_until {
@@ -102,6 +102,7 @@ impl UdpSource {
                 self.on_until = resume.saturating_add(self.draw(on));
             }
         }
+        Some(pkt)
     }
 }
 
@@ -124,13 +125,12 @@ mod tests {
     use super::*;
 
     fn run(src: &mut UdpSource, until: Time) -> Vec<Time> {
-        let mut out = Vec::new();
         let mut sent = Vec::new();
         while let Some(t) = src.deadline() {
             if t > until {
                 break;
             }
-            src.on_timer(t, &mut out);
+            assert!(src.on_timer(t).is_some());
             sent.push(t);
         }
         sent
