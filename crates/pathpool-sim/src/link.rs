@@ -117,15 +117,23 @@ impl Link {
             if slot.depart > now {
                 break;
             }
-            let (depart, size) = (slot.depart, u64::from(slot.pkt.size));
-            self.integrate(depart);
-            self.queued_bytes -= size;
-            self.queued_packets -= 1;
-            self.counters.tx_packets += 1;
-            self.counters.tx_bytes += size;
+            let (depart, size) = (slot.depart, slot.pkt.size);
+            self.account_departure(depart, size);
             self.departed += 1;
         }
         self.integrate(now);
+    }
+
+    /// The packet of `size` bytes finished serialising at `depart`, the earliest departure not
+    /// yet accounted.
+    #[inline]
+    fn account_departure(&mut self, depart: Time, size: u32) {
+        let size = u64::from(size);
+        self.integrate(depart);
+        self.queued_bytes -= size;
+        self.queued_packets -= 1;
+        self.counters.tx_packets += 1;
+        self.counters.tx_bytes += size;
     }
 
     #[inline]
@@ -191,13 +199,20 @@ impl Link {
     /// packet unless it was lost on the wire, and the time of the next event, if any.
     #[inline]
     pub(crate) fn on_event(&mut self, now: Time) -> (Option<Packet>, Option<Time>) {
-        self.advance(now);
         let slot = self
             .ring
             .pop_front()
             .expect("a link event with an empty ring");
-        debug_assert!(self.departed > 0 && slot.depart + self.delay == now);
-        self.departed -= 1;
+        debug_assert!(slot.depart + self.delay == now);
+        // The head finished serialising before it arrived. Account its departure if no
+        // `advance` has yet; later departures wait for the next arrival or sample, which
+        // account every departure up to their own time anyway (the queue integral is the same
+        // sum, split at other instants).
+        if self.departed > 0 {
+            self.departed -= 1;
+        } else {
+            self.account_departure(slot.depart, slot.pkt.size);
+        }
         let next = self.ring.front().map(|s| s.depart + self.delay);
         if self.loss > 0.0 && self.rng.bernoulli(self.loss) {
             self.counters.random_losses += 1;
