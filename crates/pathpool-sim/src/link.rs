@@ -117,7 +117,7 @@ impl Link {
             if slot.depart > now {
                 break;
             }
-            let (depart, size) = (slot.depart, slot.pkt.size);
+            let (depart, size) = (slot.depart, slot.pkt.size());
             self.account_departure(depart, size);
             self.departed += 1;
         }
@@ -151,7 +151,7 @@ impl Link {
     pub(crate) fn enqueue(&mut self, now: Time, pkt: Packet) -> Option<Time> {
         self.advance(now);
         self.counters.arrivals += 1;
-        let size = pkt.size;
+        let size = pkt.size();
         if self.should_drop(now, size) {
             self.counters.drops += 1;
             self.counters.drop_bytes += u64::from(size);
@@ -211,7 +211,7 @@ impl Link {
         if self.departed > 0 {
             self.departed -= 1;
         } else {
-            self.account_departure(slot.depart, slot.pkt.size);
+            self.account_departure(slot.depart, slot.pkt.size());
         }
         let next = self.ring.front().map(|s| s.depart + self.delay);
         if self.loss > 0.0 && self.rng.bernoulli(self.loss) {
@@ -242,19 +242,10 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::Kind;
     use crate::red::RedParams;
 
     fn pkt(size: u32) -> Packet {
-        Packet {
-            seq: 0,
-            ts: Time::ZERO,
-            size,
-            len: 0,
-            hop: 0,
-            kind: Kind::Udp,
-            retx: false,
-        }
+        Packet::new(0, Time::ZERO, 0, size, false)
     }
 
     fn link(limit: Discipline) -> Link {

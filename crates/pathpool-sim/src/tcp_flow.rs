@@ -6,7 +6,7 @@ use pathpool_cc::{AnyController, MultipathController};
 use pathpool_core::Time;
 use pathpool_proto::tcp::{AckSegment, DataSegment, TcpReceiver, TcpSender};
 
-use crate::packet::{Kind, Packet};
+use crate::packet::Packet;
 
 /// Life cycle of a source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,15 +104,13 @@ impl TcpSource {
     #[inline]
     fn transmit(&mut self, now: Time, mut send: impl FnMut(Packet)) {
         while let Some(seg) = self.sender.poll_transmit(now, &self.cc) {
-            send(Packet {
-                seq: seg.seq,
-                ts: seg.ts,
-                hop: self.route,
-                size: seg.len + self.header_bytes,
-                len: seg.len,
-                kind: Kind::TcpData,
-                retx: seg.retransmission,
-            });
+            send(Packet::new(
+                seg.seq,
+                seg.ts,
+                self.route,
+                seg.len + self.header_bytes,
+                seg.retransmission,
+            ));
         }
         if self.sender.is_finished() {
             self.state = SourceState::Done;
@@ -137,6 +135,8 @@ pub(crate) struct TcpSink {
     pub(crate) receiver: TcpReceiver,
     /// Route of the ACKs (ends at the source), as the position of its first hop.
     route: u32,
+    /// Bytes of IP + TCP header: the size of an ACK, and what a data segment's size exceeds
+    /// its payload by.
     header_bytes: u32,
     /// Size of a finite flow.
     size: Option<u64>,
@@ -165,9 +165,9 @@ impl TcpSink {
     pub(crate) fn on_data(&mut self, now: Time, pkt: &Packet) -> Option<Packet> {
         let seg = DataSegment {
             seq: pkt.seq,
-            len: pkt.len,
+            len: pkt.size() - self.header_bytes,
             ts: pkt.ts,
-            retransmission: pkt.retx,
+            retransmission: pkt.retx(),
         };
         let ack = self.receiver.handle_segment(now, &seg);
         if self.completed_at.is_none()
@@ -201,14 +201,6 @@ impl TcpSink {
 
     #[inline]
     fn ack_packet(&self, a: AckSegment) -> Packet {
-        Packet {
-            seq: a.ack,
-            ts: a.ts_echo,
-            hop: self.route,
-            size: self.header_bytes,
-            len: 0,
-            kind: Kind::TcpAck,
-            retx: false,
-        }
+        Packet::new(a.ack, a.ts_echo, self.route, self.header_bytes, false)
     }
 }

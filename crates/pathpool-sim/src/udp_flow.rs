@@ -2,7 +2,7 @@
 
 use pathpool_core::{Dur, Rng, Time};
 
-use crate::packet::{Kind, Packet};
+use crate::packet::Packet;
 
 /// Bytes of IP + UDP header in every datagram; the rest is payload.
 pub(crate) const UDP_HEADER_BYTES: u32 = 28;
@@ -84,15 +84,7 @@ impl UdpSource {
             return None;
         }
         self.sent += 1;
-        let pkt = Packet {
-            seq: 0,
-            ts: now,
-            hop: self.route,
-            size: self.size,
-            len: self.size.saturating_sub(UDP_HEADER_BYTES),
-            kind: Kind::Udp,
-            retx: false,
-        };
+        let pkt = Packet::new(0, now, self.route, self.size, false);
         self.next_send = now + self.interval;
         if let Periods::OnOff { on, off, .. } = self.periods {
             while self.next_send >= self.on_until {
@@ -116,7 +108,7 @@ pub(crate) struct UdpSink {
 impl UdpSink {
     pub(crate) fn on_packet(&mut self, pkt: &Packet) {
         self.packets += 1;
-        self.payload_bytes += u64::from(pkt.len);
+        self.payload_bytes += u64::from(pkt.size().saturating_sub(UDP_HEADER_BYTES));
     }
 }
 
