@@ -2,8 +2,8 @@
 //!
 //! Every element (link, endpoint, sampler) has at most one pending event, as in htsim, so the
 //! queue holds O(elements) entries however many packets are in flight. The queue enforces
-//! this structurally: it is an indexed binary min-heap with one slot per element, and
-//! scheduling an element that already has an event moves that event. Ties at the same instant
+//! this structurally: an element has one slot in one indexed min-heap, and scheduling an
+//! element that already has an event moves that event. Ties at the same instant
 //! are broken by element index, so the order of events never depends on anything but the
 //! scenario: the same scenario and seed give the same run on every machine.
 
@@ -31,44 +31,61 @@ impl Entry {
     }
 }
 
-/// An indexed min-heap of (time, element) with at most one entry per element.
+/// Pending events, at most one per element, taken in (time, element) order.
 ///
-/// The heap is binary rather than 4-ary: most operations move a link's event at the top a
-/// little later, and it sinks one or two levels at most (below the links' events are the
-/// retransmission timers, far in the future), where two comparisons per level beat four.
+/// Elements are split between two indexed binary min-heaps: a hot one for the elements whose
+/// event moves on every packet (links) and a cold one for the rest (retransmission and
+/// delayed-ACK timers, sources, the sampler), which wake rarely. The earliest event is the
+/// earlier of the two heaps' tops. Keeping the timers out of the links' heap keeps it tiny, so
+/// moving a link's event (what nearly every event does) costs a comparison or two whatever the
+/// number of flows; a binary heap suits the shallow moves that remain.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct EventQueue {
-    heap: Vec<Entry>,
-    /// Heap position of each element's entry, or `NONE`.
+    /// The hot heap (0) and the cold heap (1).
+    heaps: [Vec<Entry>; 2],
+    /// Which heap each element's event goes in.
+    heap_of: Vec<u8>,
+    /// Position of each element's entry in its heap, or `NONE`.
     pos: Vec<u32>,
 }
 
 impl EventQueue {
-    /// A queue for elements `0..n`.
-    pub(crate) fn with_elements(n: usize) -> Self {
+    /// A queue for elements `0..hot.len()`; `hot[e]` says whether element `e`'s event moves
+    /// often.
+    pub(crate) fn new(hot: &[bool]) -> Self {
+        let in_hot = hot.iter().filter(|&&h| h).count();
         EventQueue {
-            heap: Vec::with_capacity(n),
-            pos: vec![NONE; n],
-        }
-    }
-
-    /// Makes room for elements up to `n`.
-    pub(crate) fn grow(&mut self, n: usize) {
-        if self.pos.len() < n {
-            self.pos.resize(n, NONE);
+            heaps: [
+                Vec::with_capacity(in_hot),
+                Vec::with_capacity(hot.len() - in_hot),
+            ],
+            heap_of: hot.iter().map(|&h| u8::from(!h)).collect(),
+            pos: vec![NONE; hot.len()],
         }
     }
 
     /// Number of pending events.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.heap.len()
+        self.heaps[0].len() + self.heaps[1].len()
     }
 
     /// The earliest event.
     #[inline]
     pub(crate) fn peek(&self) -> Option<(Time, u32)> {
-        self.heap.first().map(|e| (e.time(), e.elem()))
+        let top = match (self.heaps[0].first(), self.heaps[1].first()) {
+            (Some(&a), Some(&b)) => {
+                if a.key < b.key {
+                    a
+                } else {
+                    b
+                }
+            }
+            (Some(&a), None) => a,
+            (None, Some(&b)) => b,
+            (None, None) => return None,
+        };
+        Some((top.time(), top.elem()))
     }
 
     /// When `elem`'s event is due, if it has one.
@@ -76,7 +93,7 @@ impl EventQueue {
     pub(crate) fn time_of(&self, elem: u32) -> Option<Time> {
         match self.pos[elem as usize] {
             NONE => None,
-            p => Some(self.heap[p as usize].time()),
+            p => Some(self.heaps[usize::from(self.heap_of[elem as usize])][p as usize].time()),
         }
     }
 
@@ -84,82 +101,84 @@ impl EventQueue {
     #[inline]
     pub(crate) fn schedule(&mut self, elem: u32, time: Time) {
         let entry = Entry::new(time, elem);
+        let heap = &mut self.heaps[usize::from(self.heap_of[elem as usize])];
         match self.pos[elem as usize] {
             NONE => {
-                let i = self.heap.len();
-                self.heap.push(entry);
-                self.sift_up(i, entry);
+                let i = heap.len();
+                heap.push(entry);
+                sift_up(heap, &mut self.pos, i, entry);
             }
             p => {
                 let p = p as usize;
-                let old = self.heap[p];
-                if entry.key < old.key {
-                    self.sift_up(p, entry);
+                if entry.key < heap[p].key {
+                    sift_up(heap, &mut self.pos, p, entry);
                 } else {
-                    self.sift_down(p, entry);
+                    sift_down(heap, &mut self.pos, p, entry);
                 }
             }
         }
     }
 
-    /// Moves the earliest event (which must exist) to `time`: cheaper than pop + push.
+    /// Moves the earliest event, which must be `elem`'s, to `time`: cheaper than pop + push.
     #[inline]
-    pub(crate) fn reschedule_top(&mut self, time: Time) {
-        let top = self.heap[0];
-        let entry = Entry::new(time, top.elem());
+    pub(crate) fn reschedule_top(&mut self, elem: u32, time: Time) {
+        let heap = &mut self.heaps[usize::from(self.heap_of[elem as usize])];
+        let entry = Entry::new(time, elem);
         debug_assert!(
-            entry.key >= top.key,
-            "an element cannot move its own event back in time"
+            heap[0].elem() == elem && entry.key >= heap[0].key,
+            "the earliest event is {elem}'s and cannot move back in time"
         );
-        self.sift_down(0, entry);
+        sift_down(heap, &mut self.pos, 0, entry);
     }
 
-    /// Removes the earliest event.
+    /// Removes the earliest event, which must be `elem`'s.
     #[inline]
-    pub(crate) fn pop(&mut self) -> Option<(Time, u32)> {
-        let top = *self.heap.first()?;
-        self.pos[top.elem() as usize] = NONE;
-        let last = self.heap.pop().expect("non-empty");
-        if !self.heap.is_empty() {
-            self.sift_down(0, last);
+    pub(crate) fn pop_top(&mut self, elem: u32) {
+        let heap = &mut self.heaps[usize::from(self.heap_of[elem as usize])];
+        debug_assert_eq!(heap[0].elem(), elem, "the earliest event is {elem}'s");
+        self.pos[elem as usize] = NONE;
+        let last = heap.pop().expect("non-empty");
+        if !heap.is_empty() {
+            sift_down(heap, &mut self.pos, 0, last);
         }
-        Some((top.time(), top.elem()))
     }
+}
 
-    fn sift_up(&mut self, mut i: usize, e: Entry) {
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            let p = self.heap[parent];
-            if p.key <= e.key {
-                break;
-            }
-            self.heap[i] = p;
-            self.pos[p.elem() as usize] = i as u32;
-            i = parent;
+/// Moves `e` from position `i` towards the root of `heap` to its place.
+fn sift_up(heap: &mut [Entry], pos: &mut [u32], mut i: usize, e: Entry) {
+    while i > 0 {
+        let parent = (i - 1) / 2;
+        let p = heap[parent];
+        if p.key <= e.key {
+            break;
         }
-        self.heap[i] = e;
-        self.pos[e.elem() as usize] = i as u32;
+        heap[i] = p;
+        pos[p.elem() as usize] = i as u32;
+        i = parent;
     }
+    heap[i] = e;
+    pos[e.elem() as usize] = i as u32;
+}
 
-    fn sift_down(&mut self, mut i: usize, e: Entry) {
-        let heap = &mut self.heap[..];
-        loop {
-            let left = 2 * i + 1;
-            let Some(&l) = heap.get(left) else { break };
-            let (child, c) = match heap.get(left + 1) {
-                Some(&r) if r.key < l.key => (left + 1, r),
-                _ => (left, l),
-            };
-            if c.key >= e.key {
-                break;
-            }
-            heap[i] = c;
-            self.pos[c.elem() as usize] = i as u32;
-            i = child;
+/// Moves `e` from position `i` towards the leaves of `heap` to its place.
+#[inline]
+fn sift_down(heap: &mut [Entry], pos: &mut [u32], mut i: usize, e: Entry) {
+    loop {
+        let left = 2 * i + 1;
+        let Some(&l) = heap.get(left) else { break };
+        let (child, c) = match heap.get(left + 1) {
+            Some(&r) if r.key < l.key => (left + 1, r),
+            _ => (left, l),
+        };
+        if c.key >= e.key {
+            break;
         }
-        heap[i] = e;
-        self.pos[e.elem() as usize] = i as u32;
+        heap[i] = c;
+        pos[c.elem() as usize] = i as u32;
+        i = child;
     }
+    heap[i] = e;
+    pos[e.elem() as usize] = i as u32;
 }
 
 #[cfg(test)]
@@ -168,9 +187,18 @@ mod tests {
     use proptest::prelude::*;
     use std::collections::BTreeMap;
 
+    impl EventQueue {
+        /// Removes and returns the earliest event.
+        fn pop(&mut self) -> Option<(Time, u32)> {
+            let top = self.peek()?;
+            self.pop_top(top.1);
+            Some(top)
+        }
+    }
+
     #[test]
     fn orders_by_time_then_element() {
-        let mut q = EventQueue::with_elements(4);
+        let mut q = EventQueue::new(&[false, true, false, true]);
         q.schedule(3, Time(10));
         q.schedule(1, Time(10));
         q.schedule(2, Time(5));
@@ -182,30 +210,41 @@ mod tests {
 
     #[test]
     fn rescheduling_moves_the_single_entry() {
-        let mut q = EventQueue::with_elements(3);
+        let mut q = EventQueue::new(&[true, false, true]);
         q.schedule(0, Time(10));
         q.schedule(1, Time(20));
         q.schedule(0, Time(30));
         assert_eq!(q.len(), 2, "one entry per element");
         assert_eq!(q.time_of(0), Some(Time(30)));
         assert_eq!(q.pop(), Some((Time(20), 1)));
-        q.reschedule_top(Time(40));
+        q.reschedule_top(0, Time(40));
         assert_eq!(q.peek(), Some((Time(40), 0)));
         assert_eq!(q.pop(), Some((Time(40), 0)));
         assert_eq!(q.time_of(0), None);
     }
 
     proptest! {
-        /// The queue behaves like a map element -> time read in (time, element) order.
+        /// The queue behaves like a map element -> time read in (time, element) order, however
+        /// the elements are split between the hot and the cold heap.
         #[test]
-        fn matches_a_reference_map(ops in proptest::collection::vec((0u32..16, 0u64..50, 0u8..4), 1..300)) {
-            let mut q = EventQueue::with_elements(16);
+        fn matches_a_reference_map(
+            hot in proptest::array::uniform16(any::<bool>()),
+            ops in proptest::collection::vec((0u32..16, 0u64..50, 0u8..5), 1..300),
+        ) {
+            let mut q = EventQueue::new(&hot);
             let mut model: BTreeMap<u32, u64> = BTreeMap::new();
             for (elem, t, op) in ops {
                 match op {
                     0..=2 => {
                         q.schedule(elem, Time(t));
                         model.insert(elem, t);
+                    }
+                    3 => {
+                        // Move the earliest event later.
+                        if let Some((t0, e)) = model.iter().map(|(&e, &t)| (t, e)).min() {
+                            q.reschedule_top(e, Time(t0 + t));
+                            model.insert(e, t0 + t);
+                        }
                     }
                     _ => {
                         let want = model.iter().map(|(&e, &t)| (t, e)).min();

@@ -225,8 +225,11 @@ impl Simulation {
 
     /// Schedules every element's first event; called once the scenario is built.
     pub(crate) fn prime(&mut self) {
-        self.events = EventQueue::with_elements(self.elements.len());
-        self.events.grow(self.elements.len());
+        // Links' events move on every packet; every other element's rarely.
+        let hot: Vec<bool> = (0..self.elements.len() as u32)
+            .map(|e| matches!(self.elements.slot(e), Slot::Link(_)))
+            .collect();
+        self.events = EventQueue::new(&hot);
         for i in 0..self.elements.len() as u32 {
             let first = match self.elements.slot(i) {
                 Slot::TcpSource(s) => self.elements.tcp_sources[s as usize].deadline(),
@@ -319,17 +322,15 @@ impl Simulation {
             Slot::Link(l) => {
                 let (pkt, next) = links[l as usize].on_event(now);
                 match next {
-                    Some(t) => self.events.reschedule_top(t),
-                    None => {
-                        self.events.pop();
-                    }
+                    Some(t) => self.events.reschedule_top(e, t),
+                    None => self.events.pop_top(e),
                 }
                 if let Some(p) = pkt {
                     self.deliver(p);
                 }
             }
             Slot::TcpSource(s) => {
-                self.events.pop();
+                self.events.pop_top(e);
                 let src = &mut tcp_sources[s as usize];
                 let mut launcher = Launcher {
                     now,
@@ -344,7 +345,7 @@ impl Simulation {
                 }
             }
             Slot::TcpSink(s) => {
-                self.events.pop();
+                self.events.pop_top(e);
                 let sink = &mut tcp_sinks[s as usize];
                 let ack = sink.on_timer(now);
                 if let Some(t) = sink.deadline() {
@@ -355,7 +356,7 @@ impl Simulation {
                 }
             }
             Slot::UdpSource(s) => {
-                self.events.pop();
+                self.events.pop_top(e);
                 let src = &mut udp_sources[s as usize];
                 let pkt = src.on_timer(now);
                 if let Some(t) = src.deadline() {
@@ -366,10 +367,10 @@ impl Simulation {
                 }
             }
             Slot::UdpSink(_) => {
-                self.events.pop();
+                self.events.pop_top(e);
             }
             Slot::Sampler => {
-                self.events.pop();
+                self.events.pop_top(e);
                 self.take_samples();
                 if let Some(t) = self.sampler.next_time() {
                     self.events.schedule(e, t);
