@@ -299,8 +299,9 @@ impl Simulation {
 
     fn flow_series_table(&self) -> Table {
         let s = &self.sampler.flow_series;
+        let (time_s, goodput_bps) = s.time_and_goodput(self.flows.len());
         let mut t = Table::new("flow_timeseries");
-        t.push("time_s", Column::F64(s.time_s.clone()));
+        t.push("time_s", Column::F64(time_s));
         t.push(
             "flow",
             Column::Str(
@@ -311,7 +312,7 @@ impl Simulation {
             ),
         );
         t.push("delivered_bytes", Column::U64(s.delivered_bytes.clone()));
-        t.push("goodput_bps", Column::F64(s.goodput_bps.clone()));
+        t.push("goodput_bps", Column::F64(goodput_bps));
         if self.sampler.traces_cwnd() {
             t.push("cwnd_bytes", Column::F64(s.cwnd_bytes.clone()));
             t.push("ssthresh_bytes", Column::F64(s.ssthresh_bytes.clone()));

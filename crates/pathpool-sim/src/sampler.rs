@@ -24,15 +24,45 @@ pub(crate) struct Snapshot {
 }
 
 /// Per-flow time series, one row per active flow per tick.
+///
+/// A run keeps one row per flow per tick, the bulk of its measurements, so a row holds only
+/// what cannot be derived: the time and the goodput follow from the ticks (see
+/// [`FlowSeries::rows`]).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct FlowSeries {
-    pub(crate) time_s: Vec<f64>,
+    /// Each tick's time and the number of rows recorded up to it (inclusive).
+    pub(crate) ticks: Vec<(Time, usize)>,
     pub(crate) flow: Vec<u32>,
     pub(crate) delivered_bytes: Vec<u64>,
-    pub(crate) goodput_bps: Vec<f64>,
     pub(crate) cwnd_bytes: Vec<f64>,
     pub(crate) ssthresh_bytes: Vec<f64>,
     pub(crate) srtt_s: Vec<f64>,
+}
+
+impl FlowSeries {
+    /// The time and goodput columns: each row's tick time, and its flow's goodput since the
+    /// flow's previous row (or the start of the run) over the time since the previous tick,
+    /// computed exactly as the sampler used to at each tick.
+    pub(crate) fn time_and_goodput(&self, flows: usize) -> (Vec<f64>, Vec<f64>) {
+        let rows = self.flow.len();
+        let (mut time_s, mut goodput_bps) = (Vec::with_capacity(rows), Vec::with_capacity(rows));
+        let mut last_delivered = vec![0u64; flows];
+        let (mut last_tick, mut row) = (Time::ZERO, 0);
+        for &(now, end) in &self.ticks {
+            let dt = (now - last_tick).as_secs_f64();
+            let t = now.as_secs_f64();
+            for (&f, &d) in self.flow[row..end]
+                .iter()
+                .zip(&self.delivered_bytes[row..end])
+            {
+                time_s.push(t);
+                goodput_bps.push((d - last_delivered[f as usize]) as f64 * 8.0 / dt);
+                last_delivered[f as usize] = d;
+            }
+            (last_tick, row) = (now, end);
+        }
+        (time_s, goodput_bps)
+    }
 }
 
 /// Per-link time series, one row per link per tick.
@@ -63,7 +93,6 @@ pub(crate) struct Sampler {
     pub(crate) at_flow_stop: Vec<Option<u64>>,
     pub(crate) flow_series: FlowSeries,
     pub(crate) link_series: LinkSeries,
-    last_delivered: Vec<u64>,
     last_link: Vec<(u64, u64)>,
 }
 
@@ -90,7 +119,6 @@ impl Sampler {
             at_flow_stop: Vec::new(),
             flow_series: FlowSeries::default(),
             link_series: LinkSeries::default(),
-            last_delivered: Vec::new(),
             last_link: Vec::new(),
         }
     }
@@ -104,7 +132,6 @@ impl Sampler {
         }
         self.marks.sort();
         self.at_flow_stop = vec![None; flows.len()];
-        self.last_delivered = vec![0; flows.len()];
         self.last_link = vec![(0, 0); links];
     }
 
@@ -159,14 +186,9 @@ impl Sampler {
             if ended.is_some_and(|e| e <= self.last_tick) {
                 continue;
             }
-            let d = elements.delivered(f.sink);
             let s = &mut self.flow_series;
-            s.time_s.push(t);
             s.flow.push(i as u32);
-            s.delivered_bytes.push(d);
-            s.goodput_bps
-                .push((d - self.last_delivered[i]) as f64 * 8.0 / dt);
-            self.last_delivered[i] = d;
+            s.delivered_bytes.push(elements.delivered(f.sink));
             if self.trace_cwnd {
                 let (cwnd, ssthresh, srtt) = match elements.tcp_source(f.source) {
                     Some(src) => {
@@ -185,6 +207,8 @@ impl Sampler {
                 s.srtt_s.push(srtt);
             }
         }
+        let rows = self.flow_series.flow.len();
+        self.flow_series.ticks.push((now, rows));
         if self.trace_queues {
             for (i, l) in links.iter().enumerate() {
                 let link = elements.link(l.elem);
