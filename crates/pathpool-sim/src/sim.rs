@@ -123,7 +123,9 @@ impl Elements {
 /// the next element it must reach, so forwarding it is one lookup and an increment.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Routes {
-    hops: Vec<u32>,
+    /// The element of each hop, and where it is kept (filled in by `resolve` once every
+    /// element exists), so that one lookup gives both.
+    hops: Vec<(u32, Slot)>,
 }
 
 impl Routes {
@@ -131,12 +133,20 @@ impl Routes {
     /// first hop, which is what packets sent along it start with.
     pub(crate) fn add(&mut self, elements: &[u32]) -> u32 {
         debug_assert!(elements.len() >= 2, "a route crosses at least one link");
-        self.hops.extend_from_slice(elements);
+        // The endpoints of a flow are added after its routes: `resolve` fills the slots in.
+        self.hops
+            .extend(elements.iter().map(|&e| (e, Slot::Sampler)));
         (self.hops.len() - elements.len()) as u32
     }
-    /// The element at position `hop`.
+    /// Looks up where every hop's element is kept.
+    fn resolve(&mut self, elements: &Elements) {
+        for hop in &mut self.hops {
+            hop.1 = elements.slot(hop.0);
+        }
+    }
+    /// The element at position `hop`, and where it is kept.
     #[inline]
-    fn at(&self, hop: u32) -> u32 {
+    fn at(&self, hop: u32) -> (u32, Slot) {
         self.hops[hop as usize]
     }
 }
@@ -225,6 +235,7 @@ impl Simulation {
 
     /// Schedules every element's first event; called once the scenario is built.
     pub(crate) fn prime(&mut self) {
+        self.routes.resolve(&self.elements);
         // Links' events move on every packet; every other element's rarely.
         let hot: Vec<bool> = (0..self.elements.len() as u32)
             .map(|e| matches!(self.elements.slot(e), Slot::Link(_)))
@@ -335,7 +346,6 @@ impl Simulation {
                 let mut launcher = Launcher {
                     now,
                     routes: &self.routes,
-                    slots,
                     links,
                     events: &mut self.events,
                 };
@@ -383,17 +393,16 @@ impl Simulation {
     #[inline]
     fn deliver(&mut self, mut pkt: Packet) {
         let now = self.now;
-        let elem = self.routes.at(pkt.hop);
+        let (elem, slot) = self.routes.at(pkt.hop);
         pkt.hop += 1;
         let Elements {
-            slots,
             links,
             tcp_sources,
             tcp_sinks,
             udp_sinks,
             ..
         } = &mut self.elements;
-        match slots[elem as usize] {
+        match slot {
             Slot::Link(l) => {
                 if let Some(t) = links[l as usize].enqueue(now, pkt) {
                     self.events.schedule(elem, t);
@@ -415,7 +424,6 @@ impl Simulation {
                 let mut launcher = Launcher {
                     now,
                     routes: &self.routes,
-                    slots,
                     links,
                     events: &mut self.events,
                 };
@@ -438,7 +446,6 @@ impl Simulation {
         Launcher {
             now: self.now,
             routes: &self.routes,
-            slots: &self.elements.slots,
             links: &mut self.elements.links,
             events: &mut self.events,
         }
@@ -473,7 +480,6 @@ fn arm_lazily(events: &mut EventQueue, elem: u32, deadline: Option<Time>) {
 struct Launcher<'a> {
     now: Time,
     routes: &'a Routes,
-    slots: &'a [Slot],
     links: &'a mut [Link],
     events: &'a mut EventQueue,
 }
@@ -481,9 +487,9 @@ struct Launcher<'a> {
 impl Launcher<'_> {
     #[inline]
     fn send(&mut self, mut pkt: Packet) {
-        let elem = self.routes.at(pkt.hop);
+        let (elem, slot) = self.routes.at(pkt.hop);
         pkt.hop += 1;
-        let Slot::Link(l) = self.slots[elem as usize] else {
+        let Slot::Link(l) = slot else {
             unreachable!("a route starts with a link")
         };
         if let Some(t) = self.links[l as usize].enqueue(self.now, pkt) {
