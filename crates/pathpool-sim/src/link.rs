@@ -10,8 +10,6 @@
 //! each link has at most one pending event and a packet costs one event per hop. The results
 //! are exactly those of an explicit queue-then-pipe model (htsim's `Queue` + `Pipe`).
 
-use std::collections::VecDeque;
-
 use pathpool_core::{Dur, Rate, Rng, Time};
 
 use crate::packet::Packet;
@@ -37,6 +35,64 @@ pub(crate) enum Discipline {
 struct Slot {
     depart: Time,
     pkt: Packet,
+}
+
+/// The ring of a link: a FIFO of slots in a buffer whose length is a power of two, so that a
+/// position wraps with a mask (cheaper than `VecDeque`'s compare-and-subtract, and this is
+/// used several times per packet and hop). It doubles when full and never shrinks.
+#[derive(Clone, Debug, Default)]
+struct Ring {
+    buf: Vec<Slot>,
+    head: usize,
+    len: usize,
+}
+
+impl Ring {
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+    /// The `i`-th slot from the front.
+    #[inline]
+    fn get(&self, i: usize) -> Option<&Slot> {
+        (i < self.len).then(|| &self.buf[(self.head + i) & (self.buf.len() - 1)])
+    }
+    #[inline]
+    fn front(&self) -> Option<&Slot> {
+        self.get(0)
+    }
+    #[inline]
+    fn push_back(&mut self, slot: Slot) {
+        if self.len == self.buf.len() {
+            self.grow();
+        }
+        let i = (self.head + self.len) & (self.buf.len() - 1);
+        self.buf[i] = slot;
+        self.len += 1;
+    }
+    #[inline]
+    fn pop_front(&mut self) -> Option<Slot> {
+        if self.len == 0 {
+            return None;
+        }
+        let slot = self.buf[self.head];
+        self.head = (self.head + 1) & (self.buf.len() - 1);
+        self.len -= 1;
+        Some(slot)
+    }
+    #[cold]
+    fn grow(&mut self) {
+        let capacity = (2 * self.buf.len()).max(16);
+        let mut buf = Vec::with_capacity(capacity);
+        buf.extend((0..self.len).map(|i| self.buf[(self.head + i) & (self.buf.len() - 1)]));
+        let filler = Slot {
+            depart: Time::ZERO,
+            pkt: Packet::new(0, Time::ZERO, 0, 0, false),
+        };
+        buf.resize(capacity, filler);
+        self.buf = buf;
+        self.head = 0;
+    }
 }
 
 /// Counters of a link, cumulative since the start of the run.
@@ -68,7 +124,7 @@ pub(crate) struct Link {
     discipline: Discipline,
     loss: f64,
     rng: Rng,
-    ring: VecDeque<Slot>,
+    ring: Ring,
     /// Ring entries (from the front) whose serialisation has finished.
     departed: usize,
     /// Bytes and packets whose serialisation has not finished (the one in service included).
@@ -91,7 +147,7 @@ impl Link {
             discipline,
             loss,
             rng,
-            ring: VecDeque::new(),
+            ring: Ring::default(),
             departed: 0,
             queued_bytes: 0,
             queued_packets: 0,
@@ -257,6 +313,29 @@ mod tests {
             0.0,
             Rng::seed_from_u64(1),
         )
+    }
+
+    proptest::proptest! {
+        /// The ring is a FIFO, also when it grows while wrapped around its buffer.
+        #[test]
+        fn ring_is_a_fifo(ops in proptest::collection::vec(0u8..3, 1..200)) {
+            let mut ring = Ring::default();
+            let mut model = std::collections::VecDeque::new();
+            for (i, op) in ops.into_iter().enumerate() {
+                if op == 0 {
+                    proptest::prop_assert_eq!(ring.pop_front().map(|s| s.depart), model.pop_front());
+                } else {
+                    let t = Time(i as u64);
+                    ring.push_back(Slot { depart: t, pkt: pkt(100) });
+                    model.push_back(t);
+                }
+                proptest::prop_assert_eq!(ring.len(), model.len());
+                for (j, &t) in model.iter().enumerate() {
+                    proptest::prop_assert_eq!(ring.get(j).map(|s| s.depart), Some(t));
+                }
+                proptest::prop_assert!(ring.get(model.len()).is_none());
+            }
+        }
     }
 
     #[test]
