@@ -11,11 +11,26 @@ fn pathpool(args: &[&str]) -> Output {
         .expect("runs")
 }
 
-fn tmp(name: &str) -> PathBuf {
+/// A scratch directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn join(&self, p: impl AsRef<Path>) -> PathBuf {
+        self.0.join(p)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tmp(name: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!("pathpool-cli-test-{}-{name}", std::process::id()));
     let _ = fs::remove_dir_all(&d);
     fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
 }
 
 const SCENARIO: &str = r#"
@@ -60,8 +75,8 @@ start = "5s"
 stop = "15s"
 "#;
 
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
+fn write(dir: &Scratch, name: &str, text: &str) -> PathBuf {
+    let p = dir.0.join(name);
     fs::write(&p, text).unwrap();
     p
 }
