@@ -6,7 +6,13 @@ use std::str::FromStr;
 use pathpool_core::PathId;
 use serde::{Deserialize, Serialize};
 
+use crate::balia::Balia;
+use crate::coupled::Coupled;
 use crate::event::{AckSample, CongestionEvent, RecoveryAck};
+use crate::ewtcp::Ewtcp;
+use crate::lia::Lia;
+use crate::nmcc::{Nmcc, NmccConfig};
+use crate::olia::Olia;
 use crate::path::CcMetrics;
 use crate::reno::Reno;
 use crate::windows::{WindowConfig, Windows};
@@ -15,28 +21,70 @@ use crate::MultipathController;
 /// The congestion-control algorithms pathpool implements, by the name scenario files use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum CcKind {
-    /// TCP NewReno (RFC 5681, RFC 3465, RFC 6582); per subflow when there are several.
+    /// TCP NewReno (RFC 5681, RFC 3465, RFC 6582).
     #[default]
     NewReno,
+    /// Reno on every subflow independently.
+    Uncoupled,
+    /// Equally weighted TCP (a = 1/n²).
+    Ewtcp,
+    /// Fully coupled (Kelly–Voice, Han et al.).
+    Coupled,
+    /// LIA (RFC 6356).
+    Lia,
+    /// OLIA (Khalili et al.).
+    Olia,
+    /// BALIA (Peng et al.).
+    Balia,
+    /// NMCC (Thomas).
+    Nmcc,
 }
 
 impl CcKind {
     /// Every algorithm, in documentation order.
-    pub const ALL: &'static [CcKind] = &[CcKind::NewReno];
+    pub const ALL: &'static [CcKind] = &[
+        CcKind::NewReno,
+        CcKind::Uncoupled,
+        CcKind::Ewtcp,
+        CcKind::Coupled,
+        CcKind::Lia,
+        CcKind::Olia,
+        CcKind::Balia,
+        CcKind::Nmcc,
+    ];
 
     /// The canonical name.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             CcKind::NewReno => "newreno",
+            CcKind::Uncoupled => "uncoupled",
+            CcKind::Ewtcp => "ewtcp",
+            CcKind::Coupled => "coupled",
+            CcKind::Lia => "lia",
+            CcKind::Olia => "olia",
+            CcKind::Balia => "balia",
+            CcKind::Nmcc => "nmcc",
         }
     }
 
-    /// A fresh controller of this kind, with no paths.
+    /// A fresh controller of this kind, with no paths (NMCC with its default parameters).
     #[must_use]
     pub fn build(self, config: WindowConfig) -> AnyController {
+        self.build_with(config, NmccConfig::default())
+    }
+
+    /// A fresh controller of this kind; `nmcc` is used when the kind is NMCC.
+    #[must_use]
+    pub fn build_with(self, config: WindowConfig, nmcc: NmccConfig) -> AnyController {
         match self {
-            CcKind::NewReno => AnyController::NewReno(Windows::new(Reno, config)),
+            CcKind::NewReno | CcKind::Uncoupled => AnyController::Reno(Windows::new(Reno, config)),
+            CcKind::Ewtcp => AnyController::Ewtcp(Windows::new(Ewtcp, config)),
+            CcKind::Coupled => AnyController::Coupled(Windows::new(Coupled, config)),
+            CcKind::Lia => AnyController::Lia(Windows::new(Lia, config)),
+            CcKind::Olia => AnyController::Olia(Windows::new(Olia::default(), config)),
+            CcKind::Balia => AnyController::Balia(Windows::new(Balia, config)),
+            CcKind::Nmcc => AnyController::Nmcc(Windows::new(Nmcc::new(nmcc), config)),
         }
     }
 }
@@ -70,6 +118,13 @@ impl FromStr for CcKind {
     fn from_str(s: &str) -> Result<CcKind, UnknownCc> {
         match s.to_ascii_lowercase().as_str() {
             "newreno" | "reno" | "new-reno" | "tcp" => Ok(CcKind::NewReno),
+            "uncoupled" => Ok(CcKind::Uncoupled),
+            "ewtcp" => Ok(CcKind::Ewtcp),
+            "coupled" | "fully-coupled" => Ok(CcKind::Coupled),
+            "lia" => Ok(CcKind::Lia),
+            "olia" => Ok(CcKind::Olia),
+            "balia" => Ok(CcKind::Balia),
+            "nmcc" => Ok(CcKind::Nmcc),
             _ => Err(UnknownCc(s.to_string())),
         }
     }
@@ -91,14 +146,32 @@ impl<'de> Deserialize<'de> for CcKind {
 /// One controller of any kind.
 #[derive(Clone, Debug)]
 pub enum AnyController {
-    /// NewReno windows.
-    NewReno(Windows<Reno>),
+    /// NewReno / Uncoupled windows.
+    Reno(Windows<Reno>),
+    /// EWTCP.
+    Ewtcp(Windows<Ewtcp>),
+    /// Fully coupled.
+    Coupled(Windows<Coupled>),
+    /// LIA.
+    Lia(Windows<Lia>),
+    /// OLIA.
+    Olia(Windows<Olia>),
+    /// BALIA.
+    Balia(Windows<Balia>),
+    /// NMCC.
+    Nmcc(Windows<Nmcc>),
 }
 
 macro_rules! dispatch {
     ($self:ident, $c:ident => $body:expr) => {
         match $self {
-            AnyController::NewReno($c) => $body,
+            AnyController::Reno($c) => $body,
+            AnyController::Ewtcp($c) => $body,
+            AnyController::Coupled($c) => $body,
+            AnyController::Lia($c) => $body,
+            AnyController::Olia($c) => $body,
+            AnyController::Balia($c) => $body,
+            AnyController::Nmcc($c) => $body,
         }
     };
 }
@@ -119,6 +192,9 @@ impl MultipathController for AnyController {
     }
     fn on_recovery_ack(&mut self, path: PathId, ack: RecoveryAck) {
         dispatch!(self, c => c.on_recovery_ack(path, ack))
+    }
+    fn set_group(&mut self, path: PathId, group: u32) {
+        dispatch!(self, c => c.set_group(path, group))
     }
     #[inline]
     fn window(&self, path: PathId) -> u64 {

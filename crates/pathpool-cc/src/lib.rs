@@ -10,22 +10,38 @@
 //!   the fast-recovery window arithmetic of NewReno (RFC 6582), the timeout rule
 //!   (RFC 5681 §3.1) and the window floor. It is generic over a [`Coupling`].
 //! * A [`Coupling`] supplies only what distinguishes one algorithm from another: the
-//!   congestion-avoidance increase, the slow-start test and the decrease. [`Reno`] is the
-//!   first one.
+//!   congestion-avoidance increase, the slow-start test and the decrease: [`Reno`]
+//!   (NewReno, and "Uncoupled" with several paths), [`Ewtcp`], [`Coupled`], [`Lia`] (RFC 6356),
+//!   [`Olia`], [`Balia`] and [`Nmcc`]. Coupling applies within a group of paths
+//!   ([`MultipathController::set_group`]); paths in different groups are independent.
 //! * [`AnyController`] puts the concrete controllers in an enum so the per-ACK path has no
 //!   virtual call; [`CcKind`] names them for scenario files (`"newreno"`).
 //!
 //! Nothing here reads a clock or does I/O: time arrives as arguments.
 
 pub mod any;
+pub mod balia;
+pub mod coupled;
 pub mod event;
+pub mod ewtcp;
+pub mod lia;
+pub mod nmcc;
+pub mod olia;
 pub mod path;
 pub mod reno;
+#[cfg(test)]
+mod testing;
 pub mod windows;
 
 pub use any::{AnyController, CcKind};
+pub use balia::Balia;
+pub use coupled::Coupled;
 pub use event::{AckSample, CongestionEvent, RecoveryAck};
-pub use path::{CcMetrics, PathState};
+pub use ewtcp::Ewtcp;
+pub use lia::Lia;
+pub use nmcc::{LossEstimator, Nmcc, NmccConfig, NmccInitialM, ShadowUpdate};
+pub use olia::Olia;
+pub use path::{group_members, CcMetrics, PathState};
 pub use reno::Reno;
 pub use windows::{Coupling, RecoveryExit, WindowConfig, Windows};
 
@@ -46,6 +62,8 @@ pub trait MultipathController {
     fn on_congestion_event(&mut self, path: PathId, event: CongestionEvent);
     /// An acknowledgement arrived on `path` while it is in fast recovery.
     fn on_recovery_ack(&mut self, path: PathId, ack: RecoveryAck);
+    /// Puts `path` in coupling group `group` (paths in different groups are not coupled).
+    fn set_group(&mut self, path: PathId, group: u32);
     /// Bytes `path` may have in flight now (including fast-recovery inflation).
     fn window(&self, path: PathId) -> u64;
     /// A snapshot of the path's controller state, for traces.

@@ -23,6 +23,12 @@ pub struct PathState {
     pub srtt: Dur,
     /// Whether the path takes part in the connection (removed paths do not).
     pub active: bool,
+    /// Coupling group: coupled algorithms couple only paths with equal groups; a path alone in
+    /// its group behaves as an uncoupled TCP (NMCC's hybrid dispatch; default 0 = one group).
+    pub group: u32,
+    /// Fraction of a byte of window gained but not yet added to `cwnd` (coupled increases are
+    /// fractional; keeping the remainder makes them exact over many ACKs).
+    pub frac: f64,
 }
 
 impl PathState {
@@ -39,7 +45,29 @@ impl PathState {
             ca_credit: 0,
             srtt: Dur::ZERO,
             active: true,
+            group: 0,
+            frac: 0.0,
         }
+    }
+
+    /// Smoothed RTT in seconds, if the path has an RTT sample.
+    #[must_use]
+    pub fn rtt_s(&self) -> Option<f64> {
+        (self.srtt.as_ps() > 0).then(|| self.srtt.as_secs_f64())
+    }
+
+    /// Adds `bytes` (possibly fractional, possibly negative) to the window, carrying the
+    /// fraction to the next call; the window never falls below one segment.
+    pub fn add_bytes(&mut self, bytes: f64) {
+        self.frac += bytes;
+        let whole = libm::floor(self.frac);
+        self.frac -= whole;
+        let cwnd = self.cwnd as f64 + whole;
+        self.cwnd = if cwnd < self.mss as f64 {
+            self.mss
+        } else {
+            cwnd as u64
+        };
     }
 
     /// The window the path may have in flight: `cwnd` plus any recovery inflation, at least
@@ -63,4 +91,14 @@ pub struct CcMetrics {
     pub in_recovery: bool,
     /// One algorithm-specific quantity (LIA's alpha, NMCC's m, …), if the algorithm has one.
     pub alg_state: Option<(&'static str, f64)>,
+}
+
+/// The active paths in path `i`'s coupling group (`i` included when active), in path order.
+pub fn group_members(paths: &[PathState], i: usize) -> impl Iterator<Item = usize> + '_ {
+    let g = paths[i].group;
+    paths
+        .iter()
+        .enumerate()
+        .filter(move |(_, p)| p.active && p.group == g)
+        .map(|(j, _)| j)
 }

@@ -81,8 +81,22 @@ pub trait Coupling {
         let p = &mut paths[i];
         p.cwnd += acked.min(abc_limit * p.mss);
     }
+    /// Bytes (fractional, possibly negative) path `i` gains in congestion avoidance for
+    /// `acked` newly acknowledged bytes. The default is Reno's `acked·SMSS/cwnd`
+    /// (RFC 5681 eq. 3 scaled by byte counting).
+    fn ca_increase(&mut self, paths: &[PathState], i: usize, acked: u64) -> f64 {
+        let p = &paths[i];
+        acked as f64 * p.mss as f64 / p.cwnd as f64
+    }
     /// Grows path `i` in congestion avoidance for `acked` new bytes.
-    fn congestion_avoidance(&mut self, paths: &mut [PathState], i: usize, acked: u64);
+    fn congestion_avoidance(&mut self, paths: &mut [PathState], i: usize, acked: u64) {
+        let inc = self.ca_increase(paths, i, acked);
+        paths[i].add_bytes(inc);
+    }
+    /// Sees every ACK of new data on path `i` (in recovery too), before the window grows.
+    fn on_ack(&mut self, _paths: &[PathState], _i: usize, _acked: u64) {}
+    /// Sees every loss on path `i` before `ssthresh_after_loss` (`timeout` for an RTO).
+    fn on_loss(&mut self, _paths: &[PathState], _i: usize, _timeout: bool) {}
     /// The new ssthresh of path `i` after a loss with `flight` bytes outstanding
     /// (RFC 5681 eq. 4: `max(FlightSize/2, 2·SMSS)`).
     fn ssthresh_after_loss(&mut self, paths: &[PathState], i: usize, flight: u64) -> u64 {
@@ -155,7 +169,11 @@ impl<A: Coupling> MultipathController for Windows<A> {
         let i = path.index();
         let p = &mut self.paths[i];
         p.srtt = ack.srtt;
-        if !p.active || p.in_recovery || ack.acked_bytes == 0 {
+        if !p.active || ack.acked_bytes == 0 {
+            return;
+        }
+        self.alg.on_ack(&self.paths, i, ack.acked_bytes);
+        if self.paths[i].in_recovery {
             return;
         }
         if self.alg.in_slow_start(&self.paths, i) {
@@ -171,6 +189,7 @@ impl<A: Coupling> MultipathController for Windows<A> {
         let i = path.index();
         match event {
             CongestionEvent::FastRetransmit { flight_bytes } => {
+                self.alg.on_loss(&self.paths, i, false);
                 // RFC 5681 §3.2 steps 2-3: ssthresh from the flight size, cwnd = ssthresh +
                 // 3·SMSS (the three segments that left the network with the dup ACKs).
                 let ssthresh = self.alg.ssthresh_after_loss(&self.paths, i, flight_bytes);
@@ -228,6 +247,11 @@ impl<A: Coupling> MultipathController for Windows<A> {
                 .max(p.mss);
             }
         }
+    }
+
+    fn set_group(&mut self, path: PathId, group: u32) {
+        self.paths[path.index()].group = group;
+        self.alg.on_paths_changed(&self.paths);
     }
 
     fn window(&self, path: PathId) -> u64 {

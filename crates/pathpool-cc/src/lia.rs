@@ -1,0 +1,116 @@
+//! LIA, the Linked Increases Algorithm of MPTCP (RFC 6356).
+//!
+//! alpha = cwnd_total · max_i(cwnd_i/rtt_i²) / (Σ_i cwnd_i/rtt_i)²   (RFC 6356 §3, eq. 2)
+//! per ACK on i in congestion avoidance:
+//!   cwnd_i += min(alpha · bytes_acked · MSS_i / cwnd_total, bytes_acked · MSS_i / cwnd_i)
+//!                                                                   (RFC 6356 §3, eq. 1)
+//! Slow start, fast retransmit and timeouts are unchanged from TCP. Sums run over the active
+//! paths of the coupling group; `cwnd` equals ssthresh during fast recovery (RFC 6356 §3). A
+//! path without an RTT sample grows as Reno (alpha needs every RTT). The increase is computed
+//! in floating point and its fraction carried to the next ACK, which is the exact form of
+//! eq. 1 (RFC 6356 §4.1's integer scaling approximates it).
+
+use crate::coupled::total_window;
+use crate::path::{group_members, PathState};
+use crate::windows::Coupling;
+
+/// LIA (RFC 6356).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Lia;
+
+impl Lia {
+    /// RFC 6356's alpha for path `i`'s group, or `None` if a member has no RTT sample yet.
+    #[must_use]
+    pub fn alpha(paths: &[PathState], i: usize) -> Option<f64> {
+        let mut best = 0.0f64;
+        let mut sum = 0.0f64;
+        for j in group_members(paths, i) {
+            let p = &paths[j];
+            let rtt = p.rtt_s()?;
+            let w = p.cwnd as f64;
+            best = best.max(w / (rtt * rtt));
+            sum += w / rtt;
+        }
+        (sum > 0.0).then(|| total_window(paths, i) as f64 * best / (sum * sum))
+    }
+}
+
+impl Coupling for Lia {
+    fn ca_increase(&mut self, paths: &[PathState], i: usize, acked: u64) -> f64 {
+        let p = &paths[i];
+        let reno = acked as f64 * p.mss as f64 / p.cwnd as f64;
+        match Self::alpha(paths, i) {
+            Some(alpha) => {
+                let coupled = alpha * acked as f64 * p.mss as f64 / total_window(paths, i) as f64;
+                coupled.min(reno)
+            }
+            None => reno,
+        }
+    }
+
+    fn alg_state(&self, paths: &[PathState], i: usize) -> Option<(&'static str, f64)> {
+        Self::alpha(paths, i).map(|a| ("alpha", a))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::paths;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn two_paths_10_and_20_segments_10_and_20_ms() {
+        // cwnd/rtt²: 1e8 and 5e7; Σ cwnd/rtt = 2e6; alpha = 30 000 · 1e8 / 4e12 = 0.75.
+        let ps = paths(&[(10, 0.010), (20, 0.020)]);
+        assert!(close(Lia::alpha(&ps, 0).unwrap(), 0.75));
+        // 0.75 · 1000 · 1000 / 30 000 = 25 B, below the Reno caps of 100 and 50 B.
+        assert!(close(Lia.ca_increase(&ps, 0, 1000), 25.0));
+        assert!(close(Lia.ca_increase(&ps, 1, 1000), 25.0));
+    }
+
+    #[test]
+    fn two_equal_paths_get_a_quarter_of_reno_each() {
+        let ps = paths(&[(10, 0.010), (10, 0.010)]);
+        assert!(close(Lia::alpha(&ps, 0).unwrap(), 0.5));
+        assert!(close(Lia.ca_increase(&ps, 0, 1000), 25.0));
+    }
+
+    #[test]
+    fn mismatched_paths_40_segments_10_ms_and_5_segments_100_ms() {
+        // max cwnd/rtt² = 4e8; Σ cwnd/rtt = 4.05e6; alpha = 45 000 · 4e8 / 1.64025e13.
+        let ps = paths(&[(40, 0.010), (5, 0.100)]);
+        let alpha = 45_000.0 * 4e8 / 1.64025e13;
+        assert!(close(Lia::alpha(&ps, 0).unwrap(), alpha));
+        assert!(close(alpha, 1.097_393_689_986_282_6));
+        assert!(close(Lia.ca_increase(&ps, 0, 1000), 24.386_526_444_139_613));
+        assert!(close(Lia.ca_increase(&ps, 1, 1000), 24.386_526_444_139_613));
+    }
+
+    #[test]
+    fn the_reno_cap_binds_on_a_large_window() {
+        // 2 segments at 10 ms and 100 segments at 200 ms: alpha = 102 000 · 2e7 / 4.9e11.
+        let ps = paths(&[(2, 0.010), (100, 0.200)]);
+        let coupled = 102_000.0 * 2e7 / 4.9e11 * 1e6 / 102_000.0;
+        assert!(close(Lia.ca_increase(&ps, 0, 1000), coupled));
+        assert!(close(coupled, 40.816_326_530_612_24));
+        assert!(
+            close(Lia.ca_increase(&ps, 1, 1000), 10.0),
+            "capped at 1000·1000/100 000"
+        );
+    }
+
+    #[test]
+    fn single_path_is_reno_and_missing_rtt_falls_back() {
+        let ps = paths(&[(10, 0.010)]);
+        assert!(close(Lia::alpha(&ps, 0).unwrap(), 1.0));
+        assert!(close(Lia.ca_increase(&ps, 0, 1000), 100.0));
+        let mut ps = paths(&[(10, 0.010), (10, 0.0)]);
+        ps[1].srtt = pathpool_core::Dur::ZERO;
+        assert_eq!(Lia::alpha(&ps, 0), None);
+        assert!(close(Lia.ca_increase(&ps, 0, 1000), 100.0));
+    }
+}

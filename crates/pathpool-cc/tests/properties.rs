@@ -1,0 +1,121 @@
+//! Invariants of the controller family, checked on random situations.
+
+use pathpool_cc::{
+    AckSample, Balia, CcKind, CongestionEvent, Coupled, Coupling, Ewtcp, Lia, MultipathController,
+    Nmcc, NmccConfig, PathState, RecoveryAck, WindowConfig,
+};
+use pathpool_core::{Dur, PathId, Time};
+use proptest::prelude::*;
+
+const MSS: u64 = 1000;
+
+/// 1 to 6 paths: (window in segments, RTT in ms, in slow start?).
+fn situation() -> impl Strategy<Value = Vec<PathState>> {
+    proptest::collection::vec((1u64..500, 1u64..500, any::<bool>()), 1..7).prop_map(|v| {
+        v.into_iter()
+            .map(|(w, rtt, ss)| {
+                let mut p = PathState::new(MSS, w * MSS);
+                p.ssthresh = if ss { u64::MAX } else { MSS };
+                p.srtt = Dur::from_ms(rtt);
+                p
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    /// NMCC: 1 ≤ m ≤ √N (paper eq. 9).
+    #[test]
+    fn nmcc_m_is_between_1_and_sqrt_n(paths in situation()) {
+        let mut nmcc = Nmcc::new(NmccConfig::default());
+        nmcc.on_paths_changed(&paths);
+        let m2 = nmcc.estimate_m2(&paths, 0);
+        prop_assert!(m2 >= 1.0 - 1e-12, "m² = {}", m2);
+        prop_assert!(m2 <= paths.len() as f64 + 1e-9, "m² = {} > N = {}", m2, paths.len());
+    }
+
+    /// A coupled congestion-avoidance increase never exceeds what uncoupled Reno would add on
+    /// the same subflow (acked·MSS/cwnd).
+    #[test]
+    fn coupled_increase_never_exceeds_reno(paths in situation(), acked in 1u64..3000) {
+        for i in 0..paths.len() {
+            let reno = acked as f64 * MSS as f64 / paths[i].cwnd as f64;
+            let mut nmcc = Nmcc::new(NmccConfig::default());
+            nmcc.on_paths_changed(&paths);
+            nmcc.on_ack(&paths, i, acked);
+            let incs = [
+                ("lia", Lia.ca_increase(&paths, i, acked)),
+                ("ewtcp", Ewtcp.ca_increase(&paths, i, acked)),
+                ("coupled", Coupled.ca_increase(&paths, i, acked)),
+                ("balia", Balia.ca_increase(&paths, i, acked)),
+                ("nmcc", nmcc.ca_increase(&paths, i, acked)),
+            ];
+            for (name, inc) in incs {
+                prop_assert!(inc <= reno * (1.0 + 1e-9), "{}: {} > reno {}", name, inc, reno);
+                prop_assert!(inc >= 0.0, "{}: negative increase {}", name, inc);
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Ack(usize, u64, u64),
+    Loss(usize, u64),
+    Rto(usize, bool),
+    Dup(usize),
+    Partial(usize, u64),
+    Full(usize, u64),
+    Group(usize, u32),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => (0usize..4, 1u64..5000, 1u64..400).prop_map(|(p, b, r)| Op::Ack(p, b, r)),
+        1 => (0usize..4, 0u64..200_000).prop_map(|(p, f)| Op::Loss(p, f)),
+        1 => (0usize..4, any::<bool>()).prop_map(|(p, r)| Op::Rto(p, r)),
+        1 => (0usize..4).prop_map(Op::Dup),
+        1 => (0usize..4, 1u64..5000).prop_map(|(p, b)| Op::Partial(p, b)),
+        1 => (0usize..4, 0u64..100_000).prop_map(|(p, f)| Op::Full(p, f)),
+        1 => (0usize..4, 0u32..2).prop_map(|(p, g)| Op::Group(p, g)),
+    ]
+}
+
+proptest! {
+    /// Whatever happens, every controller keeps every window at one segment or more.
+    #[test]
+    fn windows_never_fall_below_one_segment(ops in proptest::collection::vec(op(), 1..150)) {
+        for kind in CcKind::ALL {
+            let mut cc = kind.build(WindowConfig::default());
+            for _ in 0..4 {
+                cc.add_path(MSS);
+            }
+            for o in &ops {
+                match *o {
+                    Op::Ack(p, b, rtt) => {
+                        let ack = AckSample {
+                            now: Time::ZERO,
+                            acked_bytes: b,
+                            rtt_sample: Some(Dur::from_ms(rtt)),
+                            srtt: Dur::from_ms(rtt),
+                            flight_bytes: 0,
+                        };
+                        cc.on_ack(PathId(p as u32), &ack);
+                    }
+                    Op::Loss(p, f) => cc.on_congestion_event(PathId(p as u32), CongestionEvent::FastRetransmit { flight_bytes: f }),
+                    Op::Rto(p, r) => cc.on_congestion_event(PathId(p as u32), CongestionEvent::Timeout { flight_bytes: 0, repeated: r }),
+                    Op::Dup(p) => cc.on_recovery_ack(PathId(p as u32), RecoveryAck::Duplicate),
+                    Op::Partial(p, b) => cc.on_recovery_ack(PathId(p as u32), RecoveryAck::Partial { acked_bytes: b }),
+                    Op::Full(p, f) => cc.on_recovery_ack(PathId(p as u32), RecoveryAck::Full { flight_bytes: f }),
+                    Op::Group(p, g) => cc.set_group(PathId(p as u32), g),
+                }
+                for p in 0..4 {
+                    let m = cc.metrics(PathId(p));
+                    prop_assert!(m.cwnd >= MSS, "{}: cwnd {}", kind, m.cwnd);
+                    prop_assert!(m.ssthresh >= MSS, "{}: ssthresh {}", kind, m.ssthresh);
+                    prop_assert!(cc.window(PathId(p)) >= MSS);
+                }
+            }
+        }
+    }
+}
