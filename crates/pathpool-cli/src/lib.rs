@@ -38,28 +38,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run a scenario file and write its results.
-    Run {
-        /// The scenario file (TOML).
-        scenario: PathBuf,
-        /// Random seed (default: the scenario's `seed`, or 1).
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Output directory (default: results/<scenario>-seed<N>).
-        #[arg(long, short)]
-        out: Option<PathBuf>,
-        /// Override a scenario field, e.g. --set links.bottleneck.rate=20Mbps (repeatable).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        set: Vec<String>,
-        /// Print the summary only; write no files.
-        #[arg(long)]
-        no_write: bool,
-        /// No progress bar and no summary table.
-        #[arg(long, short)]
-        quiet: bool,
-        /// Print summary.json to standard output instead of the table.
-        #[arg(long)]
-        json: bool,
-    },
+    Run(RunArgs),
     /// Check a scenario file without running it.
     Check {
         /// The scenario file (TOML).
@@ -104,23 +83,7 @@ pub fn run_cli(args: Vec<OsString>) -> u8 {
         }
     };
     let result = match cli.command {
-        Command::Run {
-            scenario,
-            seed,
-            out,
-            set,
-            no_write,
-            quiet,
-            json,
-        } => run_command(&RunArgs {
-            scenario,
-            seed,
-            out,
-            set,
-            no_write,
-            quiet,
-            json,
-        }),
+        Command::Run(args) => run_command(&args),
         Command::Check { scenario, set } => check_command(&scenario, &set),
         Command::Bench(args) => bench::bench_command(&args),
         Command::BenchCase { index, scale } => bench::bench_case_command(index, scale),
@@ -152,13 +115,28 @@ pub enum CliError {
     Failed(String),
 }
 
+/// Options of `pathpool run`.
+#[derive(clap::Args, Debug)]
 struct RunArgs {
+    /// The scenario file (TOML).
     scenario: PathBuf,
+    /// Random seed (default: the scenario's `seed`, or 1).
+    #[arg(long)]
     seed: Option<u64>,
+    /// Output directory (default: results/<scenario>-seed<N>).
+    #[arg(long, short)]
     out: Option<PathBuf>,
+    /// Override a scenario field, e.g. --set links.bottleneck.rate=20Mbps (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
+    /// Print the summary only; write no files.
+    #[arg(long)]
     no_write: bool,
+    /// No progress bar and no summary table.
+    #[arg(long, short)]
     quiet: bool,
+    /// Print summary.json to standard output instead of the table.
+    #[arg(long)]
     json: bool,
 }
 

@@ -41,6 +41,39 @@ fn ix(i: usize) -> PathSeg {
 fn at(parts: &[PathSeg]) -> Vec<PathSeg> {
     parts.to_vec()
 }
+/// The path of field `name` inside the element at `parent`.
+fn child(parent: &[PathSeg], name: &str) -> Vec<PathSeg> {
+    let mut p = parent.to_vec();
+    p.push(k(name));
+    p
+}
+
+/// The two end hosts of a flow or generator, which must differ.
+fn end_hosts(
+    net: &Net,
+    from: &str,
+    to: &str,
+    here: &[PathSeg],
+) -> Result<(NodeIx, NodeIx), SpecError> {
+    let a = net.host(from, child(here, "from"))?;
+    let b = net.host(to, child(here, "to"))?;
+    if a == b {
+        return Err(SpecError::at(
+            child(here, "to"),
+            "a flow needs two different hosts",
+        ));
+    }
+    Ok((a, b))
+}
+
+/// The scenario's `[tcp]` with an element's `tcp` table and `cc` shortcut applied.
+fn element_tcp_spec(sc: &Scenario, tcp: Option<&TcpSpec>, cc: Option<CcKind>) -> TcpSpec {
+    let mut spec = sc.tcp.merged(tcp.unwrap_or(&TcpSpec::default()));
+    if cc.is_some() {
+        spec.cc = cc;
+    }
+    spec
+}
 
 /// TCP parameters after merging defaults, the scenario's `[tcp]` and a flow's overrides.
 #[derive(Clone, Debug)]
@@ -53,11 +86,7 @@ struct TcpParams {
 }
 
 fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams, SpecError> {
-    let field = |f: &str| {
-        let mut p = path.to_vec();
-        p.push(k(f));
-        p
-    };
+    let field = |f: &str| child(path, f);
     let mss = spec.mss.map_or(1460, |b| b.bytes());
     let header = spec.header.map_or(40, |b| b.bytes());
     if mss == 0 {
@@ -438,11 +467,7 @@ fn queue_discipline(
     rate: Rate,
     path: &[PathSeg],
 ) -> Result<(Discipline, String), SpecError> {
-    let field = |f: &str| {
-        let mut p = path.to_vec();
-        p.push(k(f));
-        p
-    };
+    let field = |f: &str| child(path, f);
     match q {
         QueueSpec::Droptail { size } => match *size {
             BufferSize::Packets(0) | BufferSize::Bytes(0) => Err(SpecError::at(
@@ -536,11 +561,7 @@ fn add_link(
     seed: u64,
 ) -> Result<(), SpecError> {
     let here = at(&[k("links"), ix(i)]);
-    let field = |f: &str| {
-        let mut p = here.clone();
-        p.push(k(f));
-        p
-    };
+    let field = |f: &str| child(&here, f);
     let (a, b, duplex) = match (&l.between, &l.from, &l.to) {
         (Some(v), None, None) => {
             if v.len() != 2 {
@@ -655,19 +676,8 @@ fn add_flows(
     seed: u64,
 ) -> Result<(), SpecError> {
     let here = at(&[k("flows"), ix(j)]);
-    let field = |name: &str| {
-        let mut p = here.clone();
-        p.push(k(name));
-        p
-    };
-    let from = net.host(&f.from, field("from"))?;
-    let to = net.host(&f.to, field("to"))?;
-    if from == to {
-        return Err(SpecError::at(
-            field("to"),
-            "a flow needs two different hosts",
-        ));
-    }
+    let field = |name: &str| child(&here, name);
+    let (from, to) = end_hosts(net, &f.from, &f.to, &here)?;
     if f.count == 0 {
         return Err(SpecError::at(field("count"), "must be at least 1"));
     }
@@ -741,10 +751,7 @@ fn add_flows(
         }
     }
     let tcp = if is_tcp {
-        let mut spec = sc.tcp.merged(f.tcp.as_ref().unwrap_or(&TcpSpec::default()));
-        if f.cc.is_some() {
-            spec.cc = f.cc;
-        }
+        let spec = element_tcp_spec(sc, f.tcp.as_ref(), f.cc);
         Some(if f.tcp.is_some() || f.cc.is_some() {
             resolve_tcp(&spec, &field("tcp"))?
         } else {
@@ -956,23 +963,9 @@ fn add_traffic(
     seed: u64,
 ) -> Result<(), SpecError> {
     let here = at(&[k("traffic"), ix(g)]);
-    let field = |name: &str| {
-        let mut p = here.clone();
-        p.push(k(name));
-        p
-    };
-    let from = net.host(&t.from, field("from"))?;
-    let to = net.host(&t.to, field("to"))?;
-    if from == to {
-        return Err(SpecError::at(
-            field("to"),
-            "a flow needs two different hosts",
-        ));
-    }
-    let mut spec = sc.tcp.merged(t.tcp.as_ref().unwrap_or(&TcpSpec::default()));
-    if t.cc.is_some() {
-        spec.cc = t.cc;
-    }
+    let field = |name: &str| child(&here, name);
+    let (from, to) = end_hosts(net, &t.from, &t.to, &here)?;
+    let spec = element_tcp_spec(sc, t.tcp.as_ref(), t.cc);
     let params = resolve_tcp(&spec, &field("tcp"))?;
     let mss = params.sender.mss;
     let bytes = |b: BufferSize| match b {
