@@ -14,4 +14,6 @@
 //!
 //! [`Time`]: pathpool_core::Time
 
+pub mod mptcp;
+pub mod reassembly;
 pub mod tcp;

@@ -4,6 +4,7 @@ use pathpool_core::{Dur, Time};
 use serde::{Deserialize, Serialize};
 
 use super::segment::{AckSegment, DataSegment};
+use crate::reassembly::{Inserted, Reassembly};
 
 /// Receiver parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,10 +44,8 @@ pub struct ReceiverStats {
 #[derive(Clone, Debug)]
 pub struct TcpReceiver {
     config: TcpReceiverConfig,
-    /// Next in-order byte expected: every byte below it has been delivered.
-    rcv_nxt: u64,
-    /// Received byte ranges above `rcv_nxt`, sorted and disjoint, `[start, end)`.
-    out_of_order: Vec<(u64, u64)>,
+    /// What has arrived; its cumulative point is RCV.NXT.
+    received: Reassembly,
     /// RFC 7323 TS.Recent: the timestamp to echo.
     ts_recent: Time,
     /// RFC 7323 Last.ACK.sent.
@@ -63,8 +62,7 @@ impl TcpReceiver {
     pub fn new(config: TcpReceiverConfig) -> Self {
         TcpReceiver {
             config,
-            rcv_nxt: 0,
-            out_of_order: Vec::new(),
+            received: Reassembly::new(),
             ts_recent: Time::ZERO,
             last_ack_sent: 0,
             unacked_segments: 0,
@@ -80,30 +78,19 @@ impl TcpReceiver {
         if seg.seq <= self.last_ack_sent && seg.ts >= self.ts_recent {
             self.ts_recent = seg.ts;
         }
-        let end = seg.end();
-        if end <= self.rcv_nxt {
-            // A duplicate: ACK at once so the sender learns where we are (RFC 5681 §4.2).
-            self.stats.duplicate_segments += 1;
-            return Some(self.ack_now());
-        }
-        if seg.seq > self.rcv_nxt {
-            // Above a gap: store it and send a duplicate ACK at once (RFC 5681 §4.2).
-            self.stats.out_of_order_segments += 1;
-            self.insert_out_of_order(seg.seq, end);
-            return Some(self.ack_now());
-        }
-        // In order (possibly overlapping what we have): advance and absorb stored ranges.
-        let filled_gap = !self.out_of_order.is_empty();
-        self.rcv_nxt = end;
-        let absorbed = self
-            .out_of_order
-            .iter()
-            .take_while(|r| r.0 <= self.rcv_nxt)
-            .count();
-        if absorbed > 0 {
-            self.rcv_nxt = self.rcv_nxt.max(self.out_of_order[absorbed - 1].1);
-            self.out_of_order.drain(..absorbed);
-        }
+        let filled_gap = match self.received.insert(seg.seq, seg.end()) {
+            Inserted::Duplicate => {
+                // A duplicate: ACK at once so the sender learns where we are (RFC 5681 §4.2).
+                self.stats.duplicate_segments += 1;
+                return Some(self.ack_now());
+            }
+            Inserted::AboveGap => {
+                // Above a gap: store it and send a duplicate ACK at once (RFC 5681 §4.2).
+                self.stats.out_of_order_segments += 1;
+                return Some(self.ack_now());
+            }
+            Inserted::InOrder { filled_gap } => filled_gap,
+        };
         if filled_gap || !self.config.delayed_ack {
             return Some(self.ack_now());
         }
@@ -117,27 +104,13 @@ impl TcpReceiver {
         None
     }
 
-    fn insert_out_of_order(&mut self, start: u64, end: u64) {
-        let v = &mut self.out_of_order;
-        // First range that ends at or after `start` (could merge with the new one).
-        let i = v.partition_point(|r| r.1 < start);
-        let mut j = i;
-        let (mut s, mut e) = (start, end);
-        while j < v.len() && v[j].0 <= e {
-            s = s.min(v[j].0);
-            e = e.max(v[j].1);
-            j += 1;
-        }
-        v.splice(i..j, std::iter::once((s, e)));
-    }
-
     fn ack_now(&mut self) -> AckSegment {
         self.unacked_segments = 0;
         self.delack_deadline = None;
-        self.last_ack_sent = self.rcv_nxt;
+        self.last_ack_sent = self.received.cumulative();
         self.stats.acks_sent += 1;
         AckSegment {
-            ack: self.rcv_nxt,
+            ack: self.received.cumulative(),
             ts_echo: self.ts_recent,
         }
     }
@@ -159,12 +132,12 @@ impl TcpReceiver {
     /// Bytes delivered in order to the application.
     #[must_use]
     pub fn delivered_bytes(&self) -> u64 {
-        self.rcv_nxt
+        self.received.cumulative()
     }
     /// Ranges held above a gap.
     #[must_use]
     pub fn out_of_order_ranges(&self) -> &[(u64, u64)] {
-        &self.out_of_order
+        self.received.above_gap()
     }
     /// Counters.
     #[must_use]

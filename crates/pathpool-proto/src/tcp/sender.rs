@@ -218,15 +218,7 @@ impl TcpSender {
         if len == 0 {
             return None;
         }
-        let mut window = cc.window(self.path);
-        if self.config.limited_transmit && !self.in_recovery {
-            // RFC 3042: each of the first two duplicate ACKs allows one new segment beyond
-            // cwnd, so a small window can still collect three duplicate ACKs.
-            window += u64::from(self.dupacks.min(2)) * self.config.mss;
-        }
-        let window = window.min(self.config.rwnd_bytes);
-        let flight = self.snd_nxt - self.snd_una;
-        if flight + len > window {
+        if len > self.send_room(cc) {
             return None;
         }
         let seq = self.snd_nxt;
@@ -234,6 +226,39 @@ impl TcpSender {
         self.snd_nxt += len;
         self.snd_max = self.snd_max.max(self.snd_nxt);
         Some(self.emit(now, seq, len, retransmission))
+    }
+
+    /// Bytes the window allows beyond what is in flight (`snd_nxt − snd_una`).
+    #[must_use]
+    pub fn send_room<C: MultipathController>(&self, cc: &C) -> u64 {
+        let mut window = cc.window(self.path);
+        if self.config.limited_transmit && !self.in_recovery {
+            // RFC 3042: each of the first two duplicate ACKs allows one new segment beyond
+            // cwnd, so a small window can still collect three duplicate ACKs.
+            window += u64::from(self.dupacks.min(2)) * self.config.mss;
+        }
+        let window = window.min(self.config.rwnd_bytes);
+        window.saturating_sub(self.snd_nxt - self.snd_una)
+    }
+
+    /// Whether the sender has sent everything it was given (it may still be waiting for ACKs
+    /// or have retransmissions to make after a timeout).
+    #[must_use]
+    pub fn all_sent(&self) -> bool {
+        self.snd_nxt >= self.data_end
+    }
+
+    /// Hands the sender `bytes` more of the application's data. A multipath connection creates
+    /// its subflows with no data (`data_bytes: Some(0)`) and gives each what its scheduler
+    /// assigns.
+    pub fn push_data(&mut self, bytes: u64) {
+        self.data_end = self.data_end.saturating_add(bytes);
+    }
+
+    /// One past the last byte the sender was given.
+    #[must_use]
+    pub fn data_end(&self) -> u64 {
+        self.data_end
     }
 
     /// Payload length of a segment starting at `seq` (0 if there is nothing to send there).

@@ -1,0 +1,97 @@
+//! The receiving end of a multipath connection: one TCP receiver per subflow, and the
+//! reassembly of the data stream from all of them.
+
+use pathpool_core::Time;
+
+use crate::reassembly::Reassembly;
+use crate::tcp::{AckSegment, DataSegment, TcpReceiver, TcpReceiverConfig};
+
+/// The receiving end of a multipath connection.
+///
+/// A segment is handled in two steps, as MPTCP's receiver does: [`handle_segment`] at the
+/// subflow level (cumulative ACK, delayed ACKs, timestamps), then [`handle_mapping`] for each
+/// data range its DSS mapping says it carries.
+///
+/// [`handle_segment`]: MpReceiver::handle_segment
+/// [`handle_mapping`]: MpReceiver::handle_mapping
+#[derive(Clone, Debug)]
+pub struct MpReceiver {
+    config: TcpReceiverConfig,
+    subflows: Vec<TcpReceiver>,
+    data: Reassembly,
+    /// Data bytes that arrived more than once (on the same or different subflows).
+    duplicate_data_bytes: u64,
+}
+
+impl MpReceiver {
+    /// A receiver with no subflow yet; every subflow uses `config`.
+    #[must_use]
+    pub fn new(config: TcpReceiverConfig) -> Self {
+        MpReceiver {
+            config,
+            subflows: Vec::new(),
+            data: Reassembly::new(),
+            duplicate_data_bytes: 0,
+        }
+    }
+
+    /// Adds the receiving end of a subflow; returns its index (the sender's, if both sides add
+    /// subflows in the same order).
+    pub fn add_subflow(&mut self) -> usize {
+        self.subflows.push(TcpReceiver::new(self.config));
+        self.subflows.len() - 1
+    }
+
+    /// A data segment arrived on subflow `i`; returns the subflow ACK to send now, if due.
+    pub fn handle_segment(&mut self, now: Time, i: usize, seg: &DataSegment) -> Option<AckSegment> {
+        self.subflows.get_mut(i)?.handle_segment(now, seg)
+    }
+
+    /// The data bytes `[start, end)` arrived (one DSS mapping of a received segment).
+    pub fn handle_mapping(&mut self, start: u64, end: u64) {
+        if self.data.contains(start, end) {
+            self.duplicate_data_bytes += end - start;
+        } else {
+            self.data.insert(start, end);
+        }
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) must be called next, if ever.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.subflows
+            .iter()
+            .filter_map(TcpReceiver::poll_timeout)
+            .min()
+    }
+
+    /// Sends the delayed ACKs whose timers expired: `send(subflow, ack)` for each.
+    pub fn handle_timeout(&mut self, now: Time, mut send: impl FnMut(usize, AckSegment)) {
+        for (i, rx) in self.subflows.iter_mut().enumerate() {
+            if let Some(a) = rx.handle_timeout(now) {
+                send(i, a);
+            }
+        }
+    }
+
+    /// Data bytes delivered in order to the application.
+    #[must_use]
+    pub fn delivered_bytes(&self) -> u64 {
+        self.data.cumulative()
+    }
+    /// Data ranges held above a gap.
+    #[must_use]
+    pub fn out_of_order_ranges(&self) -> &[(u64, u64)] {
+        self.data.above_gap()
+    }
+    /// Data bytes that arrived more than once (reinjections and spurious retransmissions).
+    #[must_use]
+    pub fn duplicate_data_bytes(&self) -> u64 {
+        self.duplicate_data_bytes
+    }
+    /// The subflows' receivers.
+    #[must_use]
+    pub fn subflows(&self) -> &[TcpReceiver] {
+        &self.subflows
+    }
+}

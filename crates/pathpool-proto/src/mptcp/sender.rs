@@ -1,0 +1,343 @@
+//! The sending end of a multipath connection: subflows, the data sequence space, the
+//! scheduler and reinjection.
+
+use std::collections::VecDeque;
+
+use pathpool_cc::MultipathController;
+use pathpool_core::{PathId, Time};
+
+use super::scheduler::{Candidate, Scheduler};
+use crate::reassembly::Reassembly;
+use crate::tcp::{AckSegment, DataSegment, TcpSender, TcpSenderConfig};
+
+/// One DSS mapping: `len` bytes at subflow sequence number `subflow_seq` carry the data
+/// bytes starting at `data_seq`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    /// First subflow sequence number.
+    pub subflow_seq: u64,
+    /// First data sequence number.
+    pub data_seq: u64,
+    /// Length in bytes.
+    pub len: u64,
+}
+
+/// Whether a subflow still carries data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubflowState {
+    /// Scheduled, acknowledged and timed.
+    Active,
+    /// Closed: nothing more is sent on it and what arrives for it is ignored.
+    Closed,
+}
+
+/// One subflow of the sending end.
+#[derive(Clone, Debug)]
+pub struct Subflow {
+    sender: TcpSender,
+    state: SubflowState,
+    group: u32,
+    /// Mappings of the data given to this subflow and not yet acknowledged on it, in subflow
+    /// sequence order and contiguous.
+    mappings: VecDeque<Mapping>,
+}
+
+impl Subflow {
+    /// The subflow's TCP sender (its sequence space, RTT, recovery and counters).
+    #[must_use]
+    pub fn sender(&self) -> &TcpSender {
+        &self.sender
+    }
+    /// Whether it is active or closed.
+    #[must_use]
+    pub fn state(&self) -> SubflowState {
+        self.state
+    }
+    /// Its coupling group in the controller.
+    #[must_use]
+    pub fn group(&self) -> u32 {
+        self.group
+    }
+    /// Its path in the connection's controller.
+    #[must_use]
+    pub fn path(&self) -> PathId {
+        self.sender.path()
+    }
+}
+
+/// A segment to send and the subflow it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MpSegment {
+    /// Index of the subflow.
+    pub subflow: usize,
+    /// The subflow-level segment.
+    pub seg: DataSegment,
+}
+
+/// The sending end of a multipath connection.
+///
+/// Driver call order as for [`TcpSender`]: `handle_ack` / `handle_timeout`, then
+/// `poll_transmit` until `None`, then `poll_timeout`.
+#[derive(Clone, Debug)]
+pub struct MpSender {
+    /// Template for the subflows' senders (their `data_bytes` is replaced by 0).
+    subflow_config: TcpSenderConfig,
+    subflows: Vec<Subflow>,
+    scheduler: Scheduler,
+    last_scheduled: Option<usize>,
+    /// One past the last data byte the application sends (`u64::MAX`: unlimited).
+    data_end: u64,
+    /// First data byte never given to a subflow.
+    next_data_seq: u64,
+    /// Data ranges to give to a subflow again (they were in flight on a closed subflow).
+    reinject: VecDeque<(u64, u64)>,
+    /// Data bytes acknowledged on some subflow.
+    data_acked: Reassembly,
+}
+
+impl MpSender {
+    /// A connection with no subflow yet. `config.data_bytes` is the size of the transfer
+    /// (`None`: unlimited); the other fields configure every subflow.
+    #[must_use]
+    pub fn new(config: TcpSenderConfig, scheduler: Scheduler) -> Self {
+        MpSender {
+            subflow_config: TcpSenderConfig {
+                data_bytes: Some(0),
+                ..config
+            },
+            subflows: Vec::new(),
+            scheduler,
+            last_scheduled: None,
+            data_end: config.data_bytes.unwrap_or(u64::MAX),
+            next_data_seq: 0,
+            reinject: VecDeque::new(),
+            data_acked: Reassembly::new(),
+        }
+    }
+
+    /// Opens a subflow on a new path of `cc` in coupling group `group`; returns its index.
+    pub fn add_subflow<C: MultipathController>(&mut self, cc: &mut C, group: u32) -> usize {
+        let path = cc.add_path(self.subflow_config.mss);
+        cc.set_group(path, group);
+        self.subflows.push(Subflow {
+            sender: TcpSender::new(self.subflow_config, path),
+            state: SubflowState::Active,
+            group,
+            mappings: VecDeque::new(),
+        });
+        self.subflows.len() - 1
+    }
+
+    /// Closes subflow `i`: its path leaves the controller and the data it had in flight
+    /// unacknowledged is queued to go out again on the other subflows.
+    pub fn close_subflow<C: MultipathController>(&mut self, i: usize, cc: &mut C) {
+        let sf = &mut self.subflows[i];
+        if sf.state == SubflowState::Closed {
+            return;
+        }
+        sf.state = SubflowState::Closed;
+        cc.remove_path(sf.sender.path());
+        let una = sf.sender.snd_una();
+        for m in sf.mappings.drain(..) {
+            // The part of the mapping the subflow has not seen acknowledged.
+            let skip = una.saturating_sub(m.subflow_seq).min(m.len);
+            let (start, end) = (m.data_seq + skip, m.data_seq + m.len);
+            if start < end && !self.data_acked.contains(start, end) {
+                self.reinject.push_back((start, end));
+            }
+        }
+    }
+
+    /// Processes an acknowledgement that arrived on subflow `i`.
+    pub fn handle_ack<C: MultipathController>(
+        &mut self,
+        now: Time,
+        i: usize,
+        ack: &AckSegment,
+        cc: &mut C,
+    ) {
+        let Some(sf) = self.subflows.get_mut(i) else {
+            return;
+        };
+        if sf.state == SubflowState::Closed {
+            return;
+        }
+        let before = sf.sender.snd_una();
+        sf.sender.handle_ack(now, ack, cc);
+        let una = sf.sender.snd_una();
+        if una == before {
+            return;
+        }
+        // The data these subflow bytes carried has arrived: record it and drop the mappings
+        // the subflow no longer needs.
+        while let Some(m) = sf.mappings.front_mut() {
+            if m.subflow_seq >= una {
+                break;
+            }
+            let covered = (una - m.subflow_seq).min(m.len);
+            self.data_acked.insert(m.data_seq, m.data_seq + covered);
+            if covered == m.len {
+                sf.mappings.pop_front();
+            } else {
+                m.subflow_seq += covered;
+                m.data_seq += covered;
+                m.len -= covered;
+                break;
+            }
+        }
+    }
+
+    /// Processes the retransmission timers of every subflow (those not expired do nothing).
+    pub fn handle_timeout<C: MultipathController>(&mut self, now: Time, cc: &mut C) {
+        for sf in &mut self.subflows {
+            if sf.state == SubflowState::Active {
+                sf.sender.handle_timeout(now, cc);
+            }
+        }
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) must be called next, if ever.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.subflows
+            .iter()
+            .filter(|sf| sf.state == SubflowState::Active)
+            .filter_map(|sf| sf.sender.poll_timeout())
+            .min()
+    }
+
+    /// The next segment to send now on any subflow, if one may go.
+    ///
+    /// Retransmissions (and data already given to a subflow) go first; then, while there is
+    /// data to send, the scheduler gives one segment to a subflow with window space.
+    pub fn poll_transmit<C: MultipathController>(
+        &mut self,
+        now: Time,
+        cc: &C,
+    ) -> Option<MpSegment> {
+        for (i, sf) in self.subflows.iter_mut().enumerate() {
+            if sf.state == SubflowState::Active {
+                if let Some(seg) = sf.sender.poll_transmit(now, cc) {
+                    return Some(MpSegment { subflow: i, seg });
+                }
+            }
+        }
+        let (data_seq, len) = self.next_data()?;
+        let i = self.schedule(cc, len)?;
+        self.take_data(data_seq, len);
+        let sf = &mut self.subflows[i];
+        sf.mappings.push_back(Mapping {
+            subflow_seq: sf.sender.data_end(),
+            data_seq,
+            len,
+        });
+        sf.sender.push_data(len);
+        self.last_scheduled = Some(i);
+        let seg = sf
+            .sender
+            .poll_transmit(now, cc)
+            .expect("the scheduler chose a subflow with room for this segment");
+        Some(MpSegment { subflow: i, seg })
+    }
+
+    /// The next data to give a subflow: the head of the reinjection queue, or new data.
+    fn next_data(&mut self) -> Option<(u64, u64)> {
+        let mss = self.subflow_config.mss;
+        while let Some(&(start, end)) = self.reinject.front() {
+            if self.data_acked.contains(start, end) {
+                self.reinject.pop_front();
+                continue;
+            }
+            return Some((start, (end - start).min(mss)));
+        }
+        let len = mss.min(self.data_end.saturating_sub(self.next_data_seq));
+        (len > 0).then_some((self.next_data_seq, len))
+    }
+
+    /// Marks `[data_seq, data_seq + len)`, as returned by `next_data`, as given out.
+    fn take_data(&mut self, data_seq: u64, len: u64) {
+        match self.reinject.front_mut() {
+            Some(r) if r.0 == data_seq => {
+                r.0 += len;
+                if r.0 >= r.1 {
+                    self.reinject.pop_front();
+                }
+            }
+            _ => self.next_data_seq += len,
+        }
+    }
+
+    /// The subflow that gets a segment of `len` bytes, if any has room for it.
+    fn schedule<C: MultipathController>(&self, cc: &C, len: u64) -> Option<usize> {
+        let candidates = self
+            .subflows
+            .iter()
+            .enumerate()
+            .filter(|(_, sf)| {
+                sf.state == SubflowState::Active
+                    && sf.sender.all_sent()
+                    && sf.sender.send_room(cc) >= len
+            })
+            .map(|(i, sf)| Candidate {
+                subflow: i,
+                srtt: sf.sender.rtt().srtt(),
+            });
+        self.scheduler.pick(candidates, self.last_scheduled)
+    }
+
+    /// Stops the application: no data beyond what was given to subflows; what was given is
+    /// still delivered reliably.
+    pub fn stop(&mut self) {
+        self.data_end = self.data_end.min(self.next_data_seq);
+    }
+
+    /// Calls `f(start, end)` for each range of data carried by the `len` bytes at subflow
+    /// sequence number `seq` of subflow `i` — the DSS mappings a receiver reads from the
+    /// segment. Bytes the subflow has already seen acknowledged map to nothing (their data
+    /// arrived before).
+    pub fn for_each_mapping(&self, i: usize, seq: u64, len: u64, mut f: impl FnMut(u64, u64)) {
+        let Some(sf) = self.subflows.get(i) else {
+            return;
+        };
+        let end = seq + len;
+        let m = &sf.mappings;
+        let first = m.partition_point(|m| m.subflow_seq + m.len <= seq);
+        for m in m.range(first..) {
+            if m.subflow_seq >= end {
+                break;
+            }
+            let lo = seq.max(m.subflow_seq);
+            let hi = end.min(m.subflow_seq + m.len);
+            f(
+                m.data_seq + (lo - m.subflow_seq),
+                m.data_seq + (hi - m.subflow_seq),
+            );
+        }
+    }
+
+    /// Whether every data byte of a finite (or stopped) transfer has been acknowledged.
+    #[must_use]
+    pub fn is_finished(&self) -> bool {
+        self.data_acked.cumulative() >= self.data_end
+    }
+    /// Data bytes acknowledged in order.
+    #[must_use]
+    pub fn data_acked(&self) -> u64 {
+        self.data_acked.cumulative()
+    }
+    /// The subflows, in the order they were added.
+    #[must_use]
+    pub fn subflows(&self) -> &[Subflow] {
+        &self.subflows
+    }
+    /// The scheduling policy.
+    #[must_use]
+    pub fn scheduler(&self) -> Scheduler {
+        self.scheduler
+    }
+    /// Data ranges waiting to be sent again.
+    #[must_use]
+    pub fn reinjection_queue(&self) -> &VecDeque<(u64, u64)> {
+        &self.reinject
+    }
+}

@@ -1,0 +1,141 @@
+//! Reassembly of a byte stream from ranges that arrive in any order, any number of times.
+//!
+//! Used twice by a multipath connection: each subflow's receiver reassembles its own sequence
+//! space (to acknowledge cumulatively), and the connection reassembles the data sequence
+//! space from every subflow (to deliver in order).
+
+/// Which bytes of a stream starting at 0 have arrived.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reassembly {
+    /// Every byte below it has arrived.
+    cumulative: u64,
+    /// Ranges above `cumulative`, sorted, disjoint and not adjacent, `[start, end)`.
+    above_gap: Vec<(u64, u64)>,
+}
+
+/// What one [`Reassembly::insert`] changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inserted {
+    /// Every byte of the range had arrived before.
+    Duplicate,
+    /// The range lies above a gap and was stored.
+    AboveGap,
+    /// The range extended the in-order prefix; `filled_gap` if stored ranges were waiting.
+    InOrder {
+        /// Whether ranges above a gap were waiting for it.
+        filled_gap: bool,
+    },
+}
+
+impl Reassembly {
+    /// Nothing arrived yet.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records that bytes `[start, end)` arrived.
+    pub fn insert(&mut self, start: u64, end: u64) -> Inserted {
+        if end <= self.cumulative {
+            return Inserted::Duplicate;
+        }
+        if start > self.cumulative {
+            let covered = self.above_gap.iter().any(|&(s, e)| s <= start && end <= e);
+            if covered {
+                return Inserted::Duplicate;
+            }
+            self.store(start, end);
+            return Inserted::AboveGap;
+        }
+        let filled_gap = !self.above_gap.is_empty();
+        self.cumulative = end;
+        let absorbed = self
+            .above_gap
+            .iter()
+            .take_while(|r| r.0 <= self.cumulative)
+            .count();
+        if absorbed > 0 {
+            self.cumulative = self.cumulative.max(self.above_gap[absorbed - 1].1);
+            self.above_gap.drain(..absorbed);
+        }
+        Inserted::InOrder { filled_gap }
+    }
+
+    fn store(&mut self, start: u64, end: u64) {
+        let v = &mut self.above_gap;
+        // First range that ends at or after `start` (could merge with the new one).
+        let i = v.partition_point(|r| r.1 < start);
+        let mut j = i;
+        let (mut s, mut e) = (start, end);
+        while j < v.len() && v[j].0 <= e {
+            s = s.min(v[j].0);
+            e = e.max(v[j].1);
+            j += 1;
+        }
+        v.splice(i..j, std::iter::once((s, e)));
+    }
+
+    /// Length of the in-order prefix: every byte below it has arrived.
+    #[must_use]
+    pub fn cumulative(&self) -> u64 {
+        self.cumulative
+    }
+    /// Ranges held above a gap.
+    #[must_use]
+    pub fn above_gap(&self) -> &[(u64, u64)] {
+        &self.above_gap
+    }
+    /// Whether bytes `[start, end)` have all arrived.
+    #[must_use]
+    pub fn contains(&self, start: u64, end: u64) -> bool {
+        end <= self.cumulative
+            || self
+                .above_gap
+                .iter()
+                .any(|&(s, e)| s <= start.max(self.cumulative) && end <= e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn in_order_duplicate_and_gap() {
+        let mut r = Reassembly::new();
+        assert_eq!(r.insert(0, 10), Inserted::InOrder { filled_gap: false });
+        assert_eq!(r.insert(20, 30), Inserted::AboveGap);
+        assert_eq!(r.insert(22, 25), Inserted::Duplicate);
+        assert_eq!(r.insert(0, 5), Inserted::Duplicate);
+        assert!(r.contains(20, 30));
+        assert!(!r.contains(10, 21));
+        assert_eq!(r.insert(5, 20), Inserted::InOrder { filled_gap: true });
+        assert_eq!(r.cumulative(), 30);
+        assert!(r.above_gap().is_empty());
+    }
+
+    proptest! {
+        /// Whatever the order and repetition, the prefix is exactly the longest run of bytes
+        /// from 0 covered by the inserted ranges, and stored ranges stay sorted and disjoint.
+        #[test]
+        fn prefix_matches_a_bitmap(ranges in proptest::collection::vec((0u64..200, 1u64..30), 1..60)) {
+            let mut r = Reassembly::new();
+            let mut have = [false; 240];
+            for (s, l) in ranges {
+                r.insert(s, s + l);
+                for b in &mut have[s as usize..(s + l) as usize] {
+                    *b = true;
+                }
+                let prefix = have.iter().take_while(|&&b| b).count() as u64;
+                prop_assert_eq!(r.cumulative(), prefix);
+                let g = r.above_gap();
+                prop_assert!(g.windows(2).all(|w| w[0].1 < w[1].0));
+                prop_assert!(g.iter().all(|&(s, e)| s > prefix && s < e));
+                for &(s, e) in g {
+                    prop_assert!(have[s as usize..e as usize].iter().all(|&b| b));
+                }
+            }
+        }
+    }
+}
