@@ -237,7 +237,7 @@ mod tests {
     }
 
     #[test]
-    fn timeout_during_recovery_leaves_recovery() {
+    fn timeout_during_recovery_leaves_recovery_and_keeps_that_loss_events_ssthresh() {
         let mut w = reno();
         w.path_mut(P).cwnd = 20 * MSS;
         w.on_congestion_event(
@@ -246,15 +246,17 @@ mod tests {
                 flight_bytes: 20 * MSS,
             },
         );
+        // Window inflation sent new data during recovery: the flight is now 40 segments.
         w.on_congestion_event(
             P,
             CongestionEvent::Timeout {
-                flight_bytes: 20 * MSS,
+                flight_bytes: 40 * MSS,
                 repeated: false,
             },
         );
         assert!(!w.metrics(P).in_recovery);
         assert_eq!(w.window(P), MSS);
+        assert_eq!(w.metrics(P).ssthresh, 10 * MSS, "not 40/2 segments");
     }
 
     #[derive(Clone, Debug)]

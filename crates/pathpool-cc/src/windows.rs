@@ -205,8 +205,12 @@ impl<A: Coupling> MultipathController for Windows<A> {
                 repeated,
             } => {
                 // RFC 5681 §3.1: ssthresh from eq. 4 unless the segment had already been
-                // retransmitted by the timer, then cwnd = loss window.
-                if !repeated {
+                // retransmitted by the timer, then cwnd = loss window. A timeout during fast
+                // recovery ends the same loss event, whose reduction is already made: the
+                // flight then includes what window inflation sent, and halving it would raise
+                // ssthresh above what the loss allowed (Linux `tcp_enter_loss` likewise
+                // "reduce[s] ssthresh if it has not yet been made inside this window").
+                if !repeated && !self.paths[i].in_recovery {
                     let ssthresh = self.alg.ssthresh_after_loss(&self.paths, i, flight_bytes);
                     self.paths[i].ssthresh = ssthresh;
                 }
