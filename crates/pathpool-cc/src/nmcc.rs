@@ -507,4 +507,23 @@ mod tests {
         n.on_ack(&ps, 0, 1000);
         assert!(close(n.m2(&ps, 0), 1.25, 1e-12));
     }
+
+    #[test]
+    fn a_retransmission_timeout_reaches_the_coupling_and_resets_the_shadow_window() {
+        use crate::{CongestionEvent, MultipathController, WindowConfig, Windows};
+        let mut w = Windows::new(Nmcc::new(NmccConfig::default()), WindowConfig::default());
+        let a = w.add_path(1000);
+        let _b = w.add_path(1000);
+        w.on_congestion_event(
+            a,
+            CongestionEvent::Timeout {
+                flight_bytes: 50_000,
+                repeated: false,
+            },
+        );
+        let s = &w.coupling().per_path[0];
+        assert!(s.inactive, "the is-active rule sees the timeout");
+        assert!(s.reset_shadow, "the shadow window restarts from cwnd at the next ACK");
+        assert_eq!(s.losses, 1);
+    }
 }

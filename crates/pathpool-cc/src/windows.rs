@@ -204,6 +204,7 @@ impl<A: Coupling> MultipathController for Windows<A> {
                 flight_bytes,
                 repeated,
             } => {
+                self.alg.on_loss(&self.paths, i, true);
                 // RFC 5681 §3.1: ssthresh from eq. 4 unless the segment had already been
                 // retransmitted by the timer, then cwnd = loss window. A timeout during fast
                 // recovery ends the same loss event, whose reduction is already made: the
