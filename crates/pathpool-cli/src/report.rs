@@ -109,6 +109,40 @@ pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
         );
     }
     out.push('\n');
+    if !r.subflows.is_empty() {
+        let rows: Vec<Vec<String>> = r
+            .subflows
+            .iter()
+            .take(MAX_ROWS)
+            .map(|s| {
+                vec![
+                    format!("{}/{}", s.flow, s.subflow),
+                    s.path.clone(),
+                    s.group.to_string(),
+                    mbps(s.throughput_bps),
+                    pct(s.share_of_flow),
+                    s.retransmissions.to_string(),
+                    s.timeouts.to_string(),
+                ]
+            })
+            .collect();
+        out += &table(
+            &[
+                "subflow",
+                "path",
+                "group",
+                "Mb/s",
+                "of flow %",
+                "retx",
+                "RTOs",
+            ],
+            &rows,
+        );
+        if r.subflows.len() > MAX_ROWS {
+            let _ = writeln!(out, "  … {} more subflows", r.subflows.len() - MAX_ROWS);
+        }
+        out.push('\n');
+    }
     let mut links: Vec<_> = r
         .links
         .iter()

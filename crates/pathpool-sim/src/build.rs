@@ -2,19 +2,22 @@
 
 use std::collections::{HashMap, HashSet};
 
-use pathpool_cc::{CcKind, MultipathController, WindowConfig};
+use pathpool_cc::{CcKind, MultipathController, NmccConfig, WindowConfig};
 use pathpool_core::{BufferSize, Dur, Rate, Rng, RttConfig, Time};
+use pathpool_proto::mptcp::{MpReceiver, MpSender};
 use pathpool_proto::tcp::{TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig};
 use pathpool_topo::{shortest_path, EdgeId, Graph, NodeIx};
 
 use crate::link::{Discipline, Link};
 use crate::load::{PathSeg, SpecError};
+use crate::mp_flow::{MpConn, SubflowPlan};
+use crate::packet::MAX_SUBFLOWS;
 use crate::red::{Red, RedParams};
 use crate::sampler::Sampler;
-use crate::sim::{FlowMeta, LinkMeta, Simulation};
+use crate::sim::{FlowMeta, LinkMeta, Simulation, SubflowMeta};
 use crate::spec::{
-    FlowKind, FlowSpec, LinkSpec, PeriodDist, QueueSpec, RouteMetric, Scenario, SizeDist, TcpSpec,
-    TrafficSpec, WindowLimit,
+    FlowKind, FlowSpec, LinkSpec, PeriodDist, QueueSpec, RouteMetric, Scenario, SizeDist,
+    SubflowSpec, TcpSpec, TrafficSpec, WindowLimit,
 };
 use crate::tcp_flow::{TcpSink, TcpSource};
 use crate::udp_flow::{Periods, UdpSink, UdpSource, UDP_HEADER_BYTES};
@@ -30,7 +33,7 @@ const MAX_SAMPLES: u64 = 10_000_000;
 /// Largest number of flows a scenario may generate.
 const MAX_FLOWS: u64 = 5_000_000;
 /// Largest segment plus header.
-const MAX_PACKET_BYTES: u64 = 1 << 20;
+const MAX_PACKET_BYTES: u64 = (1 << 20) - 1;
 
 fn k(s: &str) -> PathSeg {
     PathSeg::Key(s.to_string())
@@ -79,6 +82,7 @@ fn element_tcp_spec(sc: &Scenario, tcp: Option<&TcpSpec>, cc: Option<CcKind>) ->
 #[derive(Clone, Debug)]
 struct TcpParams {
     cc: CcKind,
+    nmcc: NmccConfig,
     header: u64,
     window: WindowConfig,
     sender: TcpSenderConfig,
@@ -95,7 +99,7 @@ fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams, SpecError>
     if mss + header > MAX_PACKET_BYTES {
         return Err(SpecError::at(
             field("mss"),
-            "mss + header must be at most 1MiB",
+            "mss + header must be below 1MiB (at most 1048575B)",
         ));
     }
     let defaults = WindowConfig::default();
@@ -163,8 +167,15 @@ fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams, SpecError>
     if receiver.delayed_ack && receiver.delack_timeout == Dur::ZERO {
         return Err(SpecError::at(field("delack_timeout"), "must be positive"));
     }
+    if spec.nmcc.is_some_and(|n| n.window_floor == 0) {
+        return Err(SpecError::at(
+            child(&field("nmcc"), "window_floor"),
+            "must be at least 1 segment",
+        ));
+    }
     Ok(TcpParams {
         cc: spec.cc.unwrap_or_default(),
+        nmcc: spec.nmcc.unwrap_or_default(),
         header,
         window,
         sender: TcpSenderConfig {
@@ -274,6 +285,7 @@ impl Net {
 }
 
 /// Data and reverse (ACK) paths of a flow as directed link lists.
+#[derive(Clone)]
 struct FlowPaths {
     data: Vec<EdgeId>,
     back: Option<Vec<EdgeId>>,
@@ -285,15 +297,12 @@ fn flow_paths(
     to: NodeIx,
     route: Option<&Vec<String>>,
     path: &[PathSeg],
+    route_path: Vec<PathSeg>,
     need_back: bool,
 ) -> Result<FlowPaths, SpecError> {
-    let fname = |f: &str| {
-        let mut p = path.to_vec();
-        p.push(k(f));
-        p
-    };
+    let fname = |f: &str| child(path, f);
     if let Some(route) = route {
-        let rpath = fname("route");
+        let rpath = route_path;
         if route.len() < 2 {
             return Err(SpecError::at(
                 rpath,
@@ -760,7 +769,19 @@ fn add_flows(
     } else {
         None
     };
-    let paths = flow_paths(net, from, to, f.route.as_ref(), &here, is_tcp)?;
+    let subflows = multipath_plan(net, f, from, to, is_tcp, &here, sc.duration)?;
+    let paths = match &subflows {
+        Some(sfs) => sfs[0].1.clone(),
+        None => flow_paths(
+            net,
+            from,
+            to,
+            f.route.as_ref(),
+            &here,
+            field("route"),
+            is_tcp,
+        )?,
+    };
     let base_id = f.id.clone().unwrap_or_else(|| format!("flow{j}"));
     for copy in 0..f.count {
         let id = if f.count > 1 {
@@ -788,7 +809,18 @@ fn add_flows(
                         "a finite flow transfers at least 1 byte",
                     ));
                 }
-                add_tcp_flow(sim, net, id, from, to, &paths, params, start, stop, size);
+                let ends = FlowEnds {
+                    id,
+                    from,
+                    to,
+                    start,
+                    stop,
+                    size,
+                };
+                match &subflows {
+                    Some(sfs) => add_mp_flow(sim, net, ends, sfs, f, params),
+                    None => add_tcp_flow(sim, net, ends, &paths, params),
+                }
             }
             None => {
                 let rate = f.rate.ok_or_else(|| {
@@ -804,7 +836,7 @@ fn add_flows(
                 if size <= u64::from(UDP_HEADER_BYTES) || size > MAX_PACKET_BYTES {
                     return Err(SpecError::at(
                         field("packet_size"),
-                        format!("must be between {}B and 1MiB", UDP_HEADER_BYTES + 1),
+                        format!("must be between {}B and 1048575B", UDP_HEADER_BYTES + 1),
                     ));
                 }
                 let periods = if f.kind == FlowKind::UdpOnoff {
@@ -852,19 +884,188 @@ fn add_flows(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn add_tcp_flow(
-    sim: &mut Simulation,
-    net: &Net,
+/// What every TCP flow, single- or multipath, has.
+struct FlowEnds {
     id: String,
     from: NodeIx,
     to: NodeIx,
-    paths: &FlowPaths,
-    p: &TcpParams,
     start: Time,
     stop: Option<Time>,
     size: Option<u64>,
+}
+
+/// The subflows of a multipath flow (`paths` or `subflows`), checked, with their paths;
+/// `None` for a single-path flow.
+fn multipath_plan(
+    net: &Net,
+    f: &FlowSpec,
+    from: NodeIx,
+    to: NodeIx,
+    is_tcp: bool,
+    here: &[PathSeg],
+    duration: Dur,
+) -> Result<Option<Vec<(SubflowSpec, FlowPaths)>>, SpecError> {
+    let field = |name: &str| child(here, name);
+    let (specs, name): (Vec<SubflowSpec>, &str) = match (&f.paths, &f.subflows) {
+        (Some(_), Some(_)) => {
+            return Err(SpecError::at(
+                field("subflows"),
+                "give either paths or subflows, not both",
+            ))
+        }
+        (Some(paths), None) => (
+            paths
+                .iter()
+                .map(|r| SubflowSpec {
+                    route: Some(r.clone()),
+                    ..SubflowSpec::default()
+                })
+                .collect(),
+            "paths",
+        ),
+        (None, Some(sfs)) => (sfs.clone(), "subflows"),
+        (None, None) => {
+            if f.scheduler.is_some() {
+                return Err(SpecError::at(
+                    field("scheduler"),
+                    "a scheduler is for multipath flows (give paths or subflows)",
+                ));
+            }
+            return Ok(None);
+        }
+    };
+    if !is_tcp {
+        return Err(SpecError::at(
+            field(name),
+            "multipath is for TCP flows (kind = \"tcp\")",
+        ));
+    }
+    if f.route.is_some() {
+        return Err(SpecError::at(
+            field("route"),
+            format!("a multipath flow gives each subflow's route in {name}, not route"),
+        ));
+    }
+    if specs.is_empty() {
+        return Err(SpecError::at(field(name), "give at least one subflow"));
+    }
+    if specs.len() > MAX_SUBFLOWS as usize {
+        return Err(SpecError::at(
+            field(name),
+            format!("at most {MAX_SUBFLOWS} subflows per connection"),
+        ));
+    }
+    let mut out = Vec::with_capacity(specs.len());
+    for (i, sf) in specs.into_iter().enumerate() {
+        let mut here = field(name);
+        here.push(ix(i));
+        let route_path = if name == "paths" {
+            here.clone()
+        } else {
+            child(&here, "route")
+        };
+        let start = sf.start.unwrap_or(f.start);
+        if name == "subflows" {
+            if start < f.start || start >= duration {
+                return Err(SpecError::at(
+                    child(&here, "start"),
+                    format!(
+                        "must be within the flow's life: from its start ({}) to before the end of the run ({duration})",
+                        f.start
+                    ),
+                ));
+            }
+            if sf.stop.is_some_and(|s| s <= start) {
+                return Err(SpecError::at(child(&here, "stop"), "must be after start"));
+            }
+        }
+        let paths = flow_paths(net, from, to, sf.route.as_ref(), &here, route_path, true)?;
+        out.push((sf, paths));
+    }
+    Ok(Some(out))
+}
+
+fn add_mp_flow(
+    sim: &mut Simulation,
+    net: &Net,
+    ends: FlowEnds,
+    subflows: &[(SubflowSpec, FlowPaths)],
+    f: &FlowSpec,
+    p: &TcpParams,
 ) {
+    let FlowEnds {
+        id,
+        from,
+        to,
+        start,
+        stop,
+        size,
+    } = ends;
+    let src_elem = sim.elements.len() as u32;
+    let sink_elem = src_elem + 1;
+    let mut plan = Vec::with_capacity(subflows.len());
+    let mut meta = Vec::with_capacity(subflows.len());
+    for (sf, paths) in subflows {
+        let mut hops: Vec<u32> = paths.data.iter().map(|e| net.elem[e.0 as usize]).collect();
+        hops.push(sink_elem);
+        let data_route = sim.routes.add(&hops);
+        let back = paths.back.as_ref().expect("TCP flows have a reverse path");
+        let mut hops: Vec<u32> = back.iter().map(|e| net.elem[e.0 as usize]).collect();
+        hops.push(src_elem);
+        let ack_route = sim.routes.add(&hops);
+        let sf_start = sf.start.map_or(start, |s| Time::ZERO + s);
+        let sf_stop = sf.stop.map(|s| Time::ZERO + s);
+        plan.push(SubflowPlan {
+            data_route,
+            ack_route,
+            group: sf.group,
+            start: sf_start,
+            stop: sf_stop,
+        });
+        meta.push(SubflowMeta {
+            path: net.node_names(from, &paths.data),
+            group: sf.group,
+            start: sf_start,
+            stop: sf_stop,
+        });
+    }
+    let cc = p.cc.build_with(p.window, p.nmcc);
+    let sender = MpSender::new(
+        TcpSenderConfig {
+            data_bytes: size,
+            ..p.sender
+        },
+        f.scheduler.unwrap_or_default(),
+    );
+    let receiver = MpReceiver::new(p.receiver);
+    let header = p.header as u32;
+    let conn = MpConn::new(sender, cc, receiver, plan, header, start, stop, size);
+    assert_eq!(sim.elements.add_mp_conn(conn), (src_elem, sink_elem));
+    sim.flows.push(FlowMeta {
+        id,
+        kind: FlowKind::Tcp,
+        from: net.names[from.0 as usize].clone(),
+        to: net.names[to.0 as usize].clone(),
+        cc: Some(p.cc.name().to_string()),
+        start,
+        stop,
+        size,
+        source: src_elem,
+        sink: sink_elem,
+        path: meta[0].path.clone(),
+        subflows: meta,
+    });
+}
+
+fn add_tcp_flow(sim: &mut Simulation, net: &Net, ends: FlowEnds, paths: &FlowPaths, p: &TcpParams) {
+    let FlowEnds {
+        id,
+        from,
+        to,
+        start,
+        stop,
+        size,
+    } = ends;
     let src_elem = sim.elements.len() as u32;
     let sink_elem = src_elem + 1;
     let mut hops: Vec<u32> = paths.data.iter().map(|e| net.elem[e.0 as usize]).collect();
@@ -875,7 +1076,7 @@ fn add_tcp_flow(
     hops.push(src_elem);
     let ack_route = sim.routes.add(&hops);
 
-    let mut cc = p.cc.build(p.window);
+    let mut cc = p.cc.build_with(p.window, p.nmcc);
     let path = cc.add_path(p.sender.mss);
     let sender = TcpSender::new(
         TcpSenderConfig {
@@ -901,6 +1102,7 @@ fn add_tcp_flow(
         source: src_elem,
         sink: sink_elem,
         path: net.node_names(from, &paths.data),
+        subflows: Vec::new(),
     });
 }
 
@@ -950,6 +1152,7 @@ fn add_udp_flow(
         source: src_elem,
         sink: sink_elem,
         path: net.node_names(from, data),
+        subflows: Vec::new(),
     });
 }
 
@@ -991,7 +1194,7 @@ fn add_traffic(
             "the mean flow size must be positive",
         ));
     }
-    let paths = flow_paths(net, from, to, None, &here, true)?;
+    let paths = flow_paths(net, from, to, None, &here, child(&here, "route"), true)?;
     let lambda = match (t.arrival_rate, t.load) {
         (Some(r), None) => {
             if !(r > 0.0 && r.is_finite()) {
@@ -1031,18 +1234,15 @@ fn add_traffic(
         }
         let size = dist.draw(&mut rng, mean as f64);
         let id = unique_id(ids, format!("{prefix}.{n}"), field("id"))?;
-        add_tcp_flow(
-            sim,
-            net,
+        let ends = FlowEnds {
             id,
             from,
             to,
-            &paths,
-            &params,
-            Time::from_secs_f64(at_s),
-            None,
-            Some(size),
-        );
+            start: Time::from_secs_f64(at_s),
+            stop: None,
+            size: Some(size),
+        };
+        add_tcp_flow(sim, net, ends, &paths, &params);
         n += 1;
     }
     Ok(())

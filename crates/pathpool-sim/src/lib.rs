@@ -19,6 +19,7 @@ mod event;
 mod link;
 pub mod load;
 pub mod metrics;
+mod mp_flow;
 mod packet;
 mod red;
 pub mod results;
@@ -30,7 +31,7 @@ mod tcp_flow;
 mod udp_flow;
 
 pub use load::{apply_override, LoadedScenario, ScenarioError};
-pub use results::{FlowResult, LinkResult, Results, Summary};
+pub use results::{FlowResult, LinkResult, Results, SubflowResult, Summary};
 pub use sim::{RunStats, Simulation};
 pub use spec::Scenario;
 pub use table::{Column, Table};

@@ -14,8 +14,13 @@
 
 use pathpool_core::Time;
 
-/// Bit of `Packet::wire` that flags a retransmitted data segment (sizes are at most 1 MiB).
+/// Bit of `Packet::wire` that flags a retransmitted data segment.
 const RETX: u32 = 1 << 31;
+/// Bits of `Packet::wire` holding the size (sizes are below 1 MiB).
+const SIZE_BITS: u32 = 20;
+const SIZE_MASK: u32 = (1 << SIZE_BITS) - 1;
+/// Subflows a multipath connection may have: their index sits in bits 20..31 of `wire`.
+pub(crate) const MAX_SUBFLOWS: u32 = 1 << (31 - SIZE_BITS);
 
 /// A packet in flight.
 #[derive(Clone, Copy, Debug)]
@@ -26,7 +31,8 @@ pub(crate) struct Packet {
     pub(crate) ts: Time,
     /// Position in the simulation's route table of the next element on the packet's route.
     pub(crate) hop: u32,
-    /// Bytes on the wire (headers included), and the retransmission flag in bit 31.
+    /// Bytes on the wire (headers included) in bits 0..20, the subflow of a multipath
+    /// connection in bits 20..31 and the retransmission flag in bit 31.
     wire: u32,
 }
 
@@ -34,18 +40,36 @@ impl Packet {
     /// A packet of `size` bytes on the wire; `retx` marks a retransmitted data segment.
     #[inline]
     pub(crate) fn new(seq: u64, ts: Time, hop: u32, size: u32, retx: bool) -> Self {
-        debug_assert!(size < RETX, "packet sizes are at most 1 MiB");
+        Self::with_subflow(seq, ts, hop, size, retx, 0)
+    }
+    /// A packet of subflow `subflow` of a multipath connection.
+    #[inline]
+    pub(crate) fn with_subflow(
+        seq: u64,
+        ts: Time,
+        hop: u32,
+        size: u32,
+        retx: bool,
+        subflow: u32,
+    ) -> Self {
+        debug_assert!(size <= SIZE_MASK, "packet sizes are below 1 MiB");
+        debug_assert!(subflow < MAX_SUBFLOWS, "at most {MAX_SUBFLOWS} subflows");
         Packet {
             seq,
             ts,
             hop,
-            wire: size | if retx { RETX } else { 0 },
+            wire: size | subflow << SIZE_BITS | if retx { RETX } else { 0 },
         }
     }
     /// Bytes on the wire (headers included).
     #[inline]
     pub(crate) fn size(&self) -> u32 {
-        self.wire & !RETX
+        self.wire & SIZE_MASK
+    }
+    /// The subflow of a multipath connection's packet (0 for other packets).
+    #[inline]
+    pub(crate) fn subflow(&self) -> u32 {
+        (self.wire & !RETX) >> SIZE_BITS
     }
     /// Whether a data segment is a retransmission.
     #[inline]

@@ -5,7 +5,7 @@ use pathpool_core::Time;
 use serde::Serialize;
 
 use crate::metrics::{jain_index, mean};
-use crate::sampler::Snapshot;
+use crate::sampler::{subflow_acked, Snapshot};
 use crate::sim::{RunStats, Simulation};
 use crate::table::{Column, Table};
 
@@ -90,6 +90,39 @@ pub struct LinkResult {
     pub max_queue_bytes: u64,
 }
 
+/// The outcome of one subflow of a multipath flow.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SubflowResult {
+    /// The flow's id.
+    pub flow: String,
+    /// The subflow's index in the scenario (`paths` or `subflows` order).
+    pub subflow: u32,
+    /// Nodes its data path visits, joined by `>`.
+    pub path: String,
+    /// Its coupling group.
+    pub group: u32,
+    /// When it opens.
+    pub start_s: f64,
+    /// When it closes, if it does.
+    pub stop_s: Option<f64>,
+    /// Payload bytes sent, retransmissions included.
+    pub bytes_sent: u64,
+    /// Payload bytes acknowledged on the subflow.
+    pub bytes_acked: u64,
+    /// Bytes acknowledged on the subflow during the summary window.
+    pub window_bytes: u64,
+    /// `window_bytes` over the flow's active part of the window.
+    pub throughput_bps: Option<f64>,
+    /// Its part of the flow's acknowledged bytes in the window.
+    pub share_of_flow: Option<f64>,
+    /// Segments retransmitted.
+    pub retransmissions: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Fast-recovery episodes.
+    pub fast_recoveries: u64,
+}
+
 /// Everything a run produced.
 #[derive(Clone, Debug)]
 pub struct Results {
@@ -107,6 +140,8 @@ pub struct Results {
     pub flows: Vec<FlowResult>,
     /// Per-link results.
     pub links: Vec<LinkResult>,
+    /// Per-subflow results of the multipath flows.
+    pub subflows: Vec<SubflowResult>,
     /// Jain's index over the throughput of every flow active in the window.
     pub jain_index: Option<f64>,
     /// Mean completion time of the finite flows that completed.
@@ -115,6 +150,8 @@ pub struct Results {
     pub flow_timeseries: Table,
     /// Per-link time series.
     pub link_timeseries: Table,
+    /// Per-subflow time series of the multipath flows (with `measure.trace_cwnd`).
+    pub subflow_timeseries: Table,
 }
 
 impl Simulation {
@@ -154,10 +191,94 @@ impl Simulation {
             jain_index: jain_index(&throughputs),
             afct_s: mean(&fcts),
             links: self.link_results(t0, t1, start_snap, end_snap),
+            subflows: self.subflow_results(&flows, start_snap, end_snap),
             flows,
             flow_timeseries: self.flow_series_table(),
             link_timeseries: self.link_series_table(),
+            subflow_timeseries: self.subflow_series_table(),
         }
+    }
+
+    fn subflow_results(
+        &self,
+        flows: &[FlowResult],
+        start_snap: &Snapshot,
+        end_snap: &Snapshot,
+    ) -> Vec<SubflowResult> {
+        let mut out = Vec::new();
+        // Subflow counters in snapshots are flat, in flow then subflow order.
+        let mut k = 0;
+        for (f, fr) in self.flows.iter().zip(flows) {
+            let Some(conn) = self.elements.mp_conn(f.source) else {
+                continue;
+            };
+            let first = k;
+            let mut rows = Vec::with_capacity(f.subflows.len());
+            for (j, sm) in f.subflows.iter().enumerate() {
+                let tx = conn.subflow_sender(j);
+                let acked = tx.map_or(0, |s| s.snd_una());
+                let at = |snap: &Snapshot| snap.subflow_acked.get(k).copied();
+                let a0 = if f.start >= self.sampler.window.0 {
+                    0
+                } else {
+                    at(start_snap).unwrap_or(0)
+                };
+                let a1 = at(end_snap).unwrap_or(acked);
+                let window_bytes = a1.saturating_sub(a0);
+                let st = tx.map(|s| *s.stats()).unwrap_or_default();
+                rows.push(SubflowResult {
+                    flow: f.id.clone(),
+                    subflow: j as u32,
+                    path: sm.path.join(">"),
+                    group: sm.group,
+                    start_s: sm.start.as_secs_f64(),
+                    stop_s: sm.stop.map(Time::as_secs_f64),
+                    bytes_sent: st.bytes_sent,
+                    bytes_acked: acked,
+                    window_bytes,
+                    throughput_bps: (fr.window_active_s > 0.0)
+                        .then(|| window_bytes as f64 * 8.0 / fr.window_active_s),
+                    share_of_flow: None,
+                    retransmissions: st.retransmissions,
+                    timeouts: st.timeouts,
+                    fast_recoveries: st.fast_recoveries,
+                });
+                k += 1;
+            }
+            let total: u64 = rows.iter().map(|r| r.window_bytes).sum();
+            for r in &mut rows {
+                r.share_of_flow = (total > 0).then(|| r.window_bytes as f64 / total as f64);
+            }
+            debug_assert_eq!(k - first, f.subflows.len());
+            out.extend(rows);
+        }
+        out
+    }
+
+    fn subflow_series_table(&self) -> Table {
+        let s = &self.sampler.subflow_series;
+        let mut t = Table::new("subflow_timeseries");
+        t.push("time_s", Column::F64(s.time_s.clone()));
+        t.push(
+            "flow",
+            Column::Str(
+                s.flow
+                    .iter()
+                    .map(|&f| self.flows[f as usize].id.clone())
+                    .collect(),
+            ),
+        );
+        t.push("subflow", Column::U64(s.subflow.clone()));
+        t.push("acked_bytes", Column::U64(s.acked_bytes.clone()));
+        t.push("cwnd_bytes", Column::F64(s.cwnd_bytes.clone()));
+        t.push("ssthresh_bytes", Column::F64(s.ssthresh_bytes.clone()));
+        t.push("srtt_s", Column::F64(s.srtt_s.clone()));
+        t.push(
+            "alg_var",
+            Column::Str(s.alg_var.iter().map(|v| (*v).to_string()).collect()),
+        );
+        t.push("alg_value", Column::F64(s.alg_value.clone()));
+        t
     }
 
     fn live_snapshot(&self) -> Snapshot {
@@ -167,6 +288,7 @@ impl Simulation {
                 .iter()
                 .map(|f| self.elements.delivered(f.sink))
                 .collect(),
+            subflow_acked: subflow_acked(&self.flows, &self.elements),
             links: self
                 .links
                 .iter()
@@ -185,9 +307,17 @@ impl Simulation {
         let mut out = Vec::with_capacity(self.flows.len());
         for (i, f) in self.flows.iter().enumerate() {
             let total = self.elements.delivered(f.sink);
-            let completed_at = self.elements.tcp_sink(f.sink).and_then(|s| s.completed_at);
+            let completed_at = self.elements.completed_at(f.sink);
             let (packets_sent, retransmissions, timeouts, fast_recoveries) =
-                if let Some(s) = self.elements.tcp_source(f.source) {
+                if let Some(c) = self.elements.mp_conn(f.source) {
+                    let st = c.stats();
+                    (
+                        st.segments_sent,
+                        st.retransmissions,
+                        st.timeouts,
+                        st.fast_recoveries,
+                    )
+                } else if let Some(s) = self.elements.tcp_source(f.source) {
                     let st = s.sender.stats();
                     (
                         st.segments_sent,
@@ -228,7 +358,12 @@ impl Simulation {
                 from: f.from.clone(),
                 to: f.to.clone(),
                 cc: f.cc.clone(),
-                path: f.path.join(">"),
+                path: if f.subflows.is_empty() {
+                    f.path.join(">")
+                } else {
+                    let paths: Vec<String> = f.subflows.iter().map(|s| s.path.join(">")).collect();
+                    paths.join(" | ")
+                },
                 start_s: f.start.as_secs_f64(),
                 stop_s: f.stop.map(Time::as_secs_f64),
                 size_bytes: f.size,
@@ -478,14 +613,81 @@ impl Results {
         t
     }
 
-    /// All four tables: flows, links, flow_timeseries, link_timeseries.
+    /// The subflows table (one row per subflow of each multipath flow).
+    #[must_use]
+    pub fn subflows_table(&self) -> Table {
+        let f = &self.subflows;
+        let mut t = Table::new("subflows");
+        t.push(
+            "flow",
+            Column::Str(f.iter().map(|r| r.flow.clone()).collect()),
+        );
+        t.push(
+            "subflow",
+            Column::U64(f.iter().map(|r| u64::from(r.subflow)).collect()),
+        );
+        t.push(
+            "path",
+            Column::Str(f.iter().map(|r| r.path.clone()).collect()),
+        );
+        t.push(
+            "group",
+            Column::U64(f.iter().map(|r| u64::from(r.group)).collect()),
+        );
+        t.push(
+            "start_s",
+            Column::F64(f.iter().map(|r| r.start_s).collect()),
+        );
+        t.push(
+            "stop_s",
+            Column::OptF64(f.iter().map(|r| r.stop_s).collect()),
+        );
+        t.push(
+            "bytes_sent",
+            Column::U64(f.iter().map(|r| r.bytes_sent).collect()),
+        );
+        t.push(
+            "bytes_acked",
+            Column::U64(f.iter().map(|r| r.bytes_acked).collect()),
+        );
+        t.push(
+            "window_bytes",
+            Column::U64(f.iter().map(|r| r.window_bytes).collect()),
+        );
+        t.push(
+            "throughput_bps",
+            Column::OptF64(f.iter().map(|r| r.throughput_bps).collect()),
+        );
+        t.push(
+            "share_of_flow",
+            Column::OptF64(f.iter().map(|r| r.share_of_flow).collect()),
+        );
+        t.push(
+            "retransmissions",
+            Column::U64(f.iter().map(|r| r.retransmissions).collect()),
+        );
+        t.push(
+            "timeouts",
+            Column::U64(f.iter().map(|r| r.timeouts).collect()),
+        );
+        t.push(
+            "fast_recoveries",
+            Column::U64(f.iter().map(|r| r.fast_recoveries).collect()),
+        );
+        t
+    }
+
+    /// All six tables: flows, links, subflows, flow_timeseries, link_timeseries,
+    /// subflow_timeseries.
     #[must_use]
     pub fn tables(&self) -> Vec<Table> {
         vec![
             self.flows_table(),
             self.links_table(),
+            self.subflows_table(),
             self.flow_timeseries.clone(),
             self.link_timeseries.clone(),
+            self.subflow_timeseries.clone(),
         ]
     }
 

@@ -5,6 +5,7 @@
 use pathpool_core::{Dur, Time};
 
 use crate::link::LinkCounters;
+use crate::mp_flow::MpConn;
 use crate::sim::{Elements, FlowMeta, LinkMeta};
 
 /// An instant at which the sampler must record something besides the periodic tick.
@@ -20,6 +21,8 @@ pub(crate) enum Mark {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Snapshot {
     pub(crate) delivered: Vec<u64>,
+    /// Bytes acknowledged on each subflow of each multipath flow, flow by flow.
+    pub(crate) subflow_acked: Vec<u64>,
     pub(crate) links: Vec<LinkCounters>,
 }
 
@@ -65,6 +68,21 @@ impl FlowSeries {
     }
 }
 
+/// Per-subflow time series of multipath flows, one row per open subflow per tick.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SubflowSeries {
+    pub(crate) time_s: Vec<f64>,
+    pub(crate) flow: Vec<u32>,
+    pub(crate) subflow: Vec<u64>,
+    pub(crate) acked_bytes: Vec<u64>,
+    pub(crate) cwnd_bytes: Vec<f64>,
+    pub(crate) ssthresh_bytes: Vec<f64>,
+    pub(crate) srtt_s: Vec<f64>,
+    /// Name of the algorithm's state variable ("" if it has none).
+    pub(crate) alg_var: Vec<&'static str>,
+    pub(crate) alg_value: Vec<f64>,
+}
+
 /// Per-link time series, one row per link per tick.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LinkSeries {
@@ -93,6 +111,7 @@ pub(crate) struct Sampler {
     pub(crate) at_flow_stop: Vec<Option<u64>>,
     pub(crate) flow_series: FlowSeries,
     pub(crate) link_series: LinkSeries,
+    pub(crate) subflow_series: SubflowSeries,
     last_link: Vec<(u64, u64)>,
 }
 
@@ -119,6 +138,7 @@ impl Sampler {
             at_flow_stop: Vec::new(),
             flow_series: FlowSeries::default(),
             link_series: LinkSeries::default(),
+            subflow_series: SubflowSeries::default(),
             last_link: Vec::new(),
         }
     }
@@ -179,10 +199,7 @@ impl Sampler {
             if f.start > now {
                 continue;
             }
-            let ended = match elements.tcp_sink(f.sink) {
-                Some(s) => s.completed_at.or(f.stop),
-                None => f.stop,
-            };
+            let ended = elements.completed_at(f.sink).or(f.stop);
             if ended.is_some_and(|e| e <= self.last_tick) {
                 continue;
             }
@@ -205,6 +222,9 @@ impl Sampler {
                 s.cwnd_bytes.push(cwnd);
                 s.ssthresh_bytes.push(ssthresh);
                 s.srtt_s.push(srtt);
+                if let Some(conn) = elements.mp_conn(f.source) {
+                    self.trace_subflows(t, i as u32, f, conn);
+                }
             }
         }
         let rows = self.flow_series.flow.len();
@@ -228,15 +248,52 @@ impl Sampler {
         self.last_tick = now;
     }
 
+    fn trace_subflows(&mut self, t: f64, flow: u32, f: &FlowMeta, conn: &MpConn) {
+        let s = &mut self.subflow_series;
+        for j in 0..f.subflows.len() {
+            let (Some(tx), Some((m, srtt))) = (conn.subflow_sender(j), conn.trace(j)) else {
+                continue;
+            };
+            s.time_s.push(t);
+            s.flow.push(flow);
+            s.subflow.push(j as u64);
+            s.acked_bytes.push(tx.snd_una());
+            s.cwnd_bytes.push(m.cwnd as f64);
+            s.ssthresh_bytes.push(if m.ssthresh == u64::MAX {
+                f64::INFINITY
+            } else {
+                m.ssthresh as f64
+            });
+            s.srtt_s.push(srtt);
+            let (var, value) = m.alg_state.unwrap_or(("", f64::NAN));
+            s.alg_var.push(var);
+            s.alg_value.push(value);
+        }
+    }
+
     /// Whether cwnd traces were recorded.
     pub(crate) fn traces_cwnd(&self) -> bool {
         self.trace_cwnd
     }
 }
 
+/// Bytes acknowledged on each subflow of each multipath flow, flow by flow.
+pub(crate) fn subflow_acked(flows: &[FlowMeta], elements: &Elements) -> Vec<u64> {
+    let mut v = Vec::new();
+    for f in flows {
+        if let Some(conn) = elements.mp_conn(f.source) {
+            v.extend(
+                (0..f.subflows.len()).map(|j| conn.subflow_sender(j).map_or(0, |s| s.snd_una())),
+            );
+        }
+    }
+    v
+}
+
 fn snapshot(flows: &[FlowMeta], links: &[LinkMeta], elements: &Elements) -> Snapshot {
     Snapshot {
         delivered: flows.iter().map(|f| elements.delivered(f.sink)).collect(),
+        subflow_acked: subflow_acked(flows, elements),
         links: links
             .iter()
             .map(|l| *elements.link(l.elem).counters())

@@ -4,6 +4,7 @@ use pathpool_core::Time;
 
 use crate::event::EventQueue;
 use crate::link::Link;
+use crate::mp_flow::MpConn;
 use crate::packet::Packet;
 use crate::sampler::Sampler;
 use crate::spec::FlowKind;
@@ -18,6 +19,10 @@ pub(crate) enum Slot {
     TcpSink(u32),
     UdpSource(u32),
     UdpSink(u32),
+    /// The sending end of multipath connection `.0`.
+    MpSource(u32),
+    /// The receiving end of multipath connection `.0`.
+    MpSink(u32),
     Sampler,
 }
 
@@ -34,6 +39,7 @@ pub(crate) struct Elements {
     pub(crate) tcp_sinks: Vec<TcpSink>,
     pub(crate) udp_sources: Vec<UdpSource>,
     pub(crate) udp_sinks: Vec<UdpSink>,
+    pub(crate) mp_conns: Vec<MpConn>,
 }
 
 impl Elements {
@@ -70,6 +76,13 @@ impl Elements {
         self.udp_sinks.push(sink);
         self.push(Slot::UdpSink(self.udp_sinks.len() as u32 - 1))
     }
+    /// Adds a multipath connection as two elements, its source and its sink; returns their
+    /// element indices.
+    pub(crate) fn add_mp_conn(&mut self, conn: MpConn) -> (u32, u32) {
+        self.mp_conns.push(conn);
+        let c = self.mp_conns.len() as u32 - 1;
+        (self.push(Slot::MpSource(c)), self.push(Slot::MpSink(c)))
+    }
     /// Adds the sampler and returns its element index.
     pub(crate) fn add_sampler(&mut self) -> u32 {
         self.push(Slot::Sampler)
@@ -94,13 +107,6 @@ impl Elements {
             _ => None,
         }
     }
-    /// The TCP sink that element `elem` is, if it is one.
-    pub(crate) fn tcp_sink(&self, elem: u32) -> Option<&TcpSink> {
-        match self.slot(elem) {
-            Slot::TcpSink(i) => Some(&self.tcp_sinks[i as usize]),
-            _ => None,
-        }
-    }
     /// The UDP source that element `elem` is, if it is one.
     pub(crate) fn udp_source(&self, elem: u32) -> Option<&UdpSource> {
         match self.slot(elem) {
@@ -108,10 +114,26 @@ impl Elements {
             _ => None,
         }
     }
+    /// The multipath connection that element `elem` is an end of, if it is one.
+    pub(crate) fn mp_conn(&self, elem: u32) -> Option<&MpConn> {
+        match self.slot(elem) {
+            Slot::MpSource(i) | Slot::MpSink(i) => Some(&self.mp_conns[i as usize]),
+            _ => None,
+        }
+    }
+    /// When the sink `elem` of a finite TCP flow received its last byte.
+    pub(crate) fn completed_at(&self, elem: u32) -> Option<Time> {
+        match self.slot(elem) {
+            Slot::TcpSink(i) => self.tcp_sinks[i as usize].completed_at,
+            Slot::MpSink(i) => self.mp_conns[i as usize].completed_at,
+            _ => None,
+        }
+    }
     /// Bytes the endpoint `elem` has delivered in order to its application.
     pub(crate) fn delivered(&self, elem: u32) -> u64 {
         match self.slot(elem) {
             Slot::TcpSink(i) => self.tcp_sinks[i as usize].delivered(),
+            Slot::MpSink(i) => self.mp_conns[i as usize].delivered(),
             Slot::UdpSink(i) => self.udp_sinks[i as usize].payload_bytes,
             _ => 0,
         }
@@ -165,8 +187,20 @@ pub(crate) struct FlowMeta {
     pub(crate) size: Option<u64>,
     pub(crate) source: u32,
     pub(crate) sink: u32,
-    /// Nodes the data path visits.
+    /// Nodes the data path visits (a multipath flow's first subflow's).
     pub(crate) path: Vec<String>,
+    /// A multipath flow's subflows in scenario order (empty for other flows).
+    pub(crate) subflows: Vec<SubflowMeta>,
+}
+
+/// What the engine knows about a subflow of a multipath flow.
+#[derive(Clone, Debug)]
+pub(crate) struct SubflowMeta {
+    /// Nodes its data path visits.
+    pub(crate) path: Vec<String>,
+    pub(crate) group: u32,
+    pub(crate) start: Time,
+    pub(crate) stop: Option<Time>,
 }
 
 /// What the engine knows about a directed link besides its element.
@@ -245,6 +279,7 @@ impl Simulation {
             let first = match self.elements.slot(i) {
                 Slot::TcpSource(s) => self.elements.tcp_sources[s as usize].deadline(),
                 Slot::UdpSource(s) => self.elements.udp_sources[s as usize].deadline(),
+                Slot::MpSource(c) => self.elements.mp_conns[c as usize].source_deadline(),
                 Slot::Sampler => self.sampler.next_time(),
                 _ => None,
             };
@@ -327,6 +362,7 @@ impl Simulation {
             tcp_sources,
             tcp_sinks,
             udp_sources,
+            mp_conns,
             ..
         } = &mut self.elements;
         match slots[e as usize] {
@@ -379,6 +415,34 @@ impl Simulation {
             Slot::UdpSink(_) => {
                 self.events.pop_top(e);
             }
+            Slot::MpSource(c) => {
+                self.events.pop_top(e);
+                let conn = &mut mp_conns[c as usize];
+                let mut launcher = Launcher {
+                    now,
+                    routes: &self.routes,
+                    links,
+                    events: &mut self.events,
+                };
+                conn.on_source_timer(now, |p| launcher.send(p));
+                if let Some(t) = conn.source_deadline() {
+                    self.events.schedule(e, t);
+                }
+            }
+            Slot::MpSink(c) => {
+                self.events.pop_top(e);
+                let conn = &mut mp_conns[c as usize];
+                let mut launcher = Launcher {
+                    now,
+                    routes: &self.routes,
+                    links,
+                    events: &mut self.events,
+                };
+                conn.on_sink_timer(now, |p| launcher.send(p));
+                if let Some(t) = conn.sink_deadline() {
+                    self.events.schedule(e, t);
+                }
+            }
             Slot::Sampler => {
                 self.events.pop_top(e);
                 self.take_samples();
@@ -400,6 +464,7 @@ impl Simulation {
             tcp_sources,
             tcp_sinks,
             udp_sinks,
+            mp_conns,
             ..
         } = &mut self.elements;
         match slot {
@@ -433,6 +498,34 @@ impl Simulation {
             Slot::UdpSink(s) => {
                 self.stats.packets_delivered += 1;
                 udp_sinks[s as usize].on_packet(&pkt);
+            }
+            Slot::MpSink(c) => {
+                self.stats.data_packets_delivered += 1;
+                self.stats.packets_delivered += 1;
+                let conn = &mut mp_conns[c as usize];
+                let ack = conn.on_data(now, &pkt);
+                arm_lazily(&mut self.events, elem, conn.sink_deadline());
+                if let Some(a) = ack {
+                    Launcher {
+                        now,
+                        routes: &self.routes,
+                        links,
+                        events: &mut self.events,
+                    }
+                    .send(a);
+                }
+            }
+            Slot::MpSource(c) => {
+                self.stats.packets_delivered += 1;
+                let conn = &mut mp_conns[c as usize];
+                let mut launcher = Launcher {
+                    now,
+                    routes: &self.routes,
+                    links,
+                    events: &mut self.events,
+                };
+                conn.on_ack(now, &pkt, |p| launcher.send(p));
+                arm_lazily(&mut self.events, elem, conn.source_deadline());
             }
             Slot::UdpSource(_) | Slot::Sampler => {
                 unreachable!("routes end at sinks or TCP sources and only cross links")

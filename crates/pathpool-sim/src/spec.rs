@@ -5,8 +5,9 @@
 //! `"5ms"`, `"1.5MB"`, `"100pkts"`). Semantic checks (unknown nodes, impossible values) happen
 //! when the scenario is compiled (see [`crate::build`]).
 
-use pathpool_cc::{CcKind, RecoveryExit};
+use pathpool_cc::{CcKind, NmccConfig, RecoveryExit};
 use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
+use pathpool_proto::mptcp::Scheduler;
 use serde::{Deserialize, Serialize};
 
 /// A whole scenario.
@@ -211,6 +212,17 @@ pub struct FlowSpec {
     /// Explicit source route as a list of nodes from `from` to `to`.
     #[serde(default)]
     pub route: Option<Vec<String>>,
+    /// A multipath connection with one subflow on each of these routes (node lists from
+    /// `from` to `to`), all in coupling group 0. Shorthand for `subflows`.
+    #[serde(default)]
+    pub paths: Option<Vec<Vec<String>>>,
+    /// A multipath connection with these subflows.
+    #[serde(default)]
+    pub subflows: Option<Vec<SubflowSpec>>,
+    /// Which subflow gets the next segment of a multipath connection (default
+    /// `"lowest-rtt"`).
+    #[serde(default)]
+    pub scheduler: Option<Scheduler>,
     /// Congestion control (shortcut for `tcp.cc`).
     #[serde(default)]
     pub cc: Option<CcKind>,
@@ -232,6 +244,25 @@ pub struct FlowSpec {
     /// Distribution of on/off periods (udp-onoff; default exponential).
     #[serde(default)]
     pub periods: PeriodDist,
+}
+
+/// One subflow of a multipath connection.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubflowSpec {
+    /// Its source route (nodes from the flow's `from` to its `to`); default: the shortest
+    /// path.
+    #[serde(default)]
+    pub route: Option<Vec<String>>,
+    /// Coupling group: coupled controllers couple only subflows of equal groups (default 0).
+    #[serde(default)]
+    pub group: u32,
+    /// When the subflow opens (default: when the connection starts).
+    #[serde(default)]
+    pub start: Option<Dur>,
+    /// When the subflow closes; its unacknowledged data goes again on the others.
+    #[serde(default)]
+    pub stop: Option<Dur>,
 }
 
 fn default_count() -> u32 {
@@ -383,6 +414,9 @@ pub struct TcpSpec {
     /// Limited transmit, RFC 3042 (default false).
     #[serde(default)]
     pub limited_transmit: Option<bool>,
+    /// NMCC's options (used when `cc = "nmcc"`).
+    #[serde(default)]
+    pub nmcc: Option<NmccConfig>,
 }
 
 impl TcpSpec {
@@ -406,7 +440,8 @@ impl TcpSpec {
             delayed_ack,
             delack_timeout,
             rwnd,
-            limited_transmit
+            limited_transmit,
+            nmcc
         )
     }
 }

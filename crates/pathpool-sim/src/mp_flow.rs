@@ -1,0 +1,273 @@
+//! The two ends of a simulated multipath connection. They wrap the sans-IO
+//! [`MpSender`]/[`MpReceiver`] of `pathpool-proto`, open and close subflows at the times the
+//! scenario gives, and translate between segments and packets (which carry their subflow).
+//!
+//! Both ends live in one [`MpConn`] reached through two elements (the source and the sink,
+//! each with its own pending event). The sink reads a segment's DSS mapping from the sender's
+//! table instead of from the packet: MPTCP carries that mapping in every segment, so the
+//! outcome is the same, and simulated packets stay 24 bytes (`docs/decisions.md`).
+
+use pathpool_cc::{AnyController, CcMetrics, MultipathController};
+use pathpool_core::Time;
+use pathpool_proto::mptcp::{MpReceiver, MpSender, SubflowState};
+use pathpool_proto::tcp::{AckSegment, DataSegment, SenderStats, TcpSender};
+
+use crate::packet::Packet;
+use crate::tcp_flow::SourceState;
+
+/// A subflow as the scenario describes it.
+#[derive(Clone, Debug)]
+pub(crate) struct SubflowPlan {
+    /// Position of the first hop of its data route (ends at the sink element).
+    pub(crate) data_route: u32,
+    /// Position of the first hop of its ACK route (ends at the source element).
+    pub(crate) ack_route: u32,
+    pub(crate) group: u32,
+    pub(crate) start: Time,
+    pub(crate) stop: Option<Time>,
+}
+
+/// Both ends of a multipath connection.
+#[derive(Clone, Debug)]
+pub(crate) struct MpConn {
+    pub(crate) sender: MpSender,
+    pub(crate) cc: AnyController,
+    pub(crate) receiver: MpReceiver,
+    /// The subflows in scenario order.
+    pub(crate) plan: Vec<SubflowPlan>,
+    /// For each opened subflow (the sender's and receiver's index), its scenario index.
+    pub(crate) opened: Vec<u32>,
+    /// For each scenario subflow, its index once opened.
+    pub(crate) index_of: Vec<Option<u32>>,
+    header_bytes: u32,
+    pub(crate) start: Time,
+    pub(crate) stop: Option<Time>,
+    pub(crate) state: SourceState,
+    stopped: bool,
+    size: Option<u64>,
+    pub(crate) completed_at: Option<Time>,
+}
+
+impl MpConn {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        sender: MpSender,
+        cc: AnyController,
+        receiver: MpReceiver,
+        plan: Vec<SubflowPlan>,
+        header_bytes: u32,
+        start: Time,
+        stop: Option<Time>,
+        size: Option<u64>,
+    ) -> Self {
+        let n = plan.len();
+        MpConn {
+            sender,
+            cc,
+            receiver,
+            plan,
+            opened: Vec::with_capacity(n),
+            index_of: vec![None; n],
+            header_bytes,
+            start,
+            stop,
+            state: SourceState::Waiting,
+            stopped: false,
+            size,
+            completed_at: None,
+        }
+    }
+
+    /// The next time a subflow opens or closes, after `now` is handled.
+    fn next_change(&self) -> Option<Time> {
+        self.plan
+            .iter()
+            .enumerate()
+            .filter_map(|(j, p)| match self.index_of[j] {
+                None => Some(p.start),
+                Some(i) => p
+                    .stop
+                    .filter(|_| self.sender.subflows()[i as usize].state() == SubflowState::Active),
+            })
+            .min()
+    }
+
+    /// When the source next needs `on_source_timer`.
+    #[inline]
+    pub(crate) fn source_deadline(&self) -> Option<Time> {
+        match self.state {
+            SourceState::Waiting => Some(self.start),
+            SourceState::Done => None,
+            SourceState::Active => [
+                self.sender.poll_timeout(),
+                self.stop.filter(|_| !self.stopped),
+                self.next_change(),
+            ]
+            .into_iter()
+            .flatten()
+            .min(),
+        }
+    }
+
+    /// Start, stop, subflow changes and retransmission timers.
+    pub(crate) fn on_source_timer(&mut self, now: Time, send: impl FnMut(Packet)) {
+        if self.state == SourceState::Waiting && now >= self.start {
+            self.state = SourceState::Active;
+        }
+        if self.state != SourceState::Active {
+            return;
+        }
+        if !self.stopped && self.stop.is_some_and(|s| now >= s) {
+            self.stopped = true;
+            self.sender.stop();
+        }
+        for j in 0..self.plan.len() {
+            let p = &self.plan[j];
+            match self.index_of[j] {
+                None if p.start <= now => {
+                    let i = self.sender.add_subflow(&mut self.cc, p.group);
+                    let r = self.receiver.add_subflow();
+                    debug_assert_eq!(i, r, "both ends number subflows alike");
+                    self.index_of[j] = Some(i as u32);
+                    self.opened.push(j as u32);
+                }
+                Some(i) if p.stop.is_some_and(|s| s <= now) => {
+                    self.sender.close_subflow(i as usize, &mut self.cc);
+                }
+                _ => {}
+            }
+        }
+        self.sender.handle_timeout(now, &mut self.cc);
+        self.transmit(now, send);
+    }
+
+    /// An acknowledgement arrived at the source.
+    #[inline]
+    pub(crate) fn on_ack(&mut self, now: Time, pkt: &Packet, send: impl FnMut(Packet)) {
+        if self.state != SourceState::Active {
+            return;
+        }
+        let ack = AckSegment {
+            ack: pkt.seq,
+            ts_echo: pkt.ts,
+        };
+        self.sender
+            .handle_ack(now, pkt.subflow() as usize, &ack, &mut self.cc);
+        self.transmit(now, send);
+    }
+
+    #[inline]
+    fn transmit(&mut self, now: Time, mut send: impl FnMut(Packet)) {
+        while let Some(s) = self.sender.poll_transmit(now, &self.cc) {
+            let j = self.opened[s.subflow] as usize;
+            send(Packet::with_subflow(
+                s.seg.seq,
+                s.seg.ts,
+                self.plan[j].data_route,
+                s.seg.len + self.header_bytes,
+                s.seg.retransmission,
+                s.subflow as u32,
+            ));
+        }
+        if self.sender.is_finished() {
+            self.state = SourceState::Done;
+        }
+    }
+
+    /// A data segment arrived at the sink; returns the ACK to send, if one is due.
+    #[inline]
+    pub(crate) fn on_data(&mut self, now: Time, pkt: &Packet) -> Option<Packet> {
+        let sf = pkt.subflow() as usize;
+        let seg = DataSegment {
+            seq: pkt.seq,
+            len: pkt.size() - self.header_bytes,
+            ts: pkt.ts,
+            retransmission: pkt.retx(),
+        };
+        let ack = self.receiver.handle_segment(now, sf, &seg);
+        let receiver = &mut self.receiver;
+        self.sender
+            .for_each_mapping(sf, seg.seq, u64::from(seg.len), |a, b| {
+                receiver.handle_mapping(a, b)
+            });
+        if self.completed_at.is_none()
+            && self
+                .size
+                .is_some_and(|s| self.receiver.delivered_bytes() >= s)
+        {
+            self.completed_at = Some(now);
+        }
+        ack.map(|a| ack_packet(&self.plan, &self.opened, self.header_bytes, sf, a))
+    }
+
+    /// The sink's delayed-ACK timers.
+    pub(crate) fn on_sink_timer(&mut self, now: Time, mut send: impl FnMut(Packet)) {
+        let (plan, opened, header) = (&self.plan, &self.opened, self.header_bytes);
+        self.receiver.handle_timeout(now, |sf, a| {
+            send(ack_packet(plan, opened, header, sf, a));
+        });
+    }
+
+    /// When the sink next needs `on_sink_timer`.
+    #[inline]
+    pub(crate) fn sink_deadline(&self) -> Option<Time> {
+        self.receiver.poll_timeout()
+    }
+
+    /// Data bytes delivered in order.
+    #[inline]
+    pub(crate) fn delivered(&self) -> u64 {
+        self.receiver.delivered_bytes()
+    }
+
+    /// The sender of scenario subflow `j`, if it has opened.
+    pub(crate) fn subflow_sender(&self, j: usize) -> Option<&TcpSender> {
+        self.index_of[j].map(|i| self.sender.subflows()[i as usize].sender())
+    }
+
+    /// Counters summed over every subflow.
+    pub(crate) fn stats(&self) -> SenderStats {
+        let mut t = SenderStats::default();
+        for sf in self.sender.subflows() {
+            let s = sf.sender().stats();
+            t.segments_sent += s.segments_sent;
+            t.bytes_sent += s.bytes_sent;
+            t.retransmissions += s.retransmissions;
+            t.fast_recoveries += s.fast_recoveries;
+            t.timeouts += s.timeouts;
+        }
+        t
+    }
+
+    /// The controller's state and the smoothed RTT (NaN before a sample) of scenario subflow
+    /// `j`, for traces (`None` before it opens).
+    pub(crate) fn trace(&self, j: usize) -> Option<(CcMetrics, f64)> {
+        let i = self.index_of[j]? as usize;
+        let sf = &self.sender.subflows()[i];
+        let srtt = sf
+            .sender()
+            .rtt()
+            .srtt()
+            .map_or(f64::NAN, |d| d.as_secs_f64());
+        Some((self.cc.metrics(sf.path()), srtt))
+    }
+}
+
+/// The packet carrying subflow `sf`'s acknowledgement `a` back to the source.
+#[inline]
+fn ack_packet(
+    plan: &[SubflowPlan],
+    opened: &[u32],
+    header_bytes: u32,
+    sf: usize,
+    a: AckSegment,
+) -> Packet {
+    Packet::with_subflow(
+        a.ack,
+        a.ts_echo,
+        plan[opened[sf] as usize].ack_route,
+        header_bytes,
+        false,
+        sf as u32,
+    )
+}

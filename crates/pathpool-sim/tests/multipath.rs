@@ -1,0 +1,320 @@
+//! Multipath connections in the simulator: completion, equivalence with single-path TCP,
+//! subflows opening and closing, coupling groups, and errors.
+
+use pathpool_sim::{LoadedScenario, Results};
+
+fn run(toml: &str) -> Results {
+    let loaded =
+        LoadedScenario::from_toml(toml, "test.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = loaded.compile(Some(1)).unwrap_or_else(|e| panic!("{e}"));
+    sim.run();
+    sim.results()
+}
+
+fn error(toml: &str) -> String {
+    match LoadedScenario::from_toml(toml, "test.toml", &[]).and_then(|l| l.compile(Some(1))) {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Two disjoint 10 Mb/s paths from s to d (via b: 20 ms RTT; via c: 40 ms), plus a
+/// second pair of hosts sharing the path via b. `{flows}` is appended.
+fn two_paths(extra: &str, flows: &str) -> String {
+    format!(
+        r#"
+        duration = "40s"
+        {extra}
+        [measure]
+        start = "10s"
+        interval = "1s"
+        trace_cwnd = true
+        [nodes]
+        hosts = ["s", "d", "s2", "d2"]
+        routers = ["a", "b", "c", "e"]
+        [[links]]
+        between = ["s", "a"]
+        rate = "1Gbps"
+        delay = "0ms"
+        [[links]]
+        between = ["s2", "a"]
+        rate = "1Gbps"
+        delay = "0ms"
+        [[links]]
+        id = "via-b"
+        between = ["a", "b"]
+        rate = "10Mbps"
+        delay = "5ms"
+        queue = {{ type = "droptail", size = "25KB" }}
+        [[links]]
+        id = "via-c"
+        between = ["a", "c"]
+        rate = "10Mbps"
+        delay = "15ms"
+        queue = {{ type = "droptail", size = "50KB" }}
+        [[links]]
+        between = ["b", "e"]
+        rate = "1Gbps"
+        delay = "5ms"
+        [[links]]
+        between = ["c", "e"]
+        rate = "1Gbps"
+        delay = "5ms"
+        [[links]]
+        between = ["e", "d"]
+        rate = "1Gbps"
+        delay = "0ms"
+        [[links]]
+        between = ["e", "d2"]
+        rate = "1Gbps"
+        delay = "0ms"
+        {flows}
+        "#
+    )
+}
+
+const VIA_B: &str = r#"["s", "a", "b", "e", "d"]"#;
+const VIA_C: &str = r#"["s", "a", "c", "e", "d"]"#;
+
+#[test]
+fn a_one_subflow_connection_is_exactly_a_tcp_flow() {
+    for cc in [
+        "newreno", "lia", "olia", "balia", "nmcc", "ewtcp", "coupled",
+    ] {
+        let single = run(&two_paths(
+            "",
+            &format!(
+                r#"[[flows]]
+                id = "f"
+                from = "s"
+                to = "d"
+                cc = "{cc}"
+                route = {VIA_C}"#
+            ),
+        ));
+        let multi = run(&two_paths(
+            "",
+            &format!(
+                r#"[[flows]]
+                id = "f"
+                from = "s"
+                to = "d"
+                cc = "{cc}"
+                paths = [{VIA_C}]"#
+            ),
+        ));
+        let (a, b) = (single.flow("f").unwrap(), multi.flow("f").unwrap());
+        assert_eq!(a.bytes_delivered, b.bytes_delivered, "{cc}");
+        assert_eq!(a.retransmissions, b.retransmissions, "{cc}");
+        assert_eq!(a.timeouts, b.timeouts, "{cc}");
+        assert_eq!(multi.subflows.len(), 1);
+        let acked = multi.subflows[0].bytes_acked;
+        assert!(acked <= b.bytes_delivered && acked > 0, "{cc}");
+    }
+}
+
+#[test]
+fn a_finite_transfer_over_two_lossy_paths_delivers_every_byte() {
+    for cc in ["uncoupled", "lia", "olia", "balia", "nmcc"] {
+        let r = run(&two_paths(
+            "",
+            &format!(
+                r#"[[flows]]
+                id = "f"
+                from = "s"
+                to = "d"
+                cc = "{cc}"
+                size = "5MB"
+                paths = [{VIA_B}, {VIA_C}]"#
+            ),
+        )
+        .replace(
+            "delay = \"5ms\"\n",
+            "delay = \"5ms\"\n        loss = 0.01\n",
+        ));
+        let f = r.flow("f").unwrap();
+        assert_eq!(f.completed, Some(true), "{cc}: {f:?} {:?}", r.subflows);
+        assert_eq!(f.bytes_delivered, 5_000_000, "{cc}");
+        assert!(f.retransmissions > 0, "{cc}: the 1% loss was applied");
+        assert!(
+            r.subflows.iter().all(|s| s.bytes_acked > 200_000),
+            "{cc}: both subflows carried data: {:?}",
+            r.subflows
+        );
+    }
+}
+
+#[test]
+fn uncoupled_subflows_on_disjoint_paths_fill_both() {
+    let r = run(&two_paths(
+        "",
+        &format!(
+            r#"[[flows]]
+            id = "f"
+            from = "s"
+            to = "d"
+            cc = "uncoupled"
+            paths = [{VIA_B}, {VIA_C}]"#
+        ),
+    ));
+    let f = r.flow("f").unwrap();
+    let mbps = f.throughput_bps.unwrap() / 1e6;
+    assert!(mbps > 17.0, "two 10 Mb/s paths: {mbps:.2} Mb/s");
+    for s in &r.subflows {
+        let sub = s.throughput_bps.unwrap() / 1e6;
+        assert!(sub > 8.5, "{}: {sub:.2} Mb/s", s.path);
+    }
+}
+
+#[test]
+fn coupling_groups_decide_whether_subflows_compete_with_a_tcp_flow_as_one() {
+    // One TCP flow on the path via b, a two-subflow connection with both subflows on that
+    // same path. In one group, LIA takes about one TCP's share; in separate groups each
+    // subflow is a Reno flow and the pair takes about two thirds.
+    let run_groups = |g1: u32| {
+        let r = run(&two_paths(
+            "",
+            &format!(
+                r#"[[flows]]
+                id = "mp"
+                from = "s"
+                to = "d"
+                cc = "lia"
+                [[flows.subflows]]
+                route = {VIA_B}
+                group = 0
+                [[flows.subflows]]
+                route = {VIA_B}
+                group = {g1}
+                [[flows]]
+                id = "tcp"
+                from = "s2"
+                to = "d2""#
+            ),
+        ));
+        r.flow("mp").unwrap().share.unwrap()
+    };
+    let coupled = run_groups(0);
+    let separate = run_groups(1);
+    assert!(
+        coupled < 0.6 && separate > 0.6,
+        "share in one group {coupled:.3}, in two groups {separate:.3}"
+    );
+}
+
+#[test]
+fn subflows_open_and_close_on_schedule_and_data_keeps_flowing() {
+    let r = run(&two_paths(
+        "",
+        &format!(
+            r#"[[flows]]
+            id = "f"
+            from = "s"
+            to = "d"
+            cc = "lia"
+            [[flows.subflows]]
+            route = {VIA_B}
+            stop = "20s"
+            [[flows.subflows]]
+            route = {VIA_C}
+            start = "5s""#
+        ),
+    ));
+    let s = &r.subflows;
+    assert_eq!(s[0].stop_s, Some(20.0));
+    assert_eq!(s[1].start_s, 5.0);
+    // The subflow via b carried data until 20 s and nothing after.
+    let ts = &r.subflow_timeseries;
+    let (Some(pathpool_sim::Column::F64(t)), Some(pathpool_sim::Column::U64(sub))) =
+        (ts.column("time_s"), ts.column("subflow"))
+    else {
+        panic!("subflow_timeseries columns")
+    };
+    let Some(pathpool_sim::Column::U64(acked)) = ts.column("acked_bytes") else {
+        panic!()
+    };
+    let at = |sf: u64, time: f64| {
+        t.iter()
+            .zip(sub)
+            .zip(acked)
+            .find(|((&tt, &s), _)| s == sf && (tt - time).abs() < 1e-9)
+            .map(|(_, &a)| a)
+    };
+    assert_eq!(at(1, 4.0), None, "subflow 1 is not open before 5 s");
+    assert!(at(1, 6.0).unwrap() > 0);
+    assert_eq!(at(0, 25.0), at(0, 40.0), "subflow 0 is closed after 20 s");
+    let f = r.flow("f").unwrap();
+    assert!(
+        f.throughput_bps.unwrap() > 8e6,
+        "the other subflow keeps going"
+    );
+}
+
+#[test]
+fn errors_name_the_field() {
+    let e = error(&two_paths(
+        "",
+        &format!(
+            r#"[[flows]]
+            from = "s"
+            to = "d"
+            paths = [{VIA_B}, ["s", "a", "x", "d"]]"#
+        ),
+    ));
+    assert!(
+        e.contains("flows[0].paths[1][2]") && e.contains("unknown node \"x\""),
+        "{e}"
+    );
+    let e = error(&two_paths(
+        "",
+        &format!(
+            r#"[[flows]]
+            from = "s"
+            to = "d"
+            route = {VIA_B}
+            paths = [{VIA_B}]"#
+        ),
+    ));
+    assert!(
+        e.contains("flows[0].route") && e.contains("not route"),
+        "{e}"
+    );
+    let e = error(&two_paths(
+        "",
+        &format!(
+            r#"[[flows]]
+            kind = "udp-cbr"
+            rate = "1Mbps"
+            from = "s"
+            to = "d"
+            paths = [{VIA_B}]"#
+        ),
+    ));
+    assert!(e.contains("flows[0].paths") && e.contains("TCP"), "{e}");
+    let e = error(&two_paths(
+        "",
+        r#"[[flows]]
+            from = "s"
+            to = "d"
+            scheduler = "fastest"
+            paths = [["s", "a", "b", "e", "d"]]"#,
+    ));
+    assert!(e.contains("lowest-rtt, round-robin"), "{e}");
+    let e = error(&two_paths(
+        "",
+        r#"[[flows]]
+            from = "s"
+            to = "d"
+            [[flows.subflows]]
+            start = "50s""#,
+    ));
+    assert!(e.contains("flows[0].subflows[0].start"), "{e}");
+    let e = error(&two_paths(
+        "",
+        r#"[[flows]]
+            from = "s"
+            to = "d"
+            scheduler = "round-robin""#,
+    ));
+    assert!(e.contains("flows[0].scheduler"), "{e}");
+}
