@@ -14,6 +14,7 @@ pub mod bench;
 pub mod output;
 mod progress;
 pub mod report;
+pub mod reproduce;
 
 pub use progress::{run_stepwise, run_with_progress};
 
@@ -47,6 +48,8 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
+    /// Run an experiment of the documents and compare with the published figures.
+    Reproduce(reproduce::ReproduceArgs),
     /// Measure the simulator's speed and memory on dumbbell scenarios.
     Bench(bench::BenchArgs),
     /// Plot a results directory (provided by the Python package: pip install pathpool).
@@ -85,6 +88,7 @@ pub fn run_cli(args: Vec<OsString>) -> u8 {
     let result = match cli.command {
         Command::Run(args) => run_command(&args),
         Command::Check { scenario, set } => check_command(&scenario, &set),
+        Command::Reproduce(args) => reproduce::main(&args),
         Command::Bench(args) => bench::bench_command(&args),
         Command::BenchCase { index, scale } => bench::bench_case_command(index, scale),
         Command::Plot { .. } => Err(CliError::BadInput(

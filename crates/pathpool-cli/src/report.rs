@@ -13,7 +13,8 @@ fn pct(x: Option<f64>) -> String {
 }
 
 /// A plain-text table of rows, columns padded to their widest cell.
-fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+/// Rows as an aligned text table under `header`.
+pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
     for r in rows {
         for (w, c) in widths.iter_mut().zip(r) {

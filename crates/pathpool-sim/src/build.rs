@@ -687,9 +687,6 @@ fn add_flows(
     let here = at(&[k("flows"), ix(j)]);
     let field = |name: &str| child(&here, name);
     let (from, to) = end_hosts(net, &f.from, &f.to, &here)?;
-    if f.count == 0 {
-        return Err(SpecError::at(field("count"), "must be at least 1"));
-    }
     if sim.flows.len() as u64 + u64::from(f.count) > MAX_FLOWS {
         return Err(SpecError::at(
             field("count"),

@@ -206,7 +206,7 @@ pub struct FlowSpec {
     /// Bytes (or `"<n>pkts"` full segments) a finite TCP flow transfers.
     #[serde(default)]
     pub size: Option<BufferSize>,
-    /// Number of identical copies.
+    /// Number of identical copies (0 disables the entry, which sweeps and reproductions use).
     #[serde(default = "default_count")]
     pub count: u32,
     /// Explicit source route as a list of nodes from `from` to `to`.

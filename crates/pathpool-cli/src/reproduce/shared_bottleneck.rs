@@ -1,0 +1,180 @@
+//! `nmcc-shared-bottleneck`: thesis E5c (Fig. 4.12), NMCC paper Fig. 5.
+
+use super::{Comparison, Ctx, Estimate, Experiment, Job, Observation, Report};
+
+const FILE: &str = "scenarios/reproductions/nmcc-shared-bottleneck.toml";
+const TEXT: &str = include_str!("../../../../scenarios/reproductions/nmcc-shared-bottleneck.toml");
+const SOURCE: &str = "thesis E5c Fig. 4.12; paper §5.2 Fig. 5";
+
+pub(super) const EXPERIMENT: Experiment = Experiment {
+    id: "nmcc-shared-bottleneck",
+    title: "2-subflow NMCC vs 1, 2, 4, 9 Reno flows on one bottleneck",
+    source: SOURCE,
+    run,
+};
+
+const COMPETITORS: [u32; 4] = [1, 2, 4, 9];
+/// Published NMCC shares (%), simultaneous start (thesis §4.3.2; paper Fig. 5(a)).
+const PUBLISHED: [f64; 4] = [53.0, 37.0, 22.0, 12.0];
+/// Published shares with NMCC starting 30 s before or after (thesis; the paper gives 55% for
+/// one competitor).
+const PUBLISHED_STAGGERED: [f64; 4] = [54.0, 36.0, 23.0, 12.0];
+/// The acceptance tolerance of the issue: ±4 points.
+const TOLERANCE: f64 = 4.0;
+
+/// The two NMCC versions: the paper's (no loss-time factor; its LAN experiments are the
+/// published figures) and the thesis's extension with m_t (§6.6).
+const VARIANTS: [(&str, bool); 2] = [
+    ("NMCC (paper, no m_t)", false),
+    ("NMCC + m_t (thesis)", true),
+];
+
+const RED: &str = r#"{ type = "red", size = "1170KB", min_th = "195KB", max_th = "585KB", max_p = 0.1, weight = 0.002 }"#;
+
+#[derive(Clone, Copy, PartialEq)]
+enum Start {
+    Together,
+    NmccEarly,
+    NmccLate,
+}
+
+fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
+    let seeds = ctx.seeds(10, 3);
+    let starts = [Start::Together, Start::NmccEarly, Start::NmccLate];
+    let mut jobs = Vec::new();
+    let mut configs = Vec::new();
+    for (variant, mt) in VARIANTS {
+        for queue in ["drop-tail", "RED"] {
+            for (k, &n) in COMPETITORS.iter().enumerate() {
+                for &start in &starts {
+                    let mut o: Vec<(&str, String)> = vec![
+                        ("measure.trace_cwnd", "true".into()),
+                        ("flows.sp1.count", n.div_ceil(2).to_string()),
+                        ("flows.sp2.count", (n / 2).to_string()),
+                    ];
+                    if queue == "RED" {
+                        o.push(("links.bottleneck.queue", RED.to_string()));
+                    }
+                    o.push((
+                        "flows.nmcc.tcp",
+                        format!("{{ nmcc = {{ loss_time_factor = {mt} }} }}"),
+                    ));
+                    match start {
+                        Start::Together => {}
+                        Start::NmccEarly => {
+                            o.push(("flows.sp1.start", "30s".into()));
+                            o.push(("flows.sp2.start", "30s".into()));
+                        }
+                        Start::NmccLate => o.push(("flows.nmcc.start", "30s".into())),
+                    }
+                    for seed in 1..=u64::from(seeds) {
+                        jobs.push(Job::new(FILE, TEXT, &o, seed));
+                        configs.push((variant, queue, k, start));
+                    }
+                }
+            }
+        }
+    }
+    let results = ctx.runner.run(&jobs)?;
+    let mut report = Report::default();
+    let mut csv = String::from("nmcc,queue,competitors,start,seed,nmcc_share,mean_m,utilization\n");
+    for (variant, _) in VARIANTS {
+        for queue in ["drop-tail", "RED"] {
+            for (k, &n) in COMPETITORS.iter().enumerate() {
+                for &start in &starts {
+                    let mut shares = Vec::new();
+                    let mut utils = Vec::new();
+                    let mut ms = Vec::new();
+                    for ((cfg, r), job) in configs.iter().zip(&results).zip(&jobs) {
+                        if *cfg != (variant, queue, k, start) {
+                            continue;
+                        }
+                        let share = r.flow("nmcc").and_then(|f| f.share).unwrap_or(f64::NAN);
+                        let util = r
+                            .link("bottleneck:r->q")
+                            .and_then(|l| l.utilization)
+                            .unwrap_or(f64::NAN);
+                        let m = mean_m(r);
+                        shares.push(100.0 * share);
+                        utils.push(100.0 * util);
+                        ms.push(m);
+                        csv += &format!(
+                            "{variant},{queue},{n},{},{},{:.4},{:.4},{:.4}\n",
+                            start_name(start),
+                            job.seed,
+                            share,
+                            m,
+                            util
+                        );
+                    }
+                    let e = Estimate::of(&shares);
+                    let (published, what) = match start {
+                        Start::Together => (PUBLISHED[k], "together"),
+                        Start::NmccEarly => (PUBLISHED_STAGGERED[k], "NMCC 30 s early"),
+                        Start::NmccLate => (PUBLISHED_STAGGERED[k], "NMCC 30 s late"),
+                    };
+                    report.comparisons.push(Comparison::new(
+                        EXPERIMENT.id,
+                        SOURCE,
+                        format!("{variant}: share, {n} Reno, {queue}, {what}"),
+                        "%",
+                        published,
+                        e,
+                        TOLERANCE,
+                    ));
+                    if start == Start::Together && queue == "drop-tail" {
+                        report.comparisons.push(Comparison::new(
+                            EXPERIMENT.id,
+                            SOURCE,
+                            format!("{variant}: mean m, {n} Reno, {queue}"),
+                            "",
+                            1.4,
+                            Estimate::of(&ms),
+                            0.1,
+                        ));
+                    }
+                    if start == Start::Together {
+                        report.observations.push(Observation::new(
+                            format!("{variant}: bottleneck utilisation, {n} Reno, {queue}"),
+                            "%",
+                            Estimate::of(&utils),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    report.files.push(("runs.csv".into(), csv));
+    Ok(report)
+}
+
+fn start_name(s: Start) -> &'static str {
+    match s {
+        Start::Together => "together",
+        Start::NmccEarly => "nmcc-early",
+        Start::NmccLate => "nmcc-late",
+    }
+}
+
+/// NMCC's mean m over the summary window (the subflows' traced `alg_value`).
+fn mean_m(r: &pathpool_sim::Results) -> f64 {
+    use pathpool_sim::Column;
+    let t = &r.subflow_timeseries;
+    let (Some(Column::F64(time)), Some(Column::F64(m))) =
+        (t.column("time_s"), t.column("alg_value"))
+    else {
+        return f64::NAN;
+    };
+    let from = r.window_s.0;
+    let v: Vec<f64> = time
+        .iter()
+        .zip(m)
+        .filter(|(&t, m)| t > from && m.is_finite())
+        .map(|(_, &m)| m)
+        .collect();
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
