@@ -523,7 +523,10 @@ mod tests {
         );
         let s = &w.coupling().per_path[0];
         assert!(s.inactive, "the is-active rule sees the timeout");
-        assert!(s.reset_shadow, "the shadow window restarts from cwnd at the next ACK");
+        assert!(
+            s.reset_shadow,
+            "the shadow window restarts from cwnd at the next ACK"
+        );
         assert_eq!(s.losses, 1);
     }
 }
