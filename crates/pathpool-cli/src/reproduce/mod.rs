@@ -7,13 +7,15 @@
 //! figures with the published ones. Every comparison states its tolerance; `--json` prints
 //! one object per comparison (`docs/reproductions.md` documents the interface).
 
+mod partial_congestion;
 mod runner;
 mod shared_bottleneck;
+mod short_transfers;
 mod stats;
 mod svg;
 
 use std::fs;
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 
 use clap::Args;
@@ -170,7 +172,11 @@ pub struct Experiment {
 }
 
 /// Every experiment, in documentation order.
-pub const EXPERIMENTS: &[Experiment] = &[shared_bottleneck::EXPERIMENT];
+pub const EXPERIMENTS: &[Experiment] = &[
+    shared_bottleneck::EXPERIMENT,
+    short_transfers::EXPERIMENT,
+    partial_congestion::EXPERIMENT,
+];
 
 /// `pathpool reproduce`.
 ///
@@ -211,7 +217,8 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let runner = Runner::new(jobs, !args.quiet && !args.json);
+    let progress = !args.quiet && !args.json && std::io::stderr().is_terminal();
+    let runner = Runner::new(jobs, progress);
     let mut failed = Vec::new();
     for e in selected {
         let ctx = Ctx {
