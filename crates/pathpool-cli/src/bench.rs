@@ -1,4 +1,5 @@
-//! `pathpool bench`: speed and memory on dumbbell scenarios of long-lived NewReno flows.
+//! `pathpool bench`: speed and memory on dumbbell scenarios of long-lived NewReno flows, and
+//! on a multipath scenario of LIA connections with four subflows over four parallel paths.
 //!
 //! Each case runs in a fresh child process so its peak resident set size is its own. Figures
 //! are printed, never asserted: speed depends on the machine.
@@ -15,30 +16,44 @@ use crate::CliError;
 /// One benchmark scenario.
 #[derive(Clone, Copy, Debug)]
 pub struct BenchCase {
-    /// Number of long-lived flows.
+    /// Number of long-lived flows (connections).
     pub flows: u32,
+    /// Parallel bottleneck paths; every connection has one subflow on each (1: the dumbbell
+    /// with single-path NewReno flows).
+    pub paths: u32,
     /// Bottleneck rate in bit/s.
     pub rate_bps: u64,
     /// Simulated seconds.
     pub duration_s: f64,
 }
 
-/// The cases of issue 2: (N=10, 100 Mb/s, 100 s), (N=100, 1 Gb/s, 20 s), (N=1000, 10 Gb/s, 5 s).
-pub const CASES: [BenchCase; 3] = [
+/// The dumbbell cases of issue 2 — (N=10, 100 Mb/s, 100 s), (N=100, 1 Gb/s, 20 s),
+/// (N=1000, 10 Gb/s, 5 s) — and the multipath case of issue 3: 100 connections × 4 subflows
+/// on 4 paths of 250 Mb/s (1 Gb/s in all, as the N=100 dumbbell), 20 s.
+pub const CASES: [BenchCase; 4] = [
     BenchCase {
         flows: 10,
+        paths: 1,
         rate_bps: 100_000_000,
         duration_s: 100.0,
     },
     BenchCase {
         flows: 100,
+        paths: 1,
         rate_bps: 1_000_000_000,
         duration_s: 20.0,
     },
     BenchCase {
         flows: 1000,
+        paths: 1,
         rate_bps: 10_000_000_000,
         duration_s: 5.0,
+    },
+    BenchCase {
+        flows: 100,
+        paths: 4,
+        rate_bps: 1_000_000_000,
+        duration_s: 20.0,
     },
 ];
 
@@ -46,23 +61,81 @@ pub const CASES: [BenchCase; 3] = [
 pub const RTT_S: f64 = 0.1;
 
 impl BenchCase {
-    /// The scenario: two hosts joined by one duplex bottleneck link with 50 ms of delay each
-    /// way and a drop-tail buffer of one bandwidth-delay product, `flows` NewReno flows with
-    /// 1460-byte segments (1500-byte packets) starting within the first 10 ms.
+    /// The case's name: `dumbbell-n<flows>` or `multipath-n<flows>x<paths>`.
+    #[must_use]
+    pub fn name(&self) -> String {
+        if self.paths == 1 {
+            format!("dumbbell-n{}", self.flows)
+        } else {
+            format!("multipath-n{}x{}", self.flows, self.paths)
+        }
+    }
+
+    /// The scenario. Dumbbell: two hosts joined by one duplex bottleneck link with 50 ms of
+    /// delay each way and a drop-tail buffer of one bandwidth-delay product, `flows` NewReno
+    /// flows with 1460-byte segments (1500-byte packets) starting within the first 10 ms.
+    /// Multipath: the same, with `paths` parallel bottlenecks (through routers `r0`, `r1`,
+    /// …) sharing the rate equally, each with its own one-BDP buffer, and `flows` LIA
+    /// connections with one subflow on each path.
     #[must_use]
     pub fn scenario(&self, scale: f64) -> String {
-        let bdp_bytes = (self.rate_bps as f64 * RTT_S / 8.0) as u64;
         let duration_ms = (self.duration_s * scale * 1000.0).round().max(1.0) as u64;
-        format!(
-            "name = \"bench-n{n}\"\nduration = \"{duration_ms}ms\"\n\
-             [nodes]\nhosts = [\"left\", \"right\"]\n\
-             [[links]]\nid = \"bottleneck\"\nbetween = [\"left\", \"right\"]\nrate = \"{rate}bps\"\n\
-             delay = \"50ms\"\nqueue = {{ type = \"droptail\", size = \"{bdp_bytes}B\" }}\n\
-             [[flows]]\nid = \"f\"\nfrom = \"left\"\nto = \"right\"\ncount = {n}\nstart_spread = \"10ms\"\n\
+        let mut s = format!(
+            "name = \"bench-{name}\"\nduration = \"{duration_ms}ms\"\n\
              [tcp]\nmss = \"1460B\"\nheader = \"40B\"\n",
+            name = self.name()
+        );
+        if self.paths == 1 {
+            let bdp_bytes = (self.rate_bps as f64 * RTT_S / 8.0) as u64;
+            s += &format!(
+                "[nodes]\nhosts = [\"left\", \"right\"]\n\
+                 [[links]]\nid = \"bottleneck\"\nbetween = [\"left\", \"right\"]\nrate = \"{rate}bps\"\n\
+                 delay = \"50ms\"\nqueue = {{ type = \"droptail\", size = \"{bdp_bytes}B\" }}\n\
+                 [[flows]]\nid = \"f\"\nfrom = \"left\"\nto = \"right\"\ncount = {n}\nstart_spread = \"10ms\"\n",
+                n = self.flows,
+                rate = self.rate_bps,
+            );
+            return s;
+        }
+        let rate = self.rate_bps / u64::from(self.paths);
+        let bdp_bytes = (rate as f64 * RTT_S / 8.0) as u64;
+        let routers: Vec<String> = (0..self.paths).map(|k| format!("\"r{k}\"")).collect();
+        s += &format!(
+            "[nodes]\nhosts = [\"left\", \"right\"]\nrouters = [{}]\n",
+            routers.join(", ")
+        );
+        let mut paths = Vec::new();
+        for k in 0..self.paths {
+            s += &format!(
+                "[[links]]\nbetween = [\"left\", \"r{k}\"]\nrate = \"inf\"\ndelay = \"0ms\"\n\
+                 [[links]]\nid = \"bottleneck{k}\"\nbetween = [\"r{k}\", \"right\"]\nrate = \"{rate}bps\"\n\
+                 delay = \"50ms\"\nqueue = {{ type = \"droptail\", size = \"{bdp_bytes}B\" }}\n"
+            );
+            paths.push(format!("[\"left\", \"r{k}\", \"right\"]"));
+        }
+        s += &format!(
+            "[[flows]]\nid = \"f\"\nfrom = \"left\"\nto = \"right\"\ncount = {n}\n\
+             start_spread = \"10ms\"\ncc = \"lia\"\npaths = [{p}]\n",
             n = self.flows,
-            rate = self.rate_bps,
-        )
+            p = paths.join(", ")
+        );
+        s
+    }
+
+    /// Mean utilisation of the bottleneck links' forward directions.
+    fn utilization(&self, r: &pathpool_sim::Results) -> Option<f64> {
+        let ids: Vec<String> = if self.paths == 1 {
+            vec!["bottleneck:left->right".into()]
+        } else {
+            (0..self.paths)
+                .map(|k| format!("bottleneck{k}:r{k}->right"))
+                .collect()
+        };
+        let u: Vec<f64> = ids
+            .iter()
+            .filter_map(|id| r.link(id).and_then(|l| l.utilization))
+            .collect();
+        (u.len() == ids.len()).then(|| u.iter().sum::<f64>() / u.len() as f64)
     }
 }
 
@@ -75,9 +148,9 @@ pub struct BenchArgs {
     /// Runs per case; the median wall time is reported.
     #[arg(long, default_value_t = 3)]
     pub repeat: u32,
-    /// Run only the case with this many flows (10, 100 or 1000).
+    /// Run only this case (dumbbell-n10, dumbbell-n100, dumbbell-n1000, multipath-n100x4).
     #[arg(long)]
-    pub only: Option<u32>,
+    pub only: Option<String>,
     /// Scale the simulated durations (e.g. 0.1 for a quick check).
     #[arg(long, default_value_t = 1.0)]
     pub scale: f64,
@@ -138,7 +211,7 @@ pub fn bench_case_command(index: usize, scale: f64) -> Result<(), CliError> {
     let wall = start.elapsed().as_secs_f64();
     let r = sim.results();
     let figures = BenchFigures {
-        case: format!("dumbbell-n{}", case.flows),
+        case: case.name(),
         flows: case.flows,
         rate_bps: case.rate_bps,
         sim_time_s: r.sim_time_s,
@@ -147,7 +220,7 @@ pub fn bench_case_command(index: usize, scale: f64) -> Result<(), CliError> {
         packets_per_sec: r.stats.data_packets_delivered as f64 / wall,
         events: r.stats.events,
         peak_rss_bytes: peak_rss_bytes(),
-        utilization: r.link("bottleneck:left->right").and_then(|l| l.utilization),
+        utilization: case.utilization(&r),
         jain_index: r.jain_index,
         repetitions: 1,
     };
@@ -183,15 +256,19 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
         ));
     }
     let cmd = self_command()?;
-    let indices: Vec<usize> = match a.only {
+    let indices: Vec<usize> = match &a.only {
         None => (0..CASES.len()).collect(),
-        Some(n) => vec![CASES.iter().position(|c| c.flows == n).ok_or_else(|| {
-            CliError::BadInput(format!("--only {n}: the cases have 10, 100 or 1000 flows"))
-        })?],
+        Some(name) => vec![CASES
+            .iter()
+            .position(|c| c.name() == *name)
+            .ok_or_else(|| {
+                let names: Vec<String> = CASES.iter().map(BenchCase::name).collect();
+                CliError::BadInput(format!("--only {name}: the cases are {}", names.join(", ")))
+            })?],
     };
     if !a.json {
         println!(
-            "{:<16} {:>9} {:>8} {:>9} {:>12} {:>13} {:>10} {:>7}",
+            "{:<18} {:>9} {:>8} {:>9} {:>12} {:>13} {:>10} {:>7}",
             "case", "rate", "sim s", "wall s", "packets", "packets/s", "peak RSS", "util %"
         );
     }
@@ -230,7 +307,7 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             );
         } else {
             println!(
-                "{:<16} {:>9} {:>8.1} {:>9.3} {:>12} {:>13.0} {:>10} {:>7}",
+                "{:<18} {:>9} {:>8.1} {:>9.3} {:>12} {:>13.0} {:>10} {:>7}",
                 f.case,
                 format!("{}Mbps", f.rate_bps / 1_000_000),
                 f.sim_time_s,

@@ -304,7 +304,14 @@ fn missing_file_and_bad_flags_exit_2() {
 #[test]
 fn bench_prints_json_figures() {
     let o = pathpool(&[
-        "bench", "--json", "--only", "10", "--repeat", "1", "--scale", "0.02",
+        "bench",
+        "--json",
+        "--only",
+        "dumbbell-n10",
+        "--repeat",
+        "1",
+        "--scale",
+        "0.02",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let f: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -312,4 +319,21 @@ fn bench_prints_json_figures() {
     assert!(f["packets_delivered"].as_u64().unwrap() > 0);
     assert!(f["packets_per_sec"].as_f64().unwrap() > 0.0);
     assert!(f["wall_time_s"].as_f64().unwrap() > 0.0);
+    let o = pathpool(&[
+        "bench",
+        "--json",
+        "--only",
+        "multipath-n100x4",
+        "--repeat",
+        "1",
+        "--scale",
+        "0.05",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let f: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(f["case"], "multipath-n100x4");
+    assert!(f["utilization"].as_f64().unwrap() > 0.5);
+    let o = pathpool(&["bench", "--only", "dumbbell-n7"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("multipath-n100x4"));
 }

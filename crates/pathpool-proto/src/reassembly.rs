@@ -40,8 +40,7 @@ impl Reassembly {
             return Inserted::Duplicate;
         }
         if start > self.cumulative {
-            let covered = self.above_gap.iter().any(|&(s, e)| s <= start && end <= e);
-            if covered {
+            if self.covered(start, end) {
                 return Inserted::Duplicate;
             }
             self.store(start, end);
@@ -88,11 +87,14 @@ impl Reassembly {
     /// Whether bytes `[start, end)` have all arrived.
     #[must_use]
     pub fn contains(&self, start: u64, end: u64) -> bool {
-        end <= self.cumulative
-            || self
-                .above_gap
-                .iter()
-                .any(|&(s, e)| s <= start.max(self.cumulative) && end <= e)
+        end <= self.cumulative || self.covered(start.max(self.cumulative), end)
+    }
+
+    /// Whether one stored range holds all of `[start, end)` (ranges are disjoint and not
+    /// adjacent, so only the last one starting at or before `start` can).
+    fn covered(&self, start: u64, end: u64) -> bool {
+        let i = self.above_gap.partition_point(|r| r.0 <= start);
+        i > 0 && end <= self.above_gap[i - 1].1
     }
 }
 
@@ -129,6 +131,10 @@ mod tests {
                 }
                 let prefix = have.iter().take_while(|&&b| b).count() as u64;
                 prop_assert_eq!(r.cumulative(), prefix);
+                for (a, b) in [(0, 5), (s, s + l), (prefix, prefix + 1), (s / 2, s + l + 3)] {
+                    let all = (a..b).all(|x| have.get(x as usize).copied().unwrap_or(false));
+                    prop_assert_eq!(r.contains(a, b), all, "contains({}, {})", a, b);
+                }
                 let g = r.above_gap();
                 prop_assert!(g.windows(2).all(|w| w[0].1 < w[1].0));
                 prop_assert!(g.iter().all(|&(s, e)| s > prefix && s < e));

@@ -46,6 +46,9 @@ pub(crate) struct MpConn {
     stopped: bool,
     size: Option<u64>,
     pub(crate) completed_at: Option<Time>,
+    /// The next time a subflow opens or closes (kept, since the source's deadline is asked
+    /// for after every ACK and changes only when the source's timer runs).
+    next_change: Option<Time>,
 }
 
 impl MpConn {
@@ -75,11 +78,18 @@ impl MpConn {
             stopped: false,
             size,
             completed_at: None,
+            next_change: None,
         }
+        .with_next_change()
+    }
+
+    fn with_next_change(mut self) -> Self {
+        self.next_change = self.compute_next_change();
+        self
     }
 
     /// The next time a subflow opens or closes, after `now` is handled.
-    fn next_change(&self) -> Option<Time> {
+    fn compute_next_change(&self) -> Option<Time> {
         self.plan
             .iter()
             .enumerate()
@@ -101,7 +111,7 @@ impl MpConn {
             SourceState::Active => [
                 self.sender.poll_timeout(),
                 self.stop.filter(|_| !self.stopped),
-                self.next_change(),
+                self.next_change,
             ]
             .into_iter()
             .flatten()
@@ -137,6 +147,7 @@ impl MpConn {
                 _ => {}
             }
         }
+        self.next_change = self.compute_next_change();
         self.sender.handle_timeout(now, &mut self.cc);
         self.transmit(now, send);
     }

@@ -93,6 +93,32 @@ pub struct MpSender {
     reinject: VecDeque<(u64, u64)>,
     /// Data bytes acknowledged on some subflow.
     data_acked: Reassembly,
+    /// Which subflows may have something to send since `poll_transmit` last returned `None`.
+    pending: Pending,
+}
+
+/// Which subflows `poll_transmit` must look at.
+///
+/// When `poll_transmit` returns `None`, no active subflow has a segment queued or a window
+/// with room for the next data. Until then, a window or queue changes only through an event
+/// on that subflow (the controller changes a path's window only on that path's ACKs and
+/// losses), so after an ACK on subflow i only i can send: looking at the others would find
+/// nothing. Timeouts, new subflows and closed ones make every subflow worth a look.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pending {
+    None,
+    One(usize),
+    All,
+}
+
+impl Pending {
+    fn add(self, i: usize) -> Pending {
+        match self {
+            Pending::None => Pending::One(i),
+            Pending::One(j) if j == i => self,
+            _ => Pending::All,
+        }
+    }
 }
 
 impl MpSender {
@@ -112,6 +138,7 @@ impl MpSender {
             next_data_seq: 0,
             reinject: VecDeque::new(),
             data_acked: Reassembly::new(),
+            pending: Pending::All,
         }
     }
 
@@ -125,6 +152,7 @@ impl MpSender {
             group,
             mappings: VecDeque::new(),
         });
+        self.pending = Pending::All;
         self.subflows.len() - 1
     }
 
@@ -136,6 +164,7 @@ impl MpSender {
             return;
         }
         sf.state = SubflowState::Closed;
+        self.pending = Pending::All;
         cc.remove_path(sf.sender.path());
         let una = sf.sender.snd_una();
         for m in sf.mappings.drain(..) {
@@ -162,6 +191,7 @@ impl MpSender {
         if sf.state == SubflowState::Closed {
             return;
         }
+        self.pending = self.pending.add(i);
         let before = sf.sender.snd_una();
         sf.sender.handle_ack(now, ack, cc);
         let una = sf.sender.snd_una();
@@ -189,9 +219,12 @@ impl MpSender {
 
     /// Processes the retransmission timers of every subflow (those not expired do nothing).
     pub fn handle_timeout<C: MultipathController>(&mut self, now: Time, cc: &mut C) {
-        for sf in &mut self.subflows {
-            if sf.state == SubflowState::Active {
+        for (i, sf) in self.subflows.iter_mut().enumerate() {
+            if sf.state == SubflowState::Active
+                && sf.sender.poll_timeout().is_some_and(|d| d <= now)
+            {
                 sf.sender.handle_timeout(now, cc);
+                self.pending = self.pending.add(i);
             }
         }
     }
@@ -215,15 +248,27 @@ impl MpSender {
         now: Time,
         cc: &C,
     ) -> Option<MpSegment> {
-        for (i, sf) in self.subflows.iter_mut().enumerate() {
+        let range = match self.pending {
+            Pending::None => return None,
+            Pending::One(i) => i..i + 1,
+            Pending::All => 0..self.subflows.len(),
+        };
+        for i in range.clone() {
+            let sf = &mut self.subflows[i];
             if sf.state == SubflowState::Active {
                 if let Some(seg) = sf.sender.poll_transmit(now, cc) {
                     return Some(MpSegment { subflow: i, seg });
                 }
             }
         }
-        let (data_seq, len) = self.next_data()?;
-        let i = self.schedule(cc, len)?;
+        let Some((data_seq, len)) = self.next_data() else {
+            self.pending = Pending::None;
+            return None;
+        };
+        let Some(i) = self.schedule(cc, len, range) else {
+            self.pending = Pending::None;
+            return None;
+        };
         self.take_data(data_seq, len);
         let sf = &mut self.subflows[i];
         sf.mappings.push_back(Mapping {
@@ -267,18 +312,22 @@ impl MpSender {
         }
     }
 
-    /// The subflow that gets a segment of `len` bytes, if any has room for it.
-    fn schedule<C: MultipathController>(&self, cc: &C, len: u64) -> Option<usize> {
-        let candidates = self
-            .subflows
+    /// The subflow among `range` that gets a segment of `len` bytes, if any has room for it.
+    fn schedule<C: MultipathController>(
+        &self,
+        cc: &C,
+        len: u64,
+        range: std::ops::Range<usize>,
+    ) -> Option<usize> {
+        let candidates = self.subflows[range.clone()]
             .iter()
-            .enumerate()
-            .filter(|(_, sf)| {
+            .zip(range)
+            .filter(|(sf, _)| {
                 sf.state == SubflowState::Active
                     && sf.sender.all_sent()
                     && sf.sender.send_room(cc) >= len
             })
-            .map(|(i, sf)| Candidate {
+            .map(|(sf, i)| Candidate {
                 subflow: i,
                 srtt: sf.sender.rtt().srtt(),
             });
@@ -289,6 +338,7 @@ impl MpSender {
     /// still delivered reliably.
     pub fn stop(&mut self) {
         self.data_end = self.data_end.min(self.next_data_seq);
+        self.pending = Pending::All;
     }
 
     /// Calls `f(start, end)` for each range of data carried by the `len` bytes at subflow
@@ -301,7 +351,15 @@ impl MpSender {
         };
         let end = seq + len;
         let m = &sf.mappings;
-        let first = m.partition_point(|m| m.subflow_seq + m.len <= seq);
+        // Mappings are contiguous and nearly all one MSS long: try the index that gives
+        // first, and search only if it is wrong (a short segment was given out before).
+        let guess = m.front().map_or(0, |f| {
+            (seq.saturating_sub(f.subflow_seq) / self.subflow_config.mss) as usize
+        });
+        let first = match m.get(guess) {
+            Some(g) if g.subflow_seq <= seq && seq < g.subflow_seq + g.len => guess,
+            _ => m.partition_point(|m| m.subflow_seq + m.len <= seq),
+        };
         for m in m.range(first..) {
             if m.subflow_seq >= end {
                 break;
