@@ -16,6 +16,7 @@ use crate::olia::Olia;
 use crate::path::CcMetrics;
 use crate::reno::Reno;
 use crate::windows::{WindowConfig, Windows};
+use crate::wvegas::Wvegas;
 use crate::MultipathController;
 
 /// The congestion-control algorithms pathpool implements, by the name scenario files use.
@@ -38,6 +39,8 @@ pub enum CcKind {
     Balia,
     /// NMCC (Thomas).
     Nmcc,
+    /// wVegas, weighted Vegas (Cao, Xu, Fu; delay-based).
+    Wvegas,
 }
 
 impl CcKind {
@@ -51,6 +54,7 @@ impl CcKind {
         CcKind::Olia,
         CcKind::Balia,
         CcKind::Nmcc,
+        CcKind::Wvegas,
     ];
 
     /// The canonical name.
@@ -65,10 +69,12 @@ impl CcKind {
             CcKind::Olia => "olia",
             CcKind::Balia => "balia",
             CcKind::Nmcc => "nmcc",
+            CcKind::Wvegas => "wvegas",
         }
     }
 
-    /// A fresh controller of this kind, with no paths (NMCC with its default parameters).
+    /// A fresh controller of this kind, with no paths (NMCC and wVegas with their default
+    /// parameters).
     #[must_use]
     pub fn build(self, config: WindowConfig) -> AnyController {
         self.build_with(config, NmccConfig::default())
@@ -85,6 +91,7 @@ impl CcKind {
             CcKind::Olia => AnyController::Olia(Windows::new(Olia::default(), config)),
             CcKind::Balia => AnyController::Balia(Windows::new(Balia, config)),
             CcKind::Nmcc => AnyController::Nmcc(Windows::new(Nmcc::new(nmcc), config)),
+            CcKind::Wvegas => AnyController::Wvegas(Windows::new(Wvegas::default(), config)),
         }
     }
 }
@@ -125,6 +132,7 @@ impl FromStr for CcKind {
             "olia" => Ok(CcKind::Olia),
             "balia" => Ok(CcKind::Balia),
             "nmcc" => Ok(CcKind::Nmcc),
+            "wvegas" => Ok(CcKind::Wvegas),
             _ => Err(UnknownCc(s.to_string())),
         }
     }
@@ -160,6 +168,8 @@ pub enum AnyController {
     Balia(Windows<Balia>),
     /// NMCC.
     Nmcc(Windows<Nmcc>),
+    /// wVegas.
+    Wvegas(Windows<Wvegas>),
 }
 
 macro_rules! dispatch {
@@ -172,6 +182,7 @@ macro_rules! dispatch {
             AnyController::Olia($c) => $body,
             AnyController::Balia($c) => $body,
             AnyController::Nmcc($c) => $body,
+            AnyController::Wvegas($c) => $body,
         }
     };
 }

@@ -12,7 +12,8 @@
 //! * A [`Coupling`] supplies only what distinguishes one algorithm from another: the
 //!   congestion-avoidance increase, the slow-start test and the decrease: [`Reno`]
 //!   (NewReno, and "Uncoupled" with several paths), [`Ewtcp`], [`Coupled`], [`Lia`] (RFC 6356),
-//!   [`Olia`], [`Balia`] and [`Nmcc`]. Coupling applies within a group of paths
+//!   [`Olia`], [`Balia`], [`Nmcc`] and the delay-based [`Wvegas`] (which reads the RTT samples
+//!   through [`Coupling::on_rtt_sample`]). Coupling applies within a group of paths
 //!   ([`MultipathController::set_group`]); paths in different groups are independent.
 //! * [`AnyController`] puts the concrete controllers in an enum so the per-ACK path has no
 //!   virtual call; [`CcKind`] names them for scenario files (`"newreno"`).
@@ -32,6 +33,7 @@ pub mod reno;
 #[cfg(test)]
 mod testing;
 pub mod windows;
+pub mod wvegas;
 
 pub use any::{AnyController, CcKind};
 pub use balia::Balia;
@@ -44,6 +46,7 @@ pub use olia::Olia;
 pub use path::{group_members, CcMetrics, PathState};
 pub use reno::Reno;
 pub use windows::{Coupling, RecoveryExit, WindowConfig, Windows};
+pub use wvegas::{Wvegas, WvegasConfig};
 
 use pathpool_core::PathId;
 

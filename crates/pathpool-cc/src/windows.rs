@@ -5,7 +5,7 @@
 //! `ClassicCongestionController<S, T>`: the framework is written and tested once, and each
 //! algorithm is one short file.
 
-use pathpool_core::PathId;
+use pathpool_core::{Dur, PathId};
 use serde::{Deserialize, Serialize};
 
 use crate::event::{AckSample, CongestionEvent, RecoveryAck};
@@ -93,6 +93,12 @@ pub trait Coupling {
         let inc = self.ca_increase(paths, i, acked);
         paths[i].add_bytes(inc);
     }
+    /// Sees the RTT sample of every ACK of new data on path `i` that carries one (in recovery
+    /// too), just before [`Coupling::on_ack`]. Delay-based algorithms ([`Wvegas`]) build their
+    /// estimates from these; the smoothed RTT is in [`PathState::srtt`] already.
+    ///
+    /// [`Wvegas`]: crate::Wvegas
+    fn on_rtt_sample(&mut self, _paths: &[PathState], _i: usize, _rtt: Dur) {}
     /// Sees every ACK of new data on path `i` (in recovery too), before the window grows.
     fn on_ack(&mut self, _paths: &[PathState], _i: usize, _acked: u64) {}
     /// Sees every loss on path `i` before `ssthresh_after_loss` (`timeout` for an RTO).
@@ -171,6 +177,9 @@ impl<A: Coupling> MultipathController for Windows<A> {
         p.srtt = ack.srtt;
         if !p.active || ack.acked_bytes == 0 {
             return;
+        }
+        if let Some(rtt) = ack.rtt_sample {
+            self.alg.on_rtt_sample(&self.paths, i, rtt);
         }
         self.alg.on_ack(&self.paths, i, ack.acked_bytes);
         if self.paths[i].in_recovery {

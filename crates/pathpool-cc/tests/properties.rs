@@ -2,7 +2,7 @@
 
 use pathpool_cc::{
     AckSample, Balia, CcKind, CongestionEvent, Coupled, Coupling, Ewtcp, Lia, MultipathController,
-    Nmcc, NmccConfig, PathState, RecoveryAck, WindowConfig,
+    Nmcc, NmccConfig, PathState, RecoveryAck, WindowConfig, Windows, Wvegas,
 };
 use pathpool_core::{Dur, PathId, Time};
 use proptest::prelude::*;
@@ -35,7 +35,8 @@ proptest! {
     }
 
     /// A coupled congestion-avoidance increase never exceeds what uncoupled Reno would add on
-    /// the same subflow (acked·MSS/cwnd).
+    /// the same subflow (acked·MSS/cwnd). wVegas has no per-ACK increase (it moves once per
+    /// round); `wvegas_never_grows_more_than_reno_per_ack` covers it.
     #[test]
     fn coupled_increase_never_exceeds_reno(paths in situation(), acked in 1u64..3000) {
         for i in 0..paths.len() {
@@ -115,6 +116,50 @@ proptest! {
                     prop_assert!(m.ssthresh >= MSS, "{}: ssthresh {}", kind, m.ssthresh);
                     prop_assert!(cc.window(PathId(p)) >= MSS);
                 }
+            }
+        }
+    }
+}
+
+proptest! {
+    /// wVegas never adds more on one ACK than Reno could with the same window configuration:
+    /// min(acked, L·MSS) in slow start (RFC 3465), one MSS in congestion avoidance (RFC 3465
+    /// §2.1: one segment per window acknowledged), nothing in fast recovery.
+    #[test]
+    fn wvegas_never_grows_more_than_reno_per_ack(ops in proptest::collection::vec(op(), 1..300)) {
+        let config = WindowConfig::default();
+        let mut cc = Windows::new(Wvegas::default(), config);
+        for _ in 0..4 {
+            cc.add_path(MSS);
+        }
+        for o in &ops {
+            match *o {
+                Op::Ack(p, b, rtt) => {
+                    let before = cc.paths()[p].clone();
+                    let ack = AckSample {
+                        now: Time::ZERO,
+                        acked_bytes: b,
+                        rtt_sample: Some(Dur::from_ms(rtt)),
+                        srtt: Dur::from_ms(rtt),
+                        flight_bytes: 0,
+                    };
+                    cc.on_ack(PathId(p as u32), &ack);
+                    let grown = cc.paths()[p].cwnd.saturating_sub(before.cwnd);
+                    let reno_max = if before.in_recovery {
+                        0
+                    } else if before.cwnd < before.ssthresh {
+                        b.min(config.abc_limit * MSS)
+                    } else {
+                        MSS
+                    };
+                    prop_assert!(grown <= reno_max, "+{} > {} ({:?})", grown, reno_max, before);
+                }
+                Op::Loss(p, f) => cc.on_congestion_event(PathId(p as u32), CongestionEvent::FastRetransmit { flight_bytes: f }),
+                Op::Rto(p, r) => cc.on_congestion_event(PathId(p as u32), CongestionEvent::Timeout { flight_bytes: 0, repeated: r }),
+                Op::Dup(p) => cc.on_recovery_ack(PathId(p as u32), RecoveryAck::Duplicate),
+                Op::Partial(p, b) => cc.on_recovery_ack(PathId(p as u32), RecoveryAck::Partial { acked_bytes: b }),
+                Op::Full(p, f) => cc.on_recovery_ack(PathId(p as u32), RecoveryAck::Full { flight_bytes: f }),
+                Op::Group(p, g) => cc.set_group(PathId(p as u32), g),
             }
         }
     }
