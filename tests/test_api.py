@@ -70,6 +70,8 @@ def test_save_and_read_back(small, tmp_path):
         "link_timeseries.parquet",
         "links.parquet",
         "provenance.json",
+        "subflow_timeseries.parquet",
+        "subflows.parquet",
         "summary.json",
     ]
     back = pp.read_results(out)

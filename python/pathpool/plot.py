@@ -80,6 +80,37 @@ class ResultsPlot:
         ax.legend(loc="best", fontsize="small")
         return ax
 
+    def subflows(
+        self,
+        ax: Axes | None = None,
+        flows: Sequence[str] | None = None,
+        column: str = "cwnd_bytes",
+    ) -> Axes:
+        """One line per subflow of the multipath flows over time: ``column`` is
+        ``"cwnd_bytes"`` (default), ``"ssthresh_bytes"``, ``"srtt_s"`` or ``"alg_value"`` (the
+        algorithm's state: LIA's alpha, NMCC's m, ...). Needs measure.trace_cwnd."""
+        st = self._r.subflow_timeseries
+        if not len(st):
+            raise ValueError(
+                "no subflow trace: run a multipath flow with measure.trace_cwnd = true"
+            )
+        if column not in st.columns:
+            raise ValueError(f"unknown column {column!r}; expected one of {list(st.columns)}")
+        ax = _axes(ax)
+        scale, unit = (1e3, "KB") if column.endswith("_bytes") else (1.0, "")
+        for fid in _select(st["flow"].tolist(), flows, "flows"):
+            d = st[st["flow"] == fid]
+            for sf in sorted(d["subflow"].unique()):
+                e = d[d["subflow"] == sf]
+                ax.plot(e["time_s"], e[column] / scale, label=f"{fid}/{sf}", linewidth=1.0)
+        var = st["alg_var"].iloc[0] if column == "alg_value" else column
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel(f"{var} ({unit})" if unit else str(var))
+        ax.set_title("Subflows")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best", fontsize="small")
+        return ax
+
     def queue(self, ax: Axes | None = None, links: Sequence[str] | None = None) -> Axes:
         """Queue length (KB) over time of the given links (default: the busiest one)."""
         lt = self._r.link_timeseries

@@ -55,6 +55,9 @@ class Results:
         links: one row per directed link (utilisation, drops, mean queue, ...).
         timeseries: per-flow goodput (and cwnd/ssthresh/srtt if traced) at each sample.
         link_timeseries: per-link queue and throughput at each sample.
+        subflows: one row per subflow of each multipath flow.
+        subflow_timeseries: per-subflow cwnd, ssthresh, srtt and algorithm state (LIA's
+            alpha, NMCC's m, ...) at each sample, with ``measure(trace_cwnd=True)``.
         summary: the ``summary.json`` document as a dict.
 
     Column definitions: ``docs/metrics.md``.
@@ -64,6 +67,8 @@ class Results:
     links: pd.DataFrame
     timeseries: pd.DataFrame
     link_timeseries: pd.DataFrame
+    subflows: pd.DataFrame
+    subflow_timeseries: pd.DataFrame
     summary: dict[str, Any]
 
     def __init__(
@@ -77,6 +82,9 @@ class Results:
         self.links = frames["links"]
         self.timeseries = frames["flow_timeseries"]
         self.link_timeseries = frames["link_timeseries"]
+        # Results written before multipath flows existed have no subflow tables.
+        self.subflows = frames.get("subflows", pd.DataFrame())
+        self.subflow_timeseries = frames.get("subflow_timeseries", pd.DataFrame())
         self.summary = summary
         self._handle = handle
         self._text = text
@@ -97,7 +105,8 @@ class Results:
             raise FileNotFoundError(
                 f"{d}: not a pathpool results directory (missing {missing or ['summary.json']})"
             )
-        frames = {n: _nullable_bools(pd.read_parquet(d / f"{n}.parquet")) for n in names}
+        optional = [n for n in ("subflows", "subflow_timeseries") if (d / f"{n}.parquet").exists()]
+        frames = {n: _nullable_bools(pd.read_parquet(d / f"{n}.parquet")) for n in names + optional}
         summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
         return cls(frames, summary)
 

@@ -185,6 +185,9 @@ def flow(
     size: Quantity | None = None,
     count: int | None = None,
     route: Sequence[str] | None = None,
+    paths: Sequence[Sequence[str]] | None = None,
+    subflows: Sequence[Mapping[str, Any]] | None = None,
+    scheduler: str | None = None,
     cc: str | None = None,
     tcp: Mapping[str, Any] | None = None,
     rate: Quantity | None = None,
@@ -196,7 +199,10 @@ def flow(
     """A flow from host ``src`` to host ``dst`` (TCP by default).
 
     ``size`` makes a TCP flow finite (bytes, or ``"30pkts"`` full segments); ``count``
-    replicates it; ``route`` pins it to a list of nodes.
+    replicates it; ``route`` pins it to a list of nodes. ``paths`` (a list of routes) or
+    ``subflows`` (see :func:`subflow`) make it a multipath connection with one subflow per
+    route; ``scheduler`` picks the subflow for each segment (``"lowest-rtt"``,
+    ``"round-robin"``).
 
     >>> flow("a", "b", size="10MB", start=1)
     {'from': 'a', 'to': 'b', 'kind': 'tcp', 'start': '1s', 'size': '10MB'}
@@ -213,6 +219,9 @@ def flow(
             "size": _size(size),
             "count": count,
             "route": list(route) if route is not None else None,
+            "paths": [list(p) for p in paths] if paths is not None else None,
+            "subflows": [dict(sf) for sf in subflows] if subflows is not None else None,
+            "scheduler": scheduler,
             "cc": cc,
             "tcp": dict(tcp) if tcp is not None else None,
             "rate": _rate(rate),
@@ -220,6 +229,29 @@ def flow(
             "on": _time(on),
             "off": _time(off),
             "periods": periods,
+        }
+    )
+
+
+def subflow(
+    route: Sequence[str] | None = None,
+    *,
+    group: int | None = None,
+    start: Quantity | None = None,
+    stop: Quantity | None = None,
+) -> dict[str, Any]:
+    """One subflow of a multipath :func:`flow`: its route, coupling group (subflows in
+    different groups are not coupled), and when it opens and closes.
+
+    >>> subflow(["a", "r", "b"], group=1, start=5)
+    {'route': ['a', 'r', 'b'], 'group': 1, 'start': '5s'}
+    """
+    return _clean(
+        {
+            "route": list(route) if route is not None else None,
+            "group": group,
+            "start": _time(start),
+            "stop": _time(stop),
         }
     )
 

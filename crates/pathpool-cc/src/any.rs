@@ -16,8 +16,17 @@ use crate::olia::Olia;
 use crate::path::CcMetrics;
 use crate::reno::Reno;
 use crate::windows::{WindowConfig, Windows};
-use crate::wvegas::Wvegas;
+use crate::wvegas::{Wvegas, WvegasConfig};
 use crate::MultipathController;
+
+/// The parameters of the algorithms that have some.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CcOptions {
+    /// NMCC's (`tcp.nmcc` in scenario files).
+    pub nmcc: NmccConfig,
+    /// wVegas's (`tcp.wvegas`).
+    pub wvegas: WvegasConfig,
+}
 
 /// The congestion-control algorithms pathpool implements, by the name scenario files use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -77,12 +86,14 @@ impl CcKind {
     /// parameters).
     #[must_use]
     pub fn build(self, config: WindowConfig) -> AnyController {
-        self.build_with(config, NmccConfig::default())
+        self.build_with(config, CcOptions::default())
     }
 
-    /// A fresh controller of this kind; `nmcc` is used when the kind is NMCC.
+    /// A fresh controller of this kind with the parameters in `options` (those of other
+    /// algorithms are ignored).
     #[must_use]
-    pub fn build_with(self, config: WindowConfig, nmcc: NmccConfig) -> AnyController {
+    pub fn build_with(self, config: WindowConfig, options: CcOptions) -> AnyController {
+        let CcOptions { nmcc, wvegas } = options;
         match self {
             CcKind::NewReno | CcKind::Uncoupled => AnyController::Reno(Windows::new(Reno, config)),
             CcKind::Ewtcp => AnyController::Ewtcp(Windows::new(Ewtcp, config)),
@@ -91,7 +102,7 @@ impl CcKind {
             CcKind::Olia => AnyController::Olia(Windows::new(Olia::default(), config)),
             CcKind::Balia => AnyController::Balia(Windows::new(Balia, config)),
             CcKind::Nmcc => AnyController::Nmcc(Windows::new(Nmcc::new(nmcc), config)),
-            CcKind::Wvegas => AnyController::Wvegas(Windows::new(Wvegas::default(), config)),
+            CcKind::Wvegas => AnyController::Wvegas(Windows::new(Wvegas::new(wvegas), config)),
         }
     }
 }

@@ -35,7 +35,7 @@ mod testing;
 pub mod windows;
 pub mod wvegas;
 
-pub use any::{AnyController, CcKind};
+pub use any::{AnyController, CcKind, CcOptions};
 pub use balia::Balia;
 pub use coupled::Coupled;
 pub use event::{AckSample, CongestionEvent, RecoveryAck};

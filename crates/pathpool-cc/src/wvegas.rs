@@ -32,8 +32,10 @@ use crate::windows::Coupling;
 /// mptcp_wvegas.c: `cnt_rtt <= 2` falls back to Reno).
 const MIN_SAMPLES_PER_ROUND: u64 = 3;
 
-/// wVegas parameters, named and defaulted as the Linux module's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// wVegas parameters, named and defaulted as the Linux module's (scenario files:
+/// `tcp.wvegas`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct WvegasConfig {
     /// Σ α_r over a coupling group, in packets (Linux `total_alpha`, default 10).
     pub total_alpha_pkts: u64,

@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use pathpool_cc::{CcKind, MultipathController, NmccConfig, WindowConfig};
+use pathpool_cc::{CcKind, CcOptions, MultipathController, WindowConfig};
 use pathpool_core::{BufferSize, Dur, Rate, Rng, RttConfig, Time};
 use pathpool_proto::mptcp::{MpReceiver, MpSender};
 use pathpool_proto::tcp::{TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig};
@@ -82,7 +82,7 @@ fn element_tcp_spec(sc: &Scenario, tcp: Option<&TcpSpec>, cc: Option<CcKind>) ->
 #[derive(Clone, Debug)]
 struct TcpParams {
     cc: CcKind,
-    nmcc: NmccConfig,
+    options: CcOptions,
     header: u64,
     window: WindowConfig,
     sender: TcpSenderConfig,
@@ -175,7 +175,10 @@ fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams, SpecError>
     }
     Ok(TcpParams {
         cc: spec.cc.unwrap_or_default(),
-        nmcc: spec.nmcc.unwrap_or_default(),
+        options: CcOptions {
+            nmcc: spec.nmcc.unwrap_or_default(),
+            wvegas: spec.wvegas.unwrap_or_default(),
+        },
         header,
         window,
         sender: TcpSenderConfig {
@@ -1026,7 +1029,7 @@ fn add_mp_flow(
             stop: sf_stop,
         });
     }
-    let cc = p.cc.build_with(p.window, p.nmcc);
+    let cc = p.cc.build_with(p.window, p.options);
     let sender = MpSender::new(
         TcpSenderConfig {
             data_bytes: size,
@@ -1073,7 +1076,7 @@ fn add_tcp_flow(sim: &mut Simulation, net: &Net, ends: FlowEnds, paths: &FlowPat
     hops.push(src_elem);
     let ack_route = sim.routes.add(&hops);
 
-    let mut cc = p.cc.build_with(p.window, p.nmcc);
+    let mut cc = p.cc.build_with(p.window, p.options);
     let path = cc.add_path(p.sender.mss);
     let sender = TcpSender::new(
         TcpSenderConfig {

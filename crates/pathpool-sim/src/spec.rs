@@ -5,7 +5,7 @@
 //! `"5ms"`, `"1.5MB"`, `"100pkts"`). Semantic checks (unknown nodes, impossible values) happen
 //! when the scenario is compiled (see [`crate::build`]).
 
-use pathpool_cc::{CcKind, NmccConfig, RecoveryExit};
+use pathpool_cc::{CcKind, NmccConfig, RecoveryExit, WvegasConfig};
 use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
 use pathpool_proto::mptcp::Scheduler;
 use serde::{Deserialize, Serialize};
@@ -417,6 +417,9 @@ pub struct TcpSpec {
     /// NMCC's options (used when `cc = "nmcc"`).
     #[serde(default)]
     pub nmcc: Option<NmccConfig>,
+    /// wVegas's options (used when `cc = "wvegas"`).
+    #[serde(default)]
+    pub wvegas: Option<WvegasConfig>,
 }
 
 impl TcpSpec {
@@ -441,7 +444,8 @@ impl TcpSpec {
             delack_timeout,
             rwnd,
             limited_transmit,
-            nmcc
+            nmcc,
+            wvegas
         )
     }
 }

@@ -18,7 +18,7 @@
 //! the round (the window becomes ssthresh).
 
 use pathpool_cc::{
-    AckSample, AnyController, CcKind, CongestionEvent, MultipathController, NmccConfig,
+    AckSample, AnyController, CcKind, CcOptions, CongestionEvent, MultipathController, NmccConfig,
     RecoveryAck, WindowConfig,
 };
 use pathpool_core::{Dur, PathId, Rng, Time};
@@ -121,7 +121,13 @@ fn simulate(events: Events, mt: bool, rounds: u64, warmup: u64, seed: u64) -> f6
         ..NmccConfig::default()
     };
     let mut conns: Vec<AnyController> = vec![
-        CcKind::Nmcc.build_with(window, nmcc),
+        CcKind::Nmcc.build_with(
+            window,
+            CcOptions {
+                nmcc,
+                ..CcOptions::default()
+            },
+        ),
         CcKind::NewReno.build(window),
     ];
     let members = [
