@@ -18,9 +18,12 @@ use crate::CliError;
 pub struct BenchCase {
     /// Number of long-lived flows (connections).
     pub flows: u32,
-    /// Parallel bottleneck paths; every connection has one subflow on each (1: the dumbbell
-    /// with single-path NewReno flows).
+    /// Parallel bottleneck paths (1: the dumbbell).
     pub paths: u32,
+    /// With several paths: every connection is a LIA connection with one subflow on each
+    /// (`true`), or `flows` NewReno flows are pinned to each path (`false`: the single-path
+    /// reference on the same topology).
+    pub multipath: bool,
     /// Bottleneck rate in bit/s.
     pub rate_bps: u64,
     /// Simulated seconds.
@@ -28,30 +31,43 @@ pub struct BenchCase {
 }
 
 /// The dumbbell cases of issue 2 — (N=10, 100 Mb/s, 100 s), (N=100, 1 Gb/s, 20 s),
-/// (N=1000, 10 Gb/s, 5 s) — and the multipath case of issue 3: 100 connections × 4 subflows
-/// on 4 paths of 250 Mb/s (1 Gb/s in all, as the N=100 dumbbell), 20 s.
-pub const CASES: [BenchCase; 4] = [
+/// (N=1000, 10 Gb/s, 5 s) — the multipath case of issue 3: 100 connections × 4 subflows on
+/// 4 paths of 250 Mb/s (1 Gb/s in all, as the N=100 dumbbell), 20 s — and its single-path
+/// reference: 4 × 100 NewReno flows on the same four paths (the same number of packet
+/// streams and link hops, without the multipath machinery).
+pub const CASES: [BenchCase; 5] = [
     BenchCase {
         flows: 10,
         paths: 1,
+        multipath: false,
         rate_bps: 100_000_000,
         duration_s: 100.0,
     },
     BenchCase {
         flows: 100,
         paths: 1,
+        multipath: false,
         rate_bps: 1_000_000_000,
         duration_s: 20.0,
     },
     BenchCase {
         flows: 1000,
         paths: 1,
+        multipath: false,
         rate_bps: 10_000_000_000,
         duration_s: 5.0,
     },
     BenchCase {
         flows: 100,
         paths: 4,
+        multipath: true,
+        rate_bps: 1_000_000_000,
+        duration_s: 20.0,
+    },
+    BenchCase {
+        flows: 100,
+        paths: 4,
+        multipath: false,
         rate_bps: 1_000_000_000,
         duration_s: 20.0,
     },
@@ -61,13 +77,16 @@ pub const CASES: [BenchCase; 4] = [
 pub const RTT_S: f64 = 0.1;
 
 impl BenchCase {
-    /// The case's name: `dumbbell-n<flows>` or `multipath-n<flows>x<paths>`.
+    /// The case's name: `dumbbell-n<flows>`, `multipath-n<flows>x<paths>` or
+    /// `paths<paths>-n<flows per path>`.
     #[must_use]
     pub fn name(&self) -> String {
         if self.paths == 1 {
             format!("dumbbell-n{}", self.flows)
-        } else {
+        } else if self.multipath {
             format!("multipath-n{}x{}", self.flows, self.paths)
+        } else {
+            format!("paths{}-n{}", self.paths, self.flows)
         }
     }
 
@@ -113,12 +132,22 @@ impl BenchCase {
             );
             paths.push(format!("[\"left\", \"r{k}\", \"right\"]"));
         }
-        s += &format!(
-            "[[flows]]\nid = \"f\"\nfrom = \"left\"\nto = \"right\"\ncount = {n}\n\
-             start_spread = \"10ms\"\ncc = \"lia\"\npaths = [{p}]\n",
-            n = self.flows,
-            p = paths.join(", ")
-        );
+        if self.multipath {
+            s += &format!(
+                "[[flows]]\nid = \"f\"\nfrom = \"left\"\nto = \"right\"\ncount = {n}\n\
+                 start_spread = \"10ms\"\ncc = \"lia\"\npaths = [{p}]\n",
+                n = self.flows,
+                p = paths.join(", ")
+            );
+        } else {
+            for (k, p) in paths.iter().enumerate() {
+                s += &format!(
+                    "[[flows]]\nid = \"f{k}\"\nfrom = \"left\"\nto = \"right\"\ncount = {n}\n\
+                     start_spread = \"10ms\"\nroute = {p}\n",
+                    n = self.flows,
+                );
+            }
+        }
         s
     }
 
@@ -148,7 +177,8 @@ pub struct BenchArgs {
     /// Runs per case; the median wall time is reported.
     #[arg(long, default_value_t = 3)]
     pub repeat: u32,
-    /// Run only this case (dumbbell-n10, dumbbell-n100, dumbbell-n1000, multipath-n100x4).
+    /// Run only this case (dumbbell-n10, dumbbell-n100, dumbbell-n1000, multipath-n100x4,
+    /// paths4-n100).
     #[arg(long)]
     pub only: Option<String>,
     /// Scale the simulated durations (e.g. 0.1 for a quick check).
