@@ -187,6 +187,7 @@ def flow(
     route: Sequence[str] | None = None,
     paths: Sequence[Sequence[str]] | None = None,
     subflows: Sequence[Mapping[str, Any]] | None = None,
+    k_paths: int | None = None,
     scheduler: str | None = None,
     cc: str | None = None,
     tcp: Mapping[str, Any] | None = None,
@@ -201,7 +202,8 @@ def flow(
     ``size`` makes a TCP flow finite (bytes, or ``"30pkts"`` full segments); ``count``
     replicates it; ``route`` pins it to a list of nodes. ``paths`` (a list of routes) or
     ``subflows`` (see :func:`subflow`) make it a multipath connection with one subflow per
-    route; ``scheduler`` picks the subflow for each segment (``"lowest-rtt"``,
+    route, ``k_paths=k`` one with a subflow on each of the k shortest loopless paths;
+    ``scheduler`` picks the subflow for each segment (``"lowest-rtt"``,
     ``"round-robin"``).
 
     >>> flow("a", "b", size="10MB", start=1)
@@ -221,6 +223,7 @@ def flow(
             "route": list(route) if route is not None else None,
             "paths": [list(p) for p in paths] if paths is not None else None,
             "subflows": [dict(sf) for sf in subflows] if subflows is not None else None,
+            "k_paths": k_paths,
             "scheduler": scheduler,
             "cc": cc,
             "tcp": dict(tcp) if tcp is not None else None,

@@ -6,7 +6,7 @@ use pathpool_cc::{CcKind, CcOptions, MultipathController, WindowConfig};
 use pathpool_core::{BufferSize, Dur, Rate, Rng, RttConfig, Time};
 use pathpool_proto::mptcp::{MpReceiver, MpSender};
 use pathpool_proto::tcp::{TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig};
-use pathpool_topo::{shortest_path, EdgeId, Graph, NodeIx};
+use pathpool_topo::{k_shortest_paths, shortest_path, EdgeId, Graph, NodeIx};
 
 use crate::link::{Discipline, Link};
 use crate::load::{PathSeg, SpecError};
@@ -234,6 +234,18 @@ impl Net {
     /// The least-cost path; hosts other than the source never forward.
     fn shortest(&self, from: NodeIx, to: NodeIx) -> Option<Vec<EdgeId>> {
         shortest_path(&self.graph, from, to, |e| {
+            let (a, _) = self.graph.ends(e);
+            if a != from && self.is_host[a.0 as usize] {
+                f64::INFINITY
+            } else {
+                self.cost[e.0 as usize]
+            }
+        })
+    }
+
+    /// Up to `k` least-cost loopless paths (Yen), under the same rules as `shortest`.
+    fn k_shortest(&self, from: NodeIx, to: NodeIx, k: usize) -> Vec<Vec<EdgeId>> {
+        k_shortest_paths(&self.graph, from, to, k, |e| {
             let (a, _) = self.graph.ends(e);
             if a != from && self.is_host[a.0 as usize] {
                 f64::INFINITY
@@ -924,6 +936,9 @@ fn multipath_plan(
             "paths",
         ),
         (None, Some(sfs)) => (sfs.clone(), "subflows"),
+        (None, None) if f.k_paths.is_some() => {
+            return k_paths_plan(net, f, from, to, is_tcp, here).map(Some);
+        }
         (None, None) => {
             if f.scheduler.is_some() {
                 return Err(SpecError::at(
@@ -938,6 +953,12 @@ fn multipath_plan(
         return Err(SpecError::at(
             field(name),
             "multipath is for TCP flows (kind = \"tcp\")",
+        ));
+    }
+    if f.k_paths.is_some() {
+        return Err(SpecError::at(
+            field("k_paths"),
+            format!("give either k_paths or {name}, not both"),
         ));
     }
     if f.route.is_some() {
@@ -983,6 +1004,69 @@ fn multipath_plan(
         out.push((sf, paths));
     }
     Ok(Some(out))
+}
+
+/// The subflows of a flow with `k_paths = k`: one on each of the k least-cost loopless paths
+/// (Yen), ACKs on the reverse node lists.
+fn k_paths_plan(
+    net: &Net,
+    f: &FlowSpec,
+    from: NodeIx,
+    to: NodeIx,
+    is_tcp: bool,
+    here: &[PathSeg],
+) -> Result<Vec<(SubflowSpec, FlowPaths)>, SpecError> {
+    let field = |name: &str| child(here, name);
+    let k = f.k_paths.unwrap_or(1);
+    if !is_tcp {
+        return Err(SpecError::at(
+            field("k_paths"),
+            "multipath is for TCP flows (kind = \"tcp\")",
+        ));
+    }
+    if f.route.is_some() {
+        return Err(SpecError::at(
+            field("route"),
+            "k_paths chooses the routes; give one or the other",
+        ));
+    }
+    if k == 0 || k > MAX_SUBFLOWS {
+        return Err(SpecError::at(
+            field("k_paths"),
+            format!("must be between 1 and {MAX_SUBFLOWS}"),
+        ));
+    }
+    let paths = net.k_shortest(from, to, k as usize);
+    if paths.len() < k as usize {
+        return Err(SpecError::at(
+            field("k_paths"),
+            format!(
+                "asked for {k} paths from {:?} to {:?}, the network has {} loopless one(s)",
+                net.names[from.0 as usize],
+                net.names[to.0 as usize],
+                paths.len()
+            ),
+        ));
+    }
+    paths
+        .into_iter()
+        .map(|data| {
+            let mut rev = vec![to];
+            rev.extend(data.iter().rev().map(|&e| net.graph.ends(e).0));
+            let back = net.along(
+                &rev,
+                &field("k_paths"),
+                " for the ACKs of a k-shortest path (make the link duplex)",
+            )?;
+            Ok((
+                SubflowSpec::default(),
+                FlowPaths {
+                    data,
+                    back: Some(back),
+                },
+            ))
+        })
+        .collect()
 }
 
 fn add_mp_flow(

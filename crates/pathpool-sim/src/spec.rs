@@ -219,6 +219,10 @@ pub struct FlowSpec {
     /// A multipath connection with these subflows.
     #[serde(default)]
     pub subflows: Option<Vec<SubflowSpec>>,
+    /// A multipath connection with one subflow on each of the k least-cost loopless paths
+    /// (Yen's algorithm on the routing metric), all in coupling group 0.
+    #[serde(default)]
+    pub k_paths: Option<u32>,
     /// Which subflow gets the next segment of a multipath connection (default
     /// `"lowest-rtt"`).
     #[serde(default)]

@@ -251,6 +251,34 @@ fn subflows_open_and_close_on_schedule_and_data_keeps_flowing() {
 }
 
 #[test]
+fn k_paths_opens_one_subflow_per_shortest_loopless_path() {
+    let r = run(&two_paths(
+        "",
+        r#"[[flows]]
+            id = "f"
+            from = "s"
+            to = "d"
+            cc = "uncoupled"
+            k_paths = 2"#,
+    ));
+    let mut paths: Vec<&str> = r.subflows.iter().map(|s| s.path.as_str()).collect();
+    paths.sort_unstable();
+    assert_eq!(paths, ["s>a>b>e>d", "s>a>c>e>d"]);
+    assert!(r.flow("f").unwrap().throughput_bps.unwrap() > 17e6);
+    let e = error(&two_paths(
+        "",
+        r#"[[flows]]
+            from = "s"
+            to = "d"
+            k_paths = 3"#,
+    ));
+    assert!(
+        e.contains("flows[0].k_paths") && e.contains("has 2 loopless"),
+        "{e}"
+    );
+}
+
+#[test]
 fn errors_name_the_field() {
     let e = error(&two_paths(
         "",

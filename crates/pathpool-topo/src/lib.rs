@@ -6,6 +6,8 @@
 
 mod graph;
 mod shortest;
+mod yen;
 
 pub use graph::{EdgeId, Graph, NodeIx};
 pub use shortest::shortest_path;
+pub use yen::k_shortest_paths;
