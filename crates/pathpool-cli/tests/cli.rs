@@ -337,3 +337,65 @@ fn bench_prints_json_figures() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("multipath-n100x4"));
 }
+
+#[test]
+fn reproduce_lists_runs_and_prints_the_json_interface() {
+    let o = pathpool(&["reproduce", "--list"]);
+    assert!(o.status.success());
+    let list = String::from_utf8_lossy(&o.stdout);
+    for id in [
+        "nmcc-shared-bottleneck",
+        "nmcc-short-transfers",
+        "nmcc-partial-congestion",
+    ] {
+        assert!(list.contains(id), "{list}");
+    }
+    let dir = tmp("reproduce");
+    let out = dir.join("partial");
+    let o = pathpool(&[
+        "reproduce",
+        "nmcc-partial-congestion",
+        "--quick",
+        "--json",
+        "--seeds",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every stdout line is a JSON object"))
+        .collect();
+    assert_eq!(lines.len(), 4);
+    for c in &lines {
+        for key in [
+            "metric",
+            "published",
+            "measured",
+            "tolerance",
+            "within",
+            "unit",
+            "ci95",
+        ] {
+            assert!(c.get(key).is_some(), "{key} missing in {c}");
+        }
+        let (p, m, t) = (
+            c["published"].as_f64().unwrap(),
+            c["measured"].as_f64().unwrap(),
+            c["tolerance"].as_f64().unwrap(),
+        );
+        assert_eq!(c["within"].as_bool().unwrap(), (m - p).abs() <= t + 1e-9);
+    }
+    for f in [
+        "nmcc-partial-congestion.svg",
+        "comparisons.jsonl",
+        "observations.json",
+        "runs.csv",
+    ] {
+        assert!(out.join(f).exists(), "{f}");
+    }
+    let o = pathpool(&["reproduce", "no-such-experiment"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nmcc-shared-bottleneck"));
+}
