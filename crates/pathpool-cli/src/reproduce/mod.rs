@@ -13,6 +13,7 @@ mod shared_bottleneck;
 mod short_transfers;
 mod stats;
 mod svg;
+mod wischik;
 
 use std::fs;
 use std::io::{IsTerminal as _, Write as _};
@@ -174,6 +175,7 @@ pub struct Experiment {
 /// Every experiment, in documentation order.
 pub const EXPERIMENTS: &[Experiment] = &[
     shared_bottleneck::EXPERIMENT,
+    wischik::EXPERIMENT,
     short_transfers::EXPERIMENT,
     partial_congestion::EXPERIMENT,
 ];
