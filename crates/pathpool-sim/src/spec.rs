@@ -8,6 +8,7 @@
 use pathpool_cc::{CcKind, NmccConfig, RecoveryExit, WvegasConfig};
 use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
 use pathpool_proto::mptcp::Scheduler;
+use pathpool_proto::tcp::PartialAckTimer;
 use serde::{Deserialize, Serialize};
 
 /// A whole scenario.
@@ -418,6 +419,10 @@ pub struct TcpSpec {
     /// Limited transmit, RFC 3042 (default false).
     #[serde(default)]
     pub limited_transmit: Option<bool>,
+    /// Which partial ACKs restart the retransmission timer in NewReno recovery:
+    /// `"impatient"` (default, RFC 6582's recommendation) or `"slow-but-steady"`.
+    #[serde(default)]
+    pub partial_ack_timer: Option<PartialAckTimer>,
     /// NMCC's options (used when `cc = "nmcc"`).
     #[serde(default)]
     pub nmcc: Option<NmccConfig>,
@@ -448,6 +453,7 @@ impl TcpSpec {
             delack_timeout,
             rwnd,
             limited_transmit,
+            partial_ack_timer,
             nmcc,
             wvegas
         )

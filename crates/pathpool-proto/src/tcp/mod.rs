@@ -14,4 +14,4 @@ mod sender;
 
 pub use receiver::{ReceiverStats, TcpReceiver, TcpReceiverConfig};
 pub use segment::{AckSegment, DataSegment};
-pub use sender::{SenderStats, TcpSender, TcpSenderConfig};
+pub use sender::{PartialAckTimer, SenderStats, TcpSender, TcpSenderConfig};

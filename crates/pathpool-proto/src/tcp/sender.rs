@@ -26,6 +26,23 @@ pub struct TcpSenderConfig {
     /// Limited transmit (RFC 3042): send a new segment on each of the first two duplicate
     /// ACKs.
     pub limited_transmit: bool,
+    /// Which partial ACKs of a NewReno recovery restart the retransmission timer (RFC 6582
+    /// §4).
+    pub partial_ack_timer: PartialAckTimer,
+}
+
+/// RFC 6582 §4's two variants of resetting the retransmission timer on partial ACKs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PartialAckTimer {
+    /// Only the first partial ACK restarts it ("Impatient", RFC 6582's recommendation): a
+    /// window with many losses ends in a timeout and go-back-N rather than one retransmission
+    /// per RTT.
+    #[default]
+    Impatient,
+    /// Every partial ACK restarts it ("Slow-but-Steady"): recovery repairs one hole per RTT
+    /// and rarely times out (htsim's NewReno behaves so).
+    SlowButSteady,
 }
 
 impl Default for TcpSenderConfig {
@@ -37,6 +54,7 @@ impl Default for TcpSenderConfig {
             rwnd_bytes: u64::MAX,
             data_bytes: None,
             limited_transmit: false,
+            partial_ack_timer: PartialAckTimer::Impatient,
         }
     }
 }
@@ -149,7 +167,8 @@ impl TcpSender {
                 // the first partial ACK of this recovery ("Impatient" variant, RFC 6582 §4).
                 self.retransmit_pending = true;
                 cc.on_recovery_ack(self.path, RecoveryAck::Partial { acked_bytes: acked });
-                restart_timer = !self.partial_ack_seen;
+                restart_timer = !self.partial_ack_seen
+                    || self.config.partial_ack_timer == PartialAckTimer::SlowButSteady;
                 self.partial_ack_seen = true;
             }
         } else {
@@ -504,6 +523,37 @@ mod tests {
     }
 
     /// Drives the classic NewReno episode: one loss in a window of 10 segments.
+    /// Enters recovery for a window of 10 segments whose first ones are lost, then sends
+    /// two partial ACKs 100 ms apart; returns the timer deadline after each.
+    fn partial_ack_deadlines(variant: PartialAckTimer) -> (Option<Time>, Option<Time>) {
+        let mut h = Harness::new(10);
+        h.tx.config.partial_ack_timer = variant;
+        h.send_all();
+        h.now = Time::from_ms(50);
+        for _ in 0..3 {
+            h.ack(0);
+        }
+        assert!(h.tx.in_recovery());
+        h.now = Time::from_ms(150);
+        h.ack(1000);
+        let first = h.tx.poll_timeout();
+        h.now = Time::from_ms(250);
+        h.ack(2000);
+        (first, h.tx.poll_timeout())
+    }
+
+    #[test]
+    fn impatient_restarts_the_timer_on_the_first_partial_ack_only() {
+        let (first, second) = partial_ack_deadlines(PartialAckTimer::Impatient);
+        assert!(first.is_some());
+        assert_eq!(second, first, "RFC 6582 §4 Impatient: not restarted again");
+        let (first, second) = partial_ack_deadlines(PartialAckTimer::SlowButSteady);
+        assert!(
+            second > first,
+            "Slow-but-Steady restarts it on every partial ACK: {first:?} -> {second:?}"
+        );
+    }
+
     #[test]
     fn three_dupacks_trigger_fast_retransmit_and_newreno_recovery() {
         let mut h = Harness::new(10);
