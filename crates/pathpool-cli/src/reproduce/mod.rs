@@ -53,6 +53,10 @@ pub struct ReproduceArgs {
     /// No progress on standard error.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Override a field in every run (repeatable), e.g. `tcp.min_rto=1s`: a what-if on top
+    /// of the experiment; the published values stay those of the documents.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 /// One published figure next to what we measured.
@@ -220,7 +224,8 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     let progress = !args.quiet && !args.json && std::io::stderr().is_terminal();
-    let runner = Runner::new(jobs, progress);
+    let extra = crate::parse_overrides(&args.set)?;
+    let runner = Runner::new(jobs, progress, extra);
     let mut failed = Vec::new();
     for e in selected {
         let ctx = Ctx {

@@ -43,13 +43,20 @@ impl Job {
 pub struct Runner {
     workers: usize,
     progress: bool,
+    /// Overrides applied to every job after its own (`pathpool reproduce --set`).
+    extra: Vec<(String, String)>,
 }
 
 impl Runner {
-    /// `workers` threads; `progress` draws a counter on standard error.
+    /// `workers` threads; `progress` draws a counter on standard error; `extra` overrides
+    /// go on top of every job's own.
     #[must_use]
-    pub fn new(workers: usize, progress: bool) -> Runner {
-        Runner { workers, progress }
+    pub fn new(workers: usize, progress: bool, extra: Vec<(String, String)>) -> Runner {
+        Runner {
+            workers,
+            progress,
+            extra,
+        }
     }
 
     /// Runs every job; results in job order. Each run is independent and deterministic, so
@@ -62,7 +69,9 @@ impl Runner {
         let loaded: Vec<LoadedScenario> = jobs
             .iter()
             .map(|j| {
-                LoadedScenario::from_toml(j.text, j.file, &j.overrides).map_err(|e| e.to_string())
+                let overrides: Vec<(String, String)> =
+                    j.overrides.iter().chain(&self.extra).cloned().collect();
+                LoadedScenario::from_toml(j.text, j.file, &overrides).map_err(|e| e.to_string())
             })
             .collect::<Result<_, _>>()?;
         let next = AtomicUsize::new(0);
