@@ -7,10 +7,12 @@
 //! figures with the published ones. Every comparison states its tolerance; `--json` prints
 //! one object per comparison (`docs/reproductions.md` documents the interface).
 
+mod convergence;
 mod partial_congestion;
 mod runner;
 mod shared_bottleneck;
 mod short_transfers;
+mod sqrt_n;
 mod stats;
 mod svg;
 mod wischik;
@@ -182,6 +184,8 @@ pub const EXPERIMENTS: &[Experiment] = &[
     wischik::EXPERIMENT,
     short_transfers::EXPERIMENT,
     partial_congestion::EXPERIMENT,
+    convergence::EXPERIMENT,
+    sqrt_n::EXPERIMENT,
 ];
 
 /// `pathpool reproduce`.

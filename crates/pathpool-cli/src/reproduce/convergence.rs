@@ -1,0 +1,709 @@
+//! `convergence`: thesis E8 (Ch. 5.2.2, Figs. 5.2-5.5), the Linux MPTCP convergence study, in
+//! the packet simulator.
+//!
+//! Four two-subflow multipath connections and four Reno connections share two disjoint paths
+//! (per path: four subflows and two Reno flows; fair multipath share 50%). The figures:
+//! * the **share per second**: the multipath connections' part of the bytes delivered in
+//!   each second;
+//! * the **final share**: their part of the bytes delivered in the last fifth of the run;
+//! * the **convergence time**: the earliest time T such that the share over every 60-s window
+//!   [s, s + 60 s) with s ≥ T is within ±5 points of the final share (the run's length when
+//!   even the last window is not). As in the thesis's figures, which plot the per-second
+//!   share averaged over the repetitions, it is computed on the curve pooled over the seeds
+//!   (bytes summed over the seeds); each run's own value is in `runs.csv`.
+
+use pathpool_sim::{Column, Results};
+
+use super::{Comparison, Ctx, Estimate, Experiment, Job, Observation, Report};
+
+const FILE: &str = "scenarios/reproductions/mptcp-convergence.toml";
+const TEXT: &str = include_str!("../../../../scenarios/reproductions/mptcp-convergence.toml");
+const SOURCE: &str = "thesis E8 §5.2.2 Figs. 5.2-5.5";
+
+pub(super) const EXPERIMENT: Experiment = Experiment {
+    id: "convergence",
+    title: "4 two-subflow MPTCP vs 4 Reno over 2 disjoint paths: share per second, convergence",
+    source: SOURCE,
+    run,
+};
+
+/// Run length of the full version (the thesis's 30 minutes) and of `--quick`, in seconds.
+const DURATION_S: [u32; 2] = [1800, 600];
+/// Length of the sliding window of the convergence test, in seconds.
+const WINDOW_S: usize = 60;
+/// Half-width of the band around the final share that counts as settled (points).
+const BAND: f64 = 5.0;
+/// The final share is measured over the last `1/FINAL_PART` of the run.
+const FINAL_PART: usize = 5;
+/// The early share is measured over the first this many seconds.
+const EARLY_S: usize = 300;
+/// Payload part of a data packet on the wire (1460-byte segments, 40 bytes of headers).
+const PAYLOAD: f64 = 1460.0 / 1500.0;
+/// Smallest drop-tail buffer, in bytes (20 packets): one BDP of the 10-ms setting would be
+/// 6.7 packets, about one per flow.
+const MIN_BUFFER_BYTES: f64 = 30_000.0;
+
+/// The algorithms of the thesis's figures (rows 1-5): name in the report and `cc`. NMCC and
+/// Uncoupled come first (their convergence times are compared with each other).
+const ALGORITHMS: [(&str, &str); 5] = [
+    ("NMCC", "nmcc"),
+    ("Uncoupled", "uncoupled"),
+    ("LIA", "lia"),
+    ("OLIA", "olia"),
+    ("BALIA", "balia"),
+];
+
+/// One path's parameters.
+#[derive(Clone, Copy)]
+struct Path {
+    /// Rate of the data direction, Mb/s.
+    rate_mbps: f64,
+    /// Round-trip propagation delay, ms.
+    rtt_ms: f64,
+    /// Random loss probability of the data direction.
+    loss: f64,
+    /// Drop-tail buffer in packets; `None`: one bandwidth-delay product, at least 20 packets.
+    buffer_pkts: Option<u32>,
+}
+
+/// The thesis's defaults: 8 Mb/s, 100 ms, no netem loss.
+const DEFAULT: Path = Path {
+    rate_mbps: 8.0,
+    rtt_ms: 100.0,
+    loss: 0.0,
+    buffer_pkts: None,
+};
+
+/// netem's default queue limit: 1000 packets.
+const NETEM: Path = Path {
+    buffer_pkts: Some(1000),
+    ..DEFAULT
+};
+
+/// Which per-run figure a published value is about.
+#[derive(Clone, Copy, PartialEq)]
+enum Figure {
+    /// Final share, %.
+    Share,
+    /// Convergence time, s.
+    Convergence,
+    /// Goodput over the two paths' goodput capacity in the final part, %.
+    Utilisation,
+}
+
+impl Figure {
+    /// Every figure, in report order.
+    const ALL: [Figure; 3] = [Figure::Share, Figure::Convergence, Figure::Utilisation];
+
+    /// Name in the report.
+    fn name(self) -> &'static str {
+        match self {
+            Figure::Share => "final share",
+            Figure::Convergence => "convergence time",
+            Figure::Utilisation => "utilisation",
+        }
+    }
+
+    /// Unit in the report.
+    fn unit(self) -> &'static str {
+        match self {
+            Figure::Convergence => "s",
+            Figure::Share | Figure::Utilisation => "%",
+        }
+    }
+}
+
+/// A value the thesis gives for one algorithm in one setting.
+struct Published {
+    /// Algorithm name (first column of `ALGORITHMS`).
+    algorithm: &'static str,
+    /// Which figure.
+    figure: Figure,
+    /// The thesis's value.
+    value: f64,
+    /// Largest difference counted as agreement.
+    tolerance: f64,
+    /// Where in the thesis.
+    source: &'static str,
+}
+
+/// NMCC's accuracy in every scenario: "≈52–55%", the band's middle and half-width.
+const fn nmcc_share() -> Published {
+    Published {
+        algorithm: "NMCC",
+        figure: Figure::Share,
+        value: 53.5,
+        tolerance: 3.5,
+        source: "thesis E8 discussion (NMCC ≈52-55% in all scenarios)",
+    }
+}
+
+/// A published share, ±4 points (the other experiments' tolerance for shares).
+const fn share(algorithm: &'static str, value: f64, source: &'static str) -> Published {
+    Published {
+        algorithm,
+        figure: Figure::Share,
+        value,
+        tolerance: 4.0,
+        source,
+    }
+}
+
+/// A convergence time read from a figure: ±50% of it, or ±60 s for "instantly" (0).
+const fn time(algorithm: &'static str, value: f64, source: &'static str) -> Published {
+    Published {
+        algorithm,
+        figure: Figure::Convergence,
+        value,
+        tolerance: if value > 0.0 { value / 2.0 } else { 60.0 },
+        source,
+    }
+}
+
+/// NMCC converges when Uncoupled does: |NMCC's time − Uncoupled's| within this (s).
+const SAME_TIME_TOLERANCE: f64 = 60.0;
+const SAME_TIME_SOURCE: &str = "thesis E8 discussion (NMCC stabilises with MP-RENO in every case)";
+
+const E8A: &str = "thesis E8a Fig. 5.2 (~600 s at 10 ms, ~1300 s at 200 ms)";
+const E8B: &str = "thesis E8b Fig. 5.3(a)";
+const E8B_WIDE: &str = "thesis E8 discussion (~200 s on Fig. 5.3(b)); E8b";
+const E8C: &str = "thesis E8c Fig. 5.4(b)";
+const E8D_LOSS: &str = "thesis E8d Fig. 5.5(a)";
+const E8D_RTT: &str = "thesis E8d Fig. 5.5(b)";
+
+/// One column of the thesis's figures.
+struct Setting {
+    /// Name in the report and in the CSV files.
+    name: &'static str,
+    /// Path 1 and path 2.
+    paths: [Path; 2],
+    /// Part of `--quick`.
+    quick: bool,
+    /// The thesis's values for it.
+    published: &'static [Published],
+}
+
+const SETTINGS: [Setting; 10] = [
+    Setting {
+        name: "default",
+        paths: [DEFAULT, DEFAULT],
+        quick: true,
+        published: &[nmcc_share()],
+    },
+    Setting {
+        name: "rtt-10ms",
+        paths: [
+            Path {
+                rtt_ms: 10.0,
+                ..DEFAULT
+            },
+            Path {
+                rtt_ms: 10.0,
+                ..DEFAULT
+            },
+        ],
+        quick: true,
+        published: &[
+            nmcc_share(),
+            time("LIA", 600.0, E8A),
+            time("OLIA", 600.0, E8A),
+            time("BALIA", 600.0, E8A),
+        ],
+    },
+    Setting {
+        name: "rtt-200ms",
+        paths: [
+            Path {
+                rtt_ms: 200.0,
+                ..DEFAULT
+            },
+            Path {
+                rtt_ms: 200.0,
+                ..DEFAULT
+            },
+        ],
+        quick: false,
+        published: &[
+            nmcc_share(),
+            time("LIA", 1300.0, E8A),
+            time("OLIA", 1300.0, E8A),
+            time("BALIA", 1300.0, E8A),
+        ],
+    },
+    Setting {
+        name: "rate-4Mbps",
+        paths: [
+            Path {
+                rate_mbps: 4.0,
+                ..DEFAULT
+            },
+            Path {
+                rate_mbps: 4.0,
+                ..DEFAULT
+            },
+        ],
+        quick: false,
+        published: &[
+            nmcc_share(),
+            time("LIA", 1400.0, E8B),
+            time("OLIA", 800.0, E8B),
+            time("BALIA", 1100.0, E8B),
+        ],
+    },
+    Setting {
+        name: "rate-16Mbps",
+        paths: [
+            Path {
+                rate_mbps: 16.0,
+                ..DEFAULT
+            },
+            Path {
+                rate_mbps: 16.0,
+                ..DEFAULT
+            },
+        ],
+        quick: false,
+        published: &[
+            nmcc_share(),
+            time("LIA", 200.0, E8B_WIDE),
+            time("OLIA", 200.0, E8B_WIDE),
+            time("BALIA", 200.0, E8B_WIDE),
+            share("BALIA", 56.0, "thesis E8b (BALIA 56% on wide links)"),
+        ],
+    },
+    Setting {
+        name: "loss-1e-6",
+        paths: [
+            Path {
+                loss: 1e-6,
+                ..DEFAULT
+            },
+            Path {
+                loss: 1e-6,
+                ..DEFAULT
+            },
+        ],
+        quick: false,
+        published: &[nmcc_share()],
+    },
+    Setting {
+        name: "loss-1e-3",
+        paths: [
+            Path {
+                loss: 1e-3,
+                ..DEFAULT
+            },
+            Path {
+                loss: 1e-3,
+                ..DEFAULT
+            },
+        ],
+        quick: true,
+        published: &[
+            Published {
+                tolerance: 3.5,
+                ..share("NMCC", 53.0, E8C)
+            },
+            share("LIA", 47.0, E8C),
+            share("OLIA", 48.0, E8C),
+            share("BALIA", 50.0, E8C),
+            time("LIA", 0.0, E8C),
+            time("OLIA", 0.0, E8C),
+            time("BALIA", 0.0, E8C),
+        ],
+    },
+    Setting {
+        name: "mismatch-loss",
+        paths: [
+            DEFAULT,
+            Path {
+                loss: 1e-3,
+                ..DEFAULT
+            },
+        ],
+        quick: true,
+        published: &[
+            nmcc_share(),
+            time("LIA", 400.0, E8D_LOSS),
+            time("OLIA", 900.0, E8D_LOSS),
+            time("BALIA", 800.0, E8D_LOSS),
+            share("BALIA", 50.0, E8D_LOSS),
+            share(
+                "OLIA",
+                42.0,
+                "thesis E8d Fig. 5.5(a) (\"grasps only 42%\" read as share)",
+            ),
+            Published {
+                algorithm: "LIA",
+                figure: Figure::Utilisation,
+                value: 94.0,
+                tolerance: 4.0,
+                source: "thesis E8d Fig. 5.5(a) (\"grasping 94%\" read as utilisation)",
+            },
+        ],
+    },
+    Setting {
+        name: "mismatch-rtt",
+        paths: [
+            DEFAULT,
+            Path {
+                rtt_ms: 300.0,
+                ..DEFAULT
+            },
+        ],
+        quick: false,
+        published: &[
+            nmcc_share(),
+            time("LIA", 1000.0, E8D_RTT),
+            time("OLIA", 1000.0, E8D_RTT),
+            time("BALIA", 1000.0, E8D_RTT),
+        ],
+    },
+    Setting {
+        name: "buffer-1000pkts",
+        paths: [NETEM, NETEM],
+        quick: false,
+        published: &[nmcc_share()],
+    },
+];
+
+/// The overrides of one setting: each path's rate, delays (half the RTT each way), random
+/// loss and drop-tail buffer.
+fn setting_overrides(s: &Setting) -> Vec<(&'static str, String)> {
+    const KEYS: [[&str; 5]; 2] = [
+        [
+            "links.p1.rate",
+            "links.p1.delay",
+            "links.p1-ack.delay",
+            "links.p1.loss",
+            "links.p1.queue",
+        ],
+        [
+            "links.p2.rate",
+            "links.p2.delay",
+            "links.p2-ack.delay",
+            "links.p2.loss",
+            "links.p2.queue",
+        ],
+    ];
+    let mut o = Vec::new();
+    for (p, [rate, delay, ack_delay, loss, queue]) in s.paths.iter().zip(KEYS) {
+        let buffer = match p.buffer_pkts {
+            Some(n) => format!("{n}pkts"),
+            None => format!(
+                "{:.0}B",
+                (p.rate_mbps * 1e6 * p.rtt_ms / 1e3 / 8.0).max(MIN_BUFFER_BYTES)
+            ),
+        };
+        o.push((rate, format!("{}Mbps", p.rate_mbps)));
+        o.push((delay, format!("{}ms", p.rtt_ms / 2.0)));
+        o.push((ack_delay, format!("{}ms", p.rtt_ms / 2.0)));
+        if p.loss > 0.0 {
+            o.push((loss, format!("{:e}", p.loss)));
+        }
+        o.push((
+            queue,
+            format!(r#"{{ type = "droptail", size = "{buffer}" }}"#),
+        ));
+    }
+    o
+}
+
+/// Bits delivered in each second of a run (or summed over runs): second k is (k, k + 1].
+#[derive(Clone, Default)]
+struct Series {
+    /// By the multipath connections.
+    mp: Vec<f64>,
+    /// By every flow.
+    all: Vec<f64>,
+}
+
+impl Series {
+    /// The multipath share (%) of the bytes delivered in seconds `from..to`.
+    fn share(&self, from: usize, to: usize) -> f64 {
+        100.0 * self.mp[from..to].iter().sum::<f64>() / self.all[from..to].iter().sum::<f64>()
+    }
+
+    /// The share over the last fifth of the series.
+    fn final_share(&self) -> f64 {
+        let n = self.all.len();
+        self.share(n - n / FINAL_PART, n)
+    }
+
+    /// The convergence time in seconds and whether the share settled at all (the last 60-s
+    /// window within the band); the series' length when it did not.
+    fn convergence(&self) -> (f64, bool) {
+        let n = self.all.len();
+        if n < WINDOW_S {
+            return (n as f64, false);
+        }
+        let f = self.final_share();
+        let within = |s: usize| (self.share(s, s + WINDOW_S) - f).abs() <= BAND;
+        let last = n - WINDOW_S;
+        match (0..=last).rev().find(|&s| !within(s)) {
+            None => (0.0, true),
+            Some(s) if s == last => (n as f64, false),
+            Some(s) => ((s + 1) as f64, true),
+        }
+    }
+
+    /// Adds another run's series, second by second.
+    fn add(&mut self, other: &Series) {
+        if self.all.is_empty() {
+            *self = other.clone();
+            return;
+        }
+        for (a, b) in self.mp.iter_mut().zip(&other.mp) {
+            *a += b;
+        }
+        for (a, b) in self.all.iter_mut().zip(&other.all) {
+            *a += b;
+        }
+    }
+}
+
+/// One run's figures.
+struct RunFigures {
+    /// Bits delivered per second.
+    series: Series,
+    /// The multipath part of the bytes delivered in the last fifth of the run, %.
+    final_share: f64,
+    /// This run's own convergence time (s) and whether it settled.
+    convergence: (f64, bool),
+    /// Goodput of every flow over the two paths' goodput capacity, last fifth of the run, %.
+    utilisation: f64,
+    /// The share over the first 300 s, %.
+    early_share: f64,
+    /// Retransmission timeouts per Reno flow over the run.
+    reno_timeouts: f64,
+    /// Retransmission timeouts per multipath subflow over the run.
+    subflow_timeouts: f64,
+}
+
+/// Whether a flow id is one of the multipath connections (`mp.0` … `mp.3`).
+fn is_multipath(id: &str) -> bool {
+    id == "mp" || id.starts_with("mp.")
+}
+
+/// The figures of one run of `seconds` seconds; `capacity_bps` is the two paths' goodput
+/// capacity.
+fn analyse(r: &Results, seconds: usize, capacity_bps: f64) -> Result<RunFigures, String> {
+    let t = &r.flow_timeseries;
+    let (Some(Column::F64(time)), Some(Column::Str(flow)), Some(Column::F64(goodput))) = (
+        t.column("time_s"),
+        t.column("flow"),
+        t.column("goodput_bps"),
+    ) else {
+        return Err("the flow time series lacks time_s, flow or goodput_bps".into());
+    };
+    let mut series = Series {
+        mp: vec![0.0; seconds],
+        all: vec![0.0; seconds],
+    };
+    for ((&t, id), &g) in time.iter().zip(flow).zip(goodput) {
+        let tick = t.round();
+        if tick < 1.0 || tick > seconds as f64 {
+            continue;
+        }
+        // The 1-s sample at k + 1 is second k.
+        let k = tick as usize - 1;
+        series.all[k] += g;
+        if is_multipath(id) {
+            series.mp[k] += g;
+        }
+    }
+    let final_from = seconds - seconds / FINAL_PART;
+    let final_bits: f64 = series.all[final_from..].iter().sum();
+    let reno: Vec<u64> = r
+        .flows
+        .iter()
+        .filter(|f| !is_multipath(&f.id))
+        .map(|f| f.timeouts)
+        .collect();
+    let per = |total: u64, n: usize| total as f64 / n.max(1) as f64;
+    Ok(RunFigures {
+        final_share: series.final_share(),
+        convergence: series.convergence(),
+        utilisation: 100.0 * final_bits / ((seconds - final_from) as f64 * capacity_bps),
+        early_share: series.share(0, EARLY_S.min(seconds)),
+        reno_timeouts: per(reno.iter().sum(), reno.len()),
+        subflow_timeouts: per(
+            r.subflows.iter().map(|f| f.timeouts).sum(),
+            r.subflows.len(),
+        ),
+        series,
+    })
+}
+
+/// Runs every setting with every algorithm over the seeds and compares.
+fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
+    let seeds = ctx.seeds(10, 3);
+    let seconds = DURATION_S[usize::from(ctx.quick)];
+    let settings: Vec<&Setting> = SETTINGS.iter().filter(|s| !ctx.quick || s.quick).collect();
+    let mut jobs = Vec::new();
+    for s in &settings {
+        for (_, cc) in ALGORITHMS {
+            let mut o = setting_overrides(s);
+            o.push(("flows.mp.cc", cc.to_string()));
+            o.push(("duration", format!("{seconds}s")));
+            o.push((
+                "measure.start",
+                format!("{}s", seconds - seconds / FINAL_PART as u32),
+            ));
+            for seed in 1..=u64::from(seeds) {
+                jobs.push(Job::new(FILE, TEXT, &o, seed));
+            }
+        }
+    }
+    let results = ctx.runner.run(&jobs)?;
+    let mut chunks = results.chunks(seeds as usize);
+    let mut report = Report::default();
+    let mut per_second_csv = String::from("setting,cc,seed,second,share\n");
+    let mut runs_csv = String::from(
+        "setting,cc,seed,final_share,convergence_s,converged,utilisation,early_share,reno_timeouts,subflow_timeouts\n",
+    );
+    for s in &settings {
+        let capacity = s.paths.iter().map(|p| p.rate_mbps * 1e6).sum::<f64>() * PAYLOAD;
+        // Per algorithm: the runs' figures and the series pooled over the seeds.
+        let mut figures: Vec<Vec<RunFigures>> = Vec::new();
+        let mut pooled: Vec<Series> = Vec::new();
+        for (_, cc) in ALGORITHMS {
+            let chunk = chunks.next().ok_or("missing runs")?;
+            let mut runs = Vec::new();
+            let mut sum = Series::default();
+            for (i, r) in chunk.iter().enumerate() {
+                let f = analyse(r, seconds as usize, capacity)?;
+                let seed = i + 1;
+                for (k, (m, a)) in f.series.mp.iter().zip(&f.series.all).enumerate() {
+                    let share = if *a > 0.0 { 100.0 * m / a } else { f64::NAN };
+                    per_second_csv += &format!("{},{cc},{seed},{k},{share:.2}\n", s.name);
+                }
+                runs_csv += &format!(
+                    "{},{cc},{seed},{:.3},{},{},{:.3},{:.3},{:.1},{:.1}\n",
+                    s.name,
+                    f.final_share,
+                    f.convergence.0,
+                    f.convergence.1,
+                    f.utilisation,
+                    f.early_share,
+                    f.reno_timeouts,
+                    f.subflow_timeouts
+                );
+                sum.add(&f.series);
+                runs.push(f);
+            }
+            figures.push(runs);
+            pooled.push(sum);
+        }
+        // The convergence time of the pooled curve: one value, no interval.
+        let time_of = |a: usize| Estimate {
+            mean: pooled[a].convergence().0,
+            ci95: 0.0,
+            n: seeds as usize,
+        };
+        let estimate = |a: usize, figure: Figure| match figure {
+            Figure::Share => {
+                Estimate::of(&figures[a].iter().map(|f| f.final_share).collect::<Vec<_>>())
+            }
+            Figure::Utilisation => {
+                Estimate::of(&figures[a].iter().map(|f| f.utilisation).collect::<Vec<_>>())
+            }
+            Figure::Convergence => time_of(a),
+        };
+        for p in s.published {
+            let a = ALGORITHMS
+                .iter()
+                .position(|(name, _)| *name == p.algorithm)
+                .ok_or("unknown algorithm")?;
+            report.comparisons.push(Comparison::new(
+                EXPERIMENT.id,
+                p.source,
+                format!("{} {}, {}", p.algorithm, p.figure.name(), s.name),
+                p.figure.unit(),
+                p.value,
+                estimate(a, p.figure),
+                p.tolerance,
+            ));
+        }
+        report.comparisons.push(Comparison::new(
+            EXPERIMENT.id,
+            SAME_TIME_SOURCE,
+            format!("NMCC - Uncoupled convergence time, {}", s.name),
+            "s",
+            0.0,
+            Estimate {
+                mean: time_of(0).mean - time_of(1).mean,
+                ..time_of(0)
+            },
+            SAME_TIME_TOLERANCE,
+        ));
+        for (a, (name, _)) in ALGORITHMS.iter().enumerate() {
+            for figure in Figure::ALL {
+                let compared = s
+                    .published
+                    .iter()
+                    .any(|p| p.algorithm == *name && p.figure == figure);
+                if !compared {
+                    report.observations.push(Observation::new(
+                        format!("{name} {}, {}", figure.name(), s.name),
+                        figure.unit(),
+                        estimate(a, figure),
+                    ));
+                }
+            }
+        }
+    }
+    report
+        .files
+        .push(("share_per_second.csv".into(), per_second_csv));
+    report.files.push(("runs.csv".into(), runs_csv));
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_size_the_buffer_to_one_bdp_with_a_floor() {
+        let o = setting_overrides(&SETTINGS[0]);
+        assert!(o.contains(&(
+            "links.p1.queue",
+            r#"{ type = "droptail", size = "100000B" }"#.into()
+        )));
+        assert!(o.contains(&("links.p2-ack.delay", "50ms".into())));
+        assert!(!o.iter().any(|(k, _)| k.ends_with(".loss")));
+        let ten = setting_overrides(&SETTINGS[1]);
+        assert!(ten.contains(&(
+            "links.p1.queue",
+            r#"{ type = "droptail", size = "30000B" }"#.into()
+        )));
+        let mismatch = setting_overrides(&SETTINGS[7]);
+        assert!(mismatch.contains(&("links.p2.loss", "1e-3".into())));
+        assert!(!mismatch.iter().any(|(k, _)| *k == "links.p1.loss"));
+        let netem = setting_overrides(&SETTINGS[9]);
+        assert!(netem.contains(&(
+            "links.p2.queue",
+            r#"{ type = "droptail", size = "1000pkts" }"#.into()
+        )));
+    }
+
+    #[test]
+    fn convergence_is_the_start_of_the_settled_windows() {
+        // 90% for the first 100 s, then 50%: the last 60-s window more than 5 points above
+        // the final 50% is [92 s, 152 s) (8 s at 90%: 55.3%), so T = 93 s.
+        let all = vec![1.0; 1000];
+        let mp: Vec<f64> = (0..1000).map(|k| if k < 100 { 0.9 } else { 0.5 }).collect();
+        let s = Series { mp, all };
+        assert_eq!(s.final_share(), 50.0);
+        assert_eq!(s.convergence(), (93.0, true));
+        let flat = Series {
+            mp: vec![0.5; 600],
+            all: vec![1.0; 600],
+        };
+        assert_eq!(flat.convergence(), (0.0, true));
+        let mut pooled = flat.clone();
+        pooled.add(&flat);
+        assert_eq!(pooled.all[0], 2.0);
+    }
+}
