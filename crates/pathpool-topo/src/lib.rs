@@ -5,9 +5,18 @@
 //! Everything here is deterministic: ties are broken by edge insertion order.
 
 mod graph;
+mod lipsin;
 mod shortest;
 mod yen;
+mod zoo;
 
 pub use graph::{EdgeId, Graph, NodeIx};
+pub use lipsin::{
+    ttl_after_hop, Fid, LinkTags, LipsinError, TagSpace, DEFAULT_K, DEFAULT_TTL, MAX_K,
+};
 pub use shortest::shortest_path;
 pub use yen::k_shortest_paths;
+pub use zoo::{
+    great_circle_km, parse_gml, parse_topohub_json, DelayModel, ImportError, TopoLink, TopoNode,
+    Topology, EARTH_RADIUS_KM,
+};
