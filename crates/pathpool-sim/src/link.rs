@@ -251,6 +251,41 @@ impl Link {
         }
     }
 
+    /// Whether the link is a wire: infinite rate, no delay, no random loss and a drop-tail
+    /// queue. Such a link never holds a packet (each departs the instant it arrives), so the
+    /// engine moves packets across it at once, without an event ([`Link::pass`]); see
+    /// `docs/decisions.md` D52.
+    pub(crate) fn is_wire(&self) -> bool {
+        self.rate.is_infinite()
+            && self.delay == Dur::ZERO
+            && self.loss == 0.0
+            && matches!(
+                self.discipline,
+                Discipline::DropTailPackets(_) | Discipline::DropTailBytes(_)
+            )
+    }
+
+    /// A packet of `size` bytes crosses this wire ([`Link::is_wire`]) and arrives at the far
+    /// end at the same instant; returns `false` if the queue drops it. The queue is empty at
+    /// every arrival, so the drop-tail test is the one [`Link::enqueue`] would make: only a
+    /// packet larger than a byte limit is dropped.
+    #[inline]
+    pub(crate) fn pass(&mut self, size: u32) -> bool {
+        debug_assert!(self.ring.len() == 0, "a wire never holds a packet");
+        self.counters.arrivals += 1;
+        if let Discipline::DropTailBytes(limit) = self.discipline {
+            if u64::from(size) > limit {
+                self.counters.drops += 1;
+                self.counters.drop_bytes += u64::from(size);
+                return false;
+            }
+        }
+        self.counters.tx_packets += 1;
+        self.counters.tx_bytes += u64::from(size);
+        self.counters.max_queue_bytes = self.counters.max_queue_bytes.max(u64::from(size));
+        true
+    }
+
     /// Handles the link's event: the head packet reaches the far end at `now`. Returns the
     /// packet unless it was lost on the wire, and the time of the next event, if any.
     #[inline]

@@ -178,6 +178,9 @@ impl Sampler {
             }
             self.cursor += 1;
             match mark {
+                // A window opening with the run counts from zero: what happens at t = 0 (the
+                // first packets sent) is inside it, although the sampler runs after it.
+                Mark::WindowStart if now == Time::ZERO => {}
                 Mark::WindowStart => self.at_window_start = Some(snapshot(flows, links, elements)),
                 Mark::WindowEnd => self.at_window_end = Some(snapshot(flows, links, elements)),
                 Mark::FlowStop(f) => {

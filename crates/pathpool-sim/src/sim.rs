@@ -15,6 +15,9 @@ use crate::udp_flow::{UdpSink, UdpSource};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Slot {
     Link(u32),
+    /// Link `.0` is a wire ([`Link::is_wire`]): packets cross it without an event. Only route
+    /// hops are marked so; the element's own slot stays [`Slot::Link`].
+    Wire(u32),
     TcpSource(u32),
     TcpSink(u32),
     UdpSource(u32),
@@ -148,6 +151,8 @@ pub(crate) struct Routes {
     /// The element of each hop, and where it is kept (filled in by `resolve` once every
     /// element exists), so that one lookup gives both.
     hops: Vec<(u32, Slot)>,
+    /// Where each route starts in `hops`.
+    starts: Vec<u32>,
 }
 
 impl Routes {
@@ -156,20 +161,56 @@ impl Routes {
     pub(crate) fn add(&mut self, elements: &[u32]) -> u32 {
         debug_assert!(elements.len() >= 2, "a route crosses at least one link");
         // The endpoints of a flow are added after its routes: `resolve` fills the slots in.
+        let start = self.hops.len() as u32;
         self.hops
             .extend(elements.iter().map(|&e| (e, Slot::Sampler)));
-        (self.hops.len() - elements.len()) as u32
+        self.starts.push(start);
+        start
     }
-    /// Looks up where every hop's element is kept.
+    /// Looks up where every hop's element is kept, and marks the hops that are wires. The
+    /// first hop of a route is left a plain link when every link of the route is a wire, so
+    /// that an endpoint always sends into a link (and the packet takes one event to arrive).
     fn resolve(&mut self, elements: &Elements) {
         for hop in &mut self.hops {
-            hop.1 = elements.slot(hop.0);
+            hop.1 = match elements.slot(hop.0) {
+                Slot::Link(l) if elements.links[l as usize].is_wire() => Slot::Wire(l),
+                slot => slot,
+            };
+        }
+        for &start in &self.starts {
+            let route = &mut self.hops[start as usize..];
+            let wires = route
+                .iter()
+                .take_while(|h| matches!(h.1, Slot::Wire(_)))
+                .count();
+            if wires > 0 && !matches!(route[wires].1, Slot::Link(_)) {
+                if let Slot::Wire(l) = route[0].1 {
+                    route[0].1 = Slot::Link(l);
+                }
+            }
         }
     }
     /// The element at position `hop`, and where it is kept.
     #[inline]
     fn at(&self, hop: u32) -> (u32, Slot) {
         self.hops[hop as usize]
+    }
+    /// Moves `pkt` across the wires at its next hops and returns the first element that is
+    /// not a wire, with the packet's hop advanced past it; `None` if a wire dropped it.
+    #[inline]
+    fn next_element(&self, links: &mut [Link], pkt: &mut Packet) -> Option<(u32, Slot)> {
+        loop {
+            let (elem, slot) = self.at(pkt.hop);
+            pkt.hop += 1;
+            match slot {
+                Slot::Wire(l) => {
+                    if !links[l as usize].pass(pkt.size()) {
+                        return None;
+                    }
+                }
+                _ => return Some((elem, slot)),
+            }
+        }
     }
 }
 
@@ -443,6 +484,7 @@ impl Simulation {
                     self.events.schedule(e, t);
                 }
             }
+            Slot::Wire(_) => unreachable!("only route hops are wires, and they have no events"),
             Slot::Sampler => {
                 self.events.pop_top(e);
                 self.take_samples();
@@ -457,8 +499,10 @@ impl Simulation {
     #[inline]
     fn deliver(&mut self, mut pkt: Packet) {
         let now = self.now;
-        let (elem, slot) = self.routes.at(pkt.hop);
-        pkt.hop += 1;
+        let Some((elem, slot)) = self.routes.next_element(&mut self.elements.links, &mut pkt)
+        else {
+            return;
+        };
         let Elements {
             links,
             tcp_sources,
@@ -527,7 +571,7 @@ impl Simulation {
                 conn.on_ack(now, &pkt, |p| launcher.send(p));
                 arm_lazily(&mut self.events, elem, conn.source_deadline());
             }
-            Slot::UdpSource(_) | Slot::Sampler => {
+            Slot::UdpSource(_) | Slot::Sampler | Slot::Wire(_) => {
                 unreachable!("routes end at sinks or TCP sources and only cross links")
             }
         }
@@ -580,8 +624,9 @@ struct Launcher<'a> {
 impl Launcher<'_> {
     #[inline]
     fn send(&mut self, mut pkt: Packet) {
-        let (elem, slot) = self.routes.at(pkt.hop);
-        pkt.hop += 1;
+        let Some((elem, slot)) = self.routes.next_element(self.links, &mut pkt) else {
+            return;
+        };
         let Slot::Link(l) = slot else {
             unreachable!("a route starts with a link")
         };

@@ -173,3 +173,100 @@ fn poisson_generator_offers_the_requested_load() {
         "an underloaded link completes almost every flow: {done}/{n}"
     );
 }
+
+#[test]
+fn wires_pass_packets_at_once_and_count_them() {
+    // a -> w (infinite rate, no delay: a wire crossed without an event) -> b (12 Mb/s, 25 ms).
+    // The flow completes exactly as over the 12 Mb/s link alone, and the wire counts every
+    // packet the bottleneck received, in both directions.
+    let r = run(r#"
+        duration = "1s"
+        [nodes]
+        hosts = ["a", "b"]
+        routers = ["w"]
+        [[links]]
+        id = "wire"
+        between = ["a", "w"]
+        rate = "inf"
+        delay = "0ms"
+        [[links]]
+        id = "slow"
+        between = ["w", "b"]
+        rate = "12Mbps"
+        delay = "25ms"
+        [[flows]]
+        id = "f"
+        from = "a"
+        to = "b"
+        size = "10pkts"
+        "#);
+    let f = r.flow("f").unwrap();
+    assert_eq!(f.fct_s, Some(0.035));
+    let (wire, slow) = (r.link("wire:a->w").unwrap(), r.link("slow:w->b").unwrap());
+    assert_eq!(wire.arrivals, 10);
+    assert_eq!(wire.tx_bytes, 15_000);
+    assert_eq!(slow.arrivals, 10);
+    assert_eq!(slow.tx_bytes, 15_000);
+    let (back_wire, back_slow) = (r.link("wire:w->a").unwrap(), r.link("slow:b->w").unwrap());
+    assert!(back_slow.arrivals > 0);
+    assert_eq!(back_wire.arrivals, back_slow.arrivals);
+}
+
+#[test]
+fn a_route_of_wires_only_still_delivers() {
+    // Every link is a wire: the sender's first hop stays a plain link (one event), the second
+    // is crossed at once; the transfer takes no time at all.
+    let r = run(r#"
+        duration = "1s"
+        [nodes]
+        hosts = ["a", "b"]
+        routers = ["w"]
+        [[links]]
+        between = ["a", "w"]
+        rate = "inf"
+        delay = "0ms"
+        [[links]]
+        between = ["w", "b"]
+        rate = "inf"
+        delay = "0ms"
+        [[flows]]
+        id = "f"
+        from = "a"
+        to = "b"
+        size = "30pkts"
+        "#);
+    let f = r.flow("f").unwrap();
+    assert_eq!(f.completed, Some(true));
+    assert_eq!(f.fct_s, Some(0.0));
+}
+
+#[test]
+fn a_wire_with_a_byte_limit_below_the_packet_size_drops_like_a_queue() {
+    // A 1000-byte drop-tail limit on an infinitely fast wire: every 1500-byte data packet is
+    // dropped, as the queue would drop it, and nothing arrives.
+    let r = run(r#"
+        duration = "1s"
+        [nodes]
+        hosts = ["a", "b"]
+        routers = ["w"]
+        [[links]]
+        id = "wire"
+        between = ["a", "w"]
+        rate = "inf"
+        delay = "0ms"
+        queue = { type = "droptail", size = "1000B" }
+        [[links]]
+        between = ["w", "b"]
+        rate = "12Mbps"
+        delay = "25ms"
+        [[flows]]
+        id = "f"
+        from = "a"
+        to = "b"
+        size = "10pkts"
+        "#);
+    let wire = r.link("wire:a->w").unwrap();
+    assert!(wire.drops >= 10, "{wire:?}");
+    assert_eq!(wire.drops, wire.arrivals);
+    assert_eq!(r.flow("f").unwrap().bytes_delivered, 0);
+}
