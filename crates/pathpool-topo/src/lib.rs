@@ -4,12 +4,14 @@
 //! will use the same code, so a path computed in simulation is the path used in deployment.
 //! Everything here is deterministic: ties are broken by edge insertion order.
 
+mod disjoint;
 mod graph;
 mod lipsin;
 mod shortest;
 mod yen;
 mod zoo;
 
+pub use disjoint::{disjoint_only, disjoint_pair, k_edge_disjoint_paths, k_node_disjoint_paths};
 pub use graph::{EdgeId, Graph, NodeIx};
 pub use lipsin::{
     ttl_after_hop, Fid, LinkTags, LipsinError, TagSpace, DEFAULT_K, DEFAULT_TTL, MAX_K,
