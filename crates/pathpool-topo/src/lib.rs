@@ -6,6 +6,7 @@
 
 mod disjoint;
 mod graph;
+mod group;
 mod lipsin;
 mod shortest;
 mod yen;
@@ -13,6 +14,7 @@ mod zoo;
 
 pub use disjoint::{disjoint_only, disjoint_pair, k_edge_disjoint_paths, k_node_disjoint_paths};
 pub use graph::{EdgeId, Graph, NodeIx};
+pub use group::{bottleneck_groups, shared_link_groups, FbFactor};
 pub use lipsin::{
     ttl_after_hop, Fid, LinkTags, LipsinError, TagSpace, DEFAULT_K, DEFAULT_TTL, MAX_K,
 };
