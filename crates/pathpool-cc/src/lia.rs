@@ -10,7 +10,6 @@
 //! in floating point and its fraction carried to the next ACK, which is the exact form of
 //! eq. 1 (RFC 6356 §4.1's integer scaling approximates it).
 
-use crate::coupled::total_window;
 use crate::path::{group_members, PathState};
 use crate::windows::Coupling;
 
@@ -22,6 +21,27 @@ impl Lia {
     /// RFC 6356's alpha for path `i`'s group, or `None` if a member has no RTT sample yet.
     #[must_use]
     pub fn alpha(paths: &[PathState], i: usize) -> Option<f64> {
+        let g = GroupSums::of(paths, i)?;
+        Some(g.total_cwnd * g.max_cwnd_per_rtt2 / (g.sum_cwnd_per_rtt * g.sum_cwnd_per_rtt))
+    }
+}
+
+/// The three sums of RFC 6356 eq. 2 over path `i`'s group, taken in one pass (this runs on
+/// every ACK in congestion avoidance).
+struct GroupSums {
+    /// cwnd_total in bytes.
+    total_cwnd: f64,
+    /// max_j cwnd_j / rtt_j².
+    max_cwnd_per_rtt2: f64,
+    /// Σ_j cwnd_j / rtt_j.
+    sum_cwnd_per_rtt: f64,
+}
+
+impl GroupSums {
+    /// `None` if a member has no RTT sample or the group's window is empty.
+    #[inline]
+    fn of(paths: &[PathState], i: usize) -> Option<GroupSums> {
+        let mut total = 0u64;
         let mut best = 0.0f64;
         let mut sum = 0.0f64;
         for j in group_members(paths, i) {
@@ -30,19 +50,28 @@ impl Lia {
             let w = p.cwnd as f64;
             best = best.max(w / (rtt * rtt));
             sum += w / rtt;
+            total += p.cwnd;
         }
-        (sum > 0.0).then(|| total_window(paths, i) as f64 * best / (sum * sum))
+        (sum > 0.0).then_some(GroupSums {
+            total_cwnd: total as f64,
+            max_cwnd_per_rtt2: best,
+            sum_cwnd_per_rtt: sum,
+        })
     }
 }
 
 impl Coupling for Lia {
     fn ca_increase(&mut self, paths: &[PathState], i: usize, acked: u64) -> f64 {
         let p = &paths[i];
-        let reno = acked as f64 * p.mss as f64 / p.cwnd as f64;
-        match Self::alpha(paths, i) {
-            Some(alpha) => {
-                let coupled = alpha * acked as f64 * p.mss as f64 / total_window(paths, i) as f64;
-                coupled.min(reno)
+        let bytes = acked as f64 * p.mss as f64;
+        let reno = bytes / p.cwnd as f64;
+        match GroupSums::of(paths, i) {
+            Some(g) => {
+                // RFC 6356 eq. 1: min(alpha·bytes_acked·MSS / cwnd_total, bytes_acked·MSS /
+                // cwnd_i), with eq. 2's alpha = cwnd_total·max(cwnd/rtt²) / (Σ cwnd/rtt)².
+                let alpha = g.total_cwnd * g.max_cwnd_per_rtt2
+                    / (g.sum_cwnd_per_rtt * g.sum_cwnd_per_rtt);
+                (alpha * bytes / g.total_cwnd).min(reno)
             }
             None => reno,
         }

@@ -71,7 +71,12 @@ impl Reassembly {
             e = e.max(v[j].1);
             j += 1;
         }
-        v.splice(i..j, std::iter::once((s, e)));
+        if i == j {
+            v.insert(i, (s, e));
+        } else {
+            v[i] = (s, e);
+            v.drain(i + 1..j);
+        }
     }
 
     /// Length of the in-order prefix: every byte below it has arrived.

@@ -126,6 +126,16 @@ fn transfer(cc: CcKind, scheduler: Scheduler, bytes: u64, plan: Plan<'_>, seed: 
             finished_at = Some(net.now);
             break;
         }
+        // The ends keep their subflows' deadlines cached: they must equal the subflows' own.
+        let tx_timer = tx
+            .subflows()
+            .iter()
+            .filter(|sf| sf.state() == SubflowState::Active)
+            .filter_map(|sf| sf.sender().poll_timeout())
+            .min();
+        assert_eq!(tx.poll_timeout(), tx_timer);
+        let rx_timer = rx.subflows().iter().filter_map(|r| r.poll_timeout()).min();
+        assert_eq!(rx.poll_timeout(), rx_timer);
         let next_timer = [tx.poll_timeout(), rx.poll_timeout()]
             .into_iter()
             .flatten()

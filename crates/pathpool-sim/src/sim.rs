@@ -195,19 +195,30 @@ impl Routes {
     fn at(&self, hop: u32) -> (u32, Slot) {
         self.hops[hop as usize]
     }
-    /// Moves `pkt` across the wires at its next hops and returns the first element that is
-    /// not a wire, with the packet's hop advanced past it; `None` if a wire dropped it.
+    /// The element at the packet's next hop, with the packet's hop advanced past it, after
+    /// moving the packet across any wires there; `None` if a wire dropped it.
     #[inline]
     fn next_element(&self, links: &mut [Link], pkt: &mut Packet) -> Option<(u32, Slot)> {
+        let (elem, slot) = self.at(pkt.hop);
+        pkt.hop += 1;
+        match slot {
+            Slot::Wire(l) => self.cross_wires(l, links, pkt),
+            _ => Some((elem, slot)),
+        }
+    }
+    /// Moves `pkt` across wire `first` and any wires after it (kept out of line so that the
+    /// common case, a route without wires, stays small where it is inlined).
+    #[inline(never)]
+    fn cross_wires(&self, first: u32, links: &mut [Link], pkt: &mut Packet) -> Option<(u32, Slot)> {
+        let mut wire = first;
         loop {
+            if !links[wire as usize].pass(pkt.size()) {
+                return None;
+            }
             let (elem, slot) = self.at(pkt.hop);
             pkt.hop += 1;
             match slot {
-                Slot::Wire(l) => {
-                    if !links[l as usize].pass(pkt.size()) {
-                        return None;
-                    }
-                }
+                Slot::Wire(l) => wire = l,
                 _ => return Some((elem, slot)),
             }
         }
@@ -622,7 +633,8 @@ struct Launcher<'a> {
 }
 
 impl Launcher<'_> {
-    #[inline]
+    // Always inlined: it runs for every packet sent, from inside the endpoints' closures.
+    #[inline(always)]
     fn send(&mut self, mut pkt: Packet) {
         let Some((elem, slot)) = self.routes.next_element(self.links, &mut pkt) else {
             return;

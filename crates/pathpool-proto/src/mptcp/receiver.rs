@@ -21,6 +21,9 @@ pub struct MpReceiver {
     data: Reassembly,
     /// Data bytes that arrived more than once (on the same or different subflows).
     duplicate_data_bytes: u64,
+    /// Each subflow's delayed-ACK deadline, refreshed whenever its receiver is touched (read
+    /// after every segment by `poll_timeout`).
+    deadlines: Vec<Option<Time>>,
 }
 
 impl MpReceiver {
@@ -32,6 +35,7 @@ impl MpReceiver {
             subflows: Vec::new(),
             data: Reassembly::new(),
             duplicate_data_bytes: 0,
+            deadlines: Vec::new(),
         }
     }
 
@@ -39,12 +43,16 @@ impl MpReceiver {
     /// subflows in the same order).
     pub fn add_subflow(&mut self) -> usize {
         self.subflows.push(TcpReceiver::new(self.config));
+        self.deadlines.push(None);
         self.subflows.len() - 1
     }
 
     /// A data segment arrived on subflow `i`; returns the subflow ACK to send now, if due.
     pub fn handle_segment(&mut self, now: Time, i: usize, seg: &DataSegment) -> Option<AckSegment> {
-        self.subflows.get_mut(i)?.handle_segment(now, seg)
+        let rx = self.subflows.get_mut(i)?;
+        let ack = rx.handle_segment(now, seg);
+        self.deadlines[i] = rx.poll_timeout();
+        ack
     }
 
     /// The data bytes `[start, end)` arrived (one DSS mapping of a received segment).
@@ -59,10 +67,7 @@ impl MpReceiver {
     /// When [`handle_timeout`](Self::handle_timeout) must be called next, if ever.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Time> {
-        self.subflows
-            .iter()
-            .filter_map(TcpReceiver::poll_timeout)
-            .min()
+        self.deadlines.iter().flatten().min().copied()
     }
 
     /// Sends the delayed ACKs whose timers expired: `send(subflow, ack)` for each.
@@ -71,6 +76,7 @@ impl MpReceiver {
             if let Some(a) = rx.handle_timeout(now) {
                 send(i, a);
             }
+            self.deadlines[i] = rx.poll_timeout();
         }
     }
 
