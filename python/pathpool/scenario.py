@@ -188,6 +188,7 @@ def flow(
     paths: Sequence[Sequence[str]] | None = None,
     subflows: Sequence[Mapping[str, Any]] | None = None,
     k_paths: int | None = None,
+    tm: Mapping[str, Any] | None = None,
     scheduler: str | None = None,
     cc: str | None = None,
     tcp: Mapping[str, Any] | None = None,
@@ -202,8 +203,9 @@ def flow(
     ``size`` makes a TCP flow finite (bytes, or ``"30pkts"`` full segments); ``count``
     replicates it; ``route`` pins it to a list of nodes. ``paths`` (a list of routes) or
     ``subflows`` (see :func:`subflow`) make it a multipath connection with one subflow per
-    route, ``k_paths=k`` one with a subflow on each of the k shortest loopless paths;
-    ``scheduler`` picks the subflow for each segment (``"lowest-rtt"``,
+    route, ``k_paths=k`` one with a subflow on each of the k shortest loopless paths,
+    ``tm={"k": 2, "assistance": "bottleneck"}`` one whose subflows and coupling groups the
+    topology manager chooses; ``scheduler`` picks the subflow for each segment (``"lowest-rtt"``,
     ``"round-robin"``).
 
     >>> flow("a", "b", size="10MB", start=1)
@@ -224,6 +226,7 @@ def flow(
             "paths": [list(p) for p in paths] if paths is not None else None,
             "subflows": [dict(sf) for sf in subflows] if subflows is not None else None,
             "k_paths": k_paths,
+            "tm": dict(tm) if tm is not None else None,
             "scheduler": scheduler,
             "cc": cc,
             "tcp": dict(tcp) if tcp is not None else None,

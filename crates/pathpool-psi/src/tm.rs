@@ -169,6 +169,8 @@ pub struct TopologyManager {
     rate_bps: Vec<f64>,
     delay: Vec<Dur>,
     up: Vec<bool>,
+    /// Whether each node forwards traffic between others (hosts do not).
+    transit: Vec<bool>,
     /// The opposite direction of each edge, paired one to one in insertion order.
     reverse: Vec<Option<EdgeId>>,
     tags: LinkTags,
@@ -201,6 +203,7 @@ impl TopologyManager {
         let reverse = pair_directions(&graph);
         Ok(TopologyManager {
             up: vec![true; edges],
+            transit: vec![true; graph.node_count()],
             rate_bps,
             delay,
             reverse,
@@ -244,6 +247,19 @@ impl TopologyManager {
         let changed = *slot != up;
         *slot = up;
         Ok(changed)
+    }
+
+    /// Lets `node` carry traffic between other nodes or not (an end host does not: paths only
+    /// start or end there). Every node is a transit node at first.
+    ///
+    /// # Errors
+    /// If `node` is not in the graph.
+    pub fn set_transit(&mut self, node: NodeIx, transit: bool) -> Result<(), TmError> {
+        *self
+            .transit
+            .get_mut(node.0 as usize)
+            .ok_or(TmError::UnknownNode(node))? = transit;
+        Ok(())
     }
 
     /// The paths of a subscription: for each publisher, the policy's paths to the subscriber
@@ -305,7 +321,10 @@ impl TopologyManager {
         }
         let cost = |e: EdgeId| {
             let i = e.0 as usize;
-            let usable = self.up[i] && self.reverse[i].is_some_and(|r| self.up[r.0 as usize]);
+            let tail = self.graph.ends(e).0;
+            let usable = self.up[i]
+                && self.reverse[i].is_some_and(|r| self.up[r.0 as usize])
+                && (tail == from || self.transit[tail.0 as usize]);
             match (usable, self.config.metric) {
                 (false, _) => f64::INFINITY,
                 (true, Metric::Hops) => 1.0,

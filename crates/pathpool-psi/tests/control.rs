@@ -192,6 +192,30 @@ fn disjoint_policies_and_failures() {
 }
 
 #[test]
+fn end_hosts_do_not_carry_transit_traffic() {
+    // 1-2-0 is the short way, but 2 is a host; the TM takes 1-3-4-0 instead.
+    let links = [(1, 2), (2, 0), (1, 3), (3, 4), (4, 0)];
+    let mut tm = manager(5, &links, None, TmConfig::default());
+    let first = tm.paths(&[NodeIx(1)], NodeIx(0)).unwrap().paths[0]
+        .forward
+        .clone();
+    assert_eq!(first, vec![EdgeId(0), EdgeId(2)]);
+    tm.set_transit(NodeIx(2), false).unwrap();
+    let around = tm.paths(&[NodeIx(1)], NodeIx(0)).unwrap().paths[0]
+        .forward
+        .clone();
+    assert_eq!(around, vec![EdgeId(4), EdgeId(6), EdgeId(8)]);
+    // A non-transit publisher or subscriber still sends and receives.
+    tm.set_transit(NodeIx(1), false).unwrap();
+    tm.set_transit(NodeIx(0), false).unwrap();
+    assert_eq!(
+        tm.paths(&[NodeIx(1)], NodeIx(0)).unwrap().paths[0].forward,
+        around
+    );
+    assert!(tm.set_transit(NodeIx(9), false).is_err());
+}
+
+#[test]
 fn bad_input_is_reported() {
     let g = duplex(2, &[(0, 1)]);
     let e = TopologyManager::new(

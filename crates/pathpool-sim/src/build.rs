@@ -6,7 +6,8 @@ use pathpool_cc::{CcKind, CcOptions, MultipathController, WindowConfig};
 use pathpool_core::{BufferSize, Dur, Rate, Rng, RttConfig, Time};
 use pathpool_proto::mptcp::{MpReceiver, MpSender};
 use pathpool_proto::tcp::{TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig};
-use pathpool_topo::{k_shortest_paths, shortest_path, EdgeId, Graph, NodeIx};
+use pathpool_psi::{Assistance, Metric, PathPolicy, TmConfig, TopologyManager};
+use pathpool_topo::{k_shortest_paths, shortest_path, EdgeId, FbFactor, Graph, NodeIx};
 
 use crate::link::{Discipline, Link};
 use crate::load::{PathSeg, SpecError};
@@ -16,8 +17,8 @@ use crate::red::{Red, RedParams};
 use crate::sampler::Sampler;
 use crate::sim::{FlowMeta, LinkMeta, Simulation, SubflowMeta};
 use crate::spec::{
-    FlowKind, FlowSpec, LinkSpec, PeriodDist, QueueSpec, RouteMetric, Scenario, SizeDist,
-    SubflowSpec, TcpSpec, TrafficSpec, WindowLimit,
+    FbFactorSpec, FlowKind, FlowSpec, LinkSpec, PeriodDist, QueueSpec, RouteMetric, Scenario,
+    SizeDist, SubflowSpec, TcpSpec, TmAssistance, TmMetric, TmPolicy, TrafficSpec, WindowLimit,
 };
 use crate::tcp_flow::{TcpSink, TcpSource};
 use crate::udp_flow::{Periods, UdpSink, UdpSource, UDP_HEADER_BYTES};
@@ -204,6 +205,8 @@ struct Net {
     cost: Vec<f64>,
     /// Rate of each directed link.
     rate: Vec<Rate>,
+    /// Propagation delay of each directed link.
+    delay: Vec<Dur>,
     /// Element of each directed link.
     elem: Vec<u32>,
     metric: RouteMetric,
@@ -462,6 +465,7 @@ fn build_nodes(sc: &Scenario) -> Result<Net, SpecError> {
         graph: Graph::default(),
         cost: Vec::new(),
         rate: Vec::new(),
+        delay: Vec::new(),
         elem: Vec::new(),
         metric: sc.routing.metric,
     };
@@ -673,6 +677,7 @@ fn add_link(
             RouteMetric::Delay => l.delay.as_secs_f64() + 1e-12,
         });
         net.rate.push(l.rate);
+        net.delay.push(l.delay);
         net.elem.push(elem);
     }
     Ok(())
@@ -937,8 +942,17 @@ fn multipath_plan(
             "paths",
         ),
         (None, Some(sfs)) => (sfs.clone(), "subflows"),
+        (None, None) if f.k_paths.is_some() && f.tm.is_some() => {
+            return Err(SpecError::at(
+                field("tm"),
+                "give either k_paths or tm, not both",
+            ));
+        }
         (None, None) if f.k_paths.is_some() => {
             return k_paths_plan(net, f, from, to, is_tcp, here).map(Some);
+        }
+        (None, None) if f.tm.is_some() => {
+            return tm_plan(net, f, from, to, is_tcp, here).map(Some);
         }
         (None, None) => {
             if f.scheduler.is_some() {
@@ -960,6 +974,12 @@ fn multipath_plan(
         return Err(SpecError::at(
             field("k_paths"),
             format!("give either k_paths or {name}, not both"),
+        ));
+    }
+    if f.tm.is_some() {
+        return Err(SpecError::at(
+            field("tm"),
+            format!("give either tm or {name}, not both"),
         ));
     }
     if f.route.is_some() {
@@ -1068,6 +1088,148 @@ fn k_paths_plan(
             ))
         })
         .collect()
+}
+
+/// The subflows of a flow with a `tm` table: the topology manager's paths from `from` to
+/// `to`, each with its reverse for the ACKs, in the coupling groups it assigns (thesis §5).
+fn tm_plan(
+    net: &Net,
+    f: &FlowSpec,
+    from: NodeIx,
+    to: NodeIx,
+    is_tcp: bool,
+    here: &[PathSeg],
+) -> Result<Vec<(SubflowSpec, FlowPaths)>, SpecError> {
+    let field = |name: &str| child(here, name);
+    let Some(tm) = &f.tm else {
+        return Ok(Vec::new());
+    };
+    let tm_field = |name: &str| child(&field("tm"), name);
+    if !is_tcp {
+        return Err(SpecError::at(
+            field("tm"),
+            "multipath is for TCP flows (kind = \"tcp\")",
+        ));
+    }
+    if f.route.is_some() {
+        return Err(SpecError::at(
+            field("route"),
+            "the topology manager chooses the routes (tm); give one or the other",
+        ));
+    }
+    if tm.k == 0 || tm.k > MAX_SUBFLOWS {
+        return Err(SpecError::at(
+            tm_field("k"),
+            format!("must be between 1 and {MAX_SUBFLOWS}"),
+        ));
+    }
+    let k = tm.k as usize;
+    let policy = match tm.policy {
+        TmPolicy::KShortest => PathPolicy::KShortest { k },
+        TmPolicy::DisjointOnly => PathPolicy::DisjointOnly {
+            k,
+            candidates: tm.candidates.map_or(10 * k, |c| c as usize),
+        },
+        TmPolicy::KDisjoint => PathPolicy::KDisjoint { k },
+    };
+    if tm.candidates.is_some() && tm.policy != TmPolicy::DisjointOnly {
+        return Err(SpecError::at(
+            tm_field("candidates"),
+            "only policy = \"disjoint-only\" examines candidates",
+        ));
+    }
+    let factor = match (&tm.factor, tm.assistance) {
+        (None, _) => FbFactor::default(),
+        (Some(_), a) if a != TmAssistance::Bottleneck => {
+            return Err(SpecError::at(
+                tm_field("factor"),
+                "the factor is for assistance = \"bottleneck\"",
+            ))
+        }
+        (Some(FbFactorSpec::Value(v)), _) if v.is_finite() && *v >= 0.0 => FbFactor::Fixed(*v),
+        (Some(FbFactorSpec::Name(n)), _) if n == "paths-on-link" => FbFactor::PathsOnLink,
+        (Some(FbFactorSpec::Name(n)), _) if n == "all-paths" => FbFactor::AllPaths,
+        (Some(_), _) => {
+            return Err(SpecError::at(
+                tm_field("factor"),
+                "expected \"paths-on-link\", \"all-paths\" or a non-negative number",
+            ))
+        }
+    };
+    let config = TmConfig {
+        policy,
+        metric: match tm.metric {
+            TmMetric::Hops => Metric::Hops,
+            TmMetric::Delay => Metric::Delay,
+        },
+        assistance: match tm.assistance {
+            TmAssistance::SharedLink => Assistance::SharedLink,
+            TmAssistance::Bottleneck => Assistance::Bottleneck(factor),
+            TmAssistance::None => Assistance::None,
+        },
+        ..TmConfig::default()
+    };
+    let rates = net
+        .rate
+        .iter()
+        .map(|r| {
+            if r.is_infinite() {
+                f64::INFINITY
+            } else {
+                r.bps() as f64
+            }
+        })
+        .collect();
+    let internal = |e: pathpool_psi::TmError| SpecError::at(field("tm"), e.to_string());
+    let mut manager = TopologyManager::new(net.graph.clone(), rates, net.delay.clone(), config)
+        .map_err(internal)?;
+    for (n, &host) in net.is_host.iter().enumerate() {
+        manager
+            .set_transit(NodeIx(n as u32), !host)
+            .map_err(internal)?;
+    }
+    let set = manager.paths(&[from], to).map_err(|e| match e {
+        pathpool_psi::TmError::NoPath { .. } => SpecError::at(
+            field("tm"),
+            format!(
+                "the topology manager found no path from {:?} to {:?} with a reverse for the ACKs (make the links duplex)",
+                net.names[from.0 as usize], net.names[to.0 as usize]
+            ),
+        ),
+        e => internal(e),
+    })?;
+    if set.paths.len() < k {
+        return Err(SpecError::at(
+            tm_field("k"),
+            format!(
+                "asked for {k} paths from {:?} to {:?}; the {} policy finds {}",
+                net.names[from.0 as usize],
+                net.names[to.0 as usize],
+                match tm.policy {
+                    TmPolicy::KShortest => "k-shortest",
+                    TmPolicy::DisjointOnly => "disjoint-only",
+                    TmPolicy::KDisjoint => "k-disjoint",
+                },
+                set.paths.len()
+            ),
+        ));
+    }
+    Ok(set
+        .paths
+        .into_iter()
+        .map(|p| {
+            (
+                SubflowSpec {
+                    group: p.group_id,
+                    ..SubflowSpec::default()
+                },
+                FlowPaths {
+                    data: p.forward,
+                    back: Some(p.reverse),
+                },
+            )
+        })
+        .collect())
 }
 
 fn add_mp_flow(

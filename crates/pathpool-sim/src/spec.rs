@@ -224,6 +224,10 @@ pub struct FlowSpec {
     /// (Yen's algorithm on the routing metric), all in coupling group 0.
     #[serde(default)]
     pub k_paths: Option<u32>,
+    /// A multipath connection whose subflows and coupling groups the topology manager
+    /// chooses (topological assistance, thesis §5).
+    #[serde(default)]
+    pub tm: Option<TmSpec>,
     /// Which subflow gets the next segment of a multipath connection (default
     /// `"lowest-rtt"`).
     #[serde(default)]
@@ -520,4 +524,81 @@ pub enum RouteMetric {
     Weight,
     /// Sum of propagation delays.
     Delay,
+}
+
+/// Topology-manager assistance for a multipath connection: paths chosen by the topology
+/// manager of `pathpool-psi`, one subflow each, in the coupling groups it assigns.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TmSpec {
+    /// How paths are chosen (default `"k-shortest"`).
+    #[serde(default)]
+    pub policy: TmPolicy,
+    /// Paths wanted (default 2).
+    #[serde(default = "default_tm_k")]
+    pub k: u32,
+    /// Yen candidates examined by `"disjoint-only"` (default 10·k).
+    #[serde(default)]
+    pub candidates: Option<u32>,
+    /// Path cost (default `"hops"`, as the thesis's TM).
+    #[serde(default)]
+    pub metric: TmMetric,
+    /// How coupling groups are assigned (default `"shared-link"`).
+    #[serde(default)]
+    pub assistance: TmAssistance,
+    /// The factor of the friendliness-bottleneck rule (paper eq. 2): `"paths-on-link"`
+    /// (default), `"all-paths"` or a number. Only with `assistance = "bottleneck"`.
+    #[serde(default)]
+    pub factor: Option<FbFactorSpec>,
+}
+
+fn default_tm_k() -> u32 {
+    2
+}
+
+/// How the topology manager chooses paths.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TmPolicy {
+    /// Yen's k shortest loopless paths.
+    #[default]
+    KShortest,
+    /// Yen's paths, each kept only if it shares no link with those kept before.
+    DisjointOnly,
+    /// k link-disjoint paths of least total cost (Bhandari).
+    KDisjoint,
+}
+
+/// What a path costs for the topology manager.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TmMetric {
+    /// Number of links.
+    #[default]
+    Hops,
+    /// Sum of propagation delays.
+    Delay,
+}
+
+/// How the topology manager assigns coupling groups.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TmAssistance {
+    /// Paths sharing a link share a group, transitively (thesis §5.2).
+    #[default]
+    SharedLink,
+    /// Paths sharing a friendliness bottleneck share a group (paper eq. 2).
+    Bottleneck,
+    /// No assistance: every subflow in group 0.
+    None,
+}
+
+/// The eq. 2 factor: a name or a number.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FbFactorSpec {
+    /// A constant.
+    Value(f64),
+    /// `"paths-on-link"` or `"all-paths"`.
+    Name(String),
 }

@@ -346,3 +346,74 @@ fn errors_name_the_field() {
     ));
     assert!(e.contains("flows[0].scheduler"), "{e}");
 }
+
+#[test]
+fn the_topology_manager_chooses_subflows_and_their_groups() {
+    let groups_and_paths = |tm: &str| -> Vec<(u32, String)> {
+        let r = run(&two_paths(
+            "",
+            &format!(
+                r#"[[flows]]
+                id = "mp"
+                from = "s"
+                to = "d"
+                cc = "nmcc"
+                tm = {tm}
+                "#
+            ),
+        ));
+        r.subflows
+            .iter()
+            .map(|s| (s.group, s.path.clone()))
+            .collect()
+    };
+    // Both paths cross the 1 Gb/s access links s-a and e-d: one group under the thesis's
+    // shared-link rule, two under the friendliness-bottleneck rule (a link a hundred times
+    // faster than the 10 Mb/s ones limits nobody), one without assistance.
+    let shared = groups_and_paths("{ k = 2 }");
+    assert_eq!(shared.len(), 2);
+    assert!(
+        shared[0].1.contains("b") && shared[1].1.contains("c"),
+        "{shared:?}"
+    );
+    assert_eq!((shared[0].0, shared[1].0), (0, 0));
+    let fb = groups_and_paths(r#"{ k = 2, assistance = "bottleneck" }"#);
+    assert_eq!((fb[0].0, fb[1].0), (0, 1));
+    assert_eq!(
+        (fb[0].1.as_str(), fb[1].1.as_str()),
+        (shared[0].1.as_str(), shared[1].1.as_str())
+    );
+    let none = groups_and_paths(r#"{ k = 2, assistance = "none", metric = "delay" }"#);
+    assert_eq!((none[0].0, none[1].0), (0, 0));
+}
+
+#[test]
+fn topology_manager_errors_name_the_field() {
+    let flow = |tm: &str| {
+        two_paths(
+            "",
+            &format!("[[flows]]\nfrom = \"s\"\nto = \"d\"\ncc = \"nmcc\"\ntm = {tm}\n"),
+        )
+    };
+    // The access link s-a is on every path: no two are link-disjoint.
+    let e = error(&flow(r#"{ k = 2, policy = "k-disjoint" }"#));
+    assert!(e.contains("flows[0].tm.k") && e.contains("finds 1"), "{e}");
+    let e = error(&flow(r#"{ k = 2, factor = 2.0 }"#));
+    assert!(
+        e.contains("flows[0].tm.factor") && e.contains("bottleneck"),
+        "{e}"
+    );
+    let e = error(&flow(
+        r#"{ k = 2, assistance = "bottleneck", factor = "most" }"#,
+    ));
+    assert!(e.contains("paths-on-link"), "{e}");
+    let e = error(&flow(r#"{ k = 2, candidates = 4 }"#));
+    assert!(e.contains("disjoint-only"), "{e}");
+    let e = error(&flow(r#"{ k = 2, policy = "widest" }"#));
+    assert!(e.contains("k-shortest"), "{e}");
+    let e = error(&two_paths(
+        "",
+        "[[flows]]\nfrom = \"s\"\nto = \"d\"\nk_paths = 2\ntm = { k = 2 }\n",
+    ));
+    assert!(e.contains("either k_paths or tm"), "{e}");
+}
