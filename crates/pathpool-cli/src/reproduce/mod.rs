@@ -15,6 +15,7 @@ mod short_transfers;
 mod sqrt_n;
 mod stats;
 mod svg;
+mod tm_assistance;
 mod wischik;
 
 use std::fs;
@@ -186,6 +187,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     partial_congestion::EXPERIMENT,
     convergence::EXPERIMENT,
     sqrt_n::EXPERIMENT,
+    tm_assistance::EXPERIMENT,
 ];
 
 /// `pathpool reproduce`.
