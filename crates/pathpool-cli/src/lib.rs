@@ -2,7 +2,7 @@
 //! exactly the same code.
 //!
 //! Exit codes: 0 success; 1 a failure while running or writing; 2 a bad command line or a bad
-//! scenario (nothing is written).
+//! scenario (nothing is written); 130 a sweep stopped by Ctrl-C (finished runs are kept).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -15,6 +15,7 @@ pub mod output;
 mod progress;
 pub mod report;
 pub mod reproduce;
+pub mod sweep;
 
 pub use progress::{run_stepwise, run_with_progress};
 
@@ -22,6 +23,8 @@ pub use progress::{run_stepwise, run_with_progress};
 pub const EXIT_BAD_INPUT: u8 = 2;
 /// Exit code for a failure while running or writing results.
 pub const EXIT_FAILURE: u8 = 1;
+/// Exit code for a sweep stopped by Ctrl-C (or SIGTERM).
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -48,6 +51,9 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
+    /// Run a scenario over a grid of overrides and seeds, in parallel, resumably, and
+    /// gather one table (docs/sweeps.md).
+    Sweep(sweep::SweepArgs),
     /// Run an experiment of the documents and compare with the published figures.
     Reproduce(reproduce::ReproduceArgs),
     /// Measure the simulator's speed and memory on dumbbell scenarios.
@@ -78,6 +84,13 @@ pub fn main_with_args(args: Vec<OsString>) -> ExitCode {
 /// Runs the command line `args` (including the program name) and returns the exit status.
 #[must_use]
 pub fn run_cli(args: Vec<OsString>) -> u8 {
+    run_cli_with(args, &sweep::Host::default())
+}
+
+/// Like [`run_cli`], with what the hosting program provides (the Python entry point: a Dask
+/// runner for `pathpool sweep --cluster`, and its own Ctrl-C handling).
+#[must_use]
+pub fn run_cli_with(args: Vec<OsString>, host: &sweep::Host<'_>) -> u8 {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
@@ -88,6 +101,7 @@ pub fn run_cli(args: Vec<OsString>) -> u8 {
     let result = match cli.command {
         Command::Run(args) => run_command(&args),
         Command::Check { scenario, set } => check_command(&scenario, &set),
+        Command::Sweep(args) => sweep::sweep_command(&args, host),
         Command::Reproduce(args) => reproduce::main(&args),
         Command::Bench(args) => bench::bench_command(&args),
         Command::BenchCase { index, scale } => bench::bench_case_command(index, scale),
@@ -107,6 +121,10 @@ pub fn run_cli(args: Vec<OsString>) -> u8 {
             eprintln!("error: {msg}");
             EXIT_FAILURE
         }
+        Err(CliError::Interrupted(msg)) => {
+            eprintln!("{msg}");
+            EXIT_INTERRUPTED
+        }
     }
 }
 
@@ -117,6 +135,8 @@ pub enum CliError {
     BadInput(String),
     /// Failure while running or writing (exit 1).
     Failed(String),
+    /// Stopped by Ctrl-C; what was finished is kept (exit 130).
+    Interrupted(String),
 }
 
 /// Options of `pathpool run`.

@@ -7,9 +7,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use parquet::basic::Compression;
+use parquet::basic::{Repetition, Type as PhysicalType};
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::file::properties::WriterProperties;
+use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::file::writer::SerializedFileWriter;
+use parquet::record::Field;
 use parquet::schema::parser::parse_message_type;
 use pathpool_sim::{Column, Results, Table};
 use serde::Serialize;
@@ -50,6 +53,85 @@ pub fn git_commit() -> &'static str {
 /// # Errors
 /// I/O or encoding errors.
 pub fn write_parquet(table: &Table, path: &Path) -> Result<(), String> {
+    let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    encode_parquet(table, file).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Encodes one table as a Parquet file in memory.
+///
+/// # Errors
+/// Encoding errors.
+pub fn parquet_bytes(table: &Table) -> Result<Vec<u8>, String> {
+    let mut buf = Vec::new();
+    encode_parquet(table, &mut buf)?;
+    Ok(buf)
+}
+
+/// Reads a Parquet file written by [`write_parquet`] back into a table.
+///
+/// # Errors
+/// I/O errors, and files with columns of other types.
+pub fn read_parquet(path: &Path) -> Result<Table, String> {
+    let at = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let file = File::open(path).map_err(|e| at(&e))?;
+    let reader = SerializedFileReader::new(file).map_err(|e| at(&e))?;
+    let schema = reader.metadata().file_metadata().schema_descr_ptr();
+    let mut columns: Vec<(String, Column)> = Vec::new();
+    for c in schema.columns() {
+        let optional = c.self_type().get_basic_info().repetition() == Repetition::OPTIONAL;
+        let col = match (c.physical_type(), optional) {
+            (PhysicalType::DOUBLE, false) => Column::F64(Vec::new()),
+            (PhysicalType::DOUBLE, true) => Column::OptF64(Vec::new()),
+            (PhysicalType::INT64, false) => Column::U64(Vec::new()),
+            (PhysicalType::INT64, true) => Column::OptU64(Vec::new()),
+            (PhysicalType::BYTE_ARRAY, false) => Column::Str(Vec::new()),
+            (PhysicalType::BYTE_ARRAY, true) => Column::OptStr(Vec::new()),
+            (PhysicalType::BOOLEAN, false) => Column::Bool(Vec::new()),
+            (PhysicalType::BOOLEAN, true) => Column::OptBool(Vec::new()),
+            (other, _) => return Err(at(&format!("column {}: type {other}", c.name()))),
+        };
+        columns.push((c.name().to_string(), col));
+    }
+    for row in reader.get_row_iter(None).map_err(|e| at(&e))? {
+        let row = row.map_err(|e| at(&e))?;
+        for ((name, col), (_, field)) in columns.iter_mut().zip(row.get_column_iter()) {
+            push_field(col, field).ok_or_else(|| at(&format!("column {name}: value {field}")))?;
+        }
+    }
+    let name = schema.name().to_string();
+    let mut table = Table::new(&name);
+    for (n, c) in columns {
+        table.push(&n, c);
+    }
+    Ok(table)
+}
+
+/// Appends a Parquet value to a column of the matching kind; `None` if it does not match.
+fn push_field(col: &mut Column, field: &Field) -> Option<()> {
+    let u64_of = |f: &Field| match *f {
+        Field::ULong(v) => Some(v),
+        Field::Long(v) => u64::try_from(v).ok(),
+        _ => None,
+    };
+    match (col, field) {
+        (Column::F64(v), Field::Double(x)) => v.push(*x),
+        (Column::OptF64(v), Field::Double(x)) => v.push(Some(*x)),
+        (Column::OptF64(v), Field::Null) => v.push(None),
+        (Column::U64(v), f) => v.push(u64_of(f)?),
+        (Column::OptU64(v), Field::Null) => v.push(None),
+        (Column::OptU64(v), f) => v.push(Some(u64_of(f)?)),
+        (Column::Str(v), Field::Str(x)) => v.push(x.clone()),
+        (Column::OptStr(v), Field::Str(x)) => v.push(Some(x.clone())),
+        (Column::OptStr(v), Field::Null) => v.push(None),
+        (Column::Bool(v), Field::Bool(x)) => v.push(*x),
+        (Column::OptBool(v), Field::Bool(x)) => v.push(Some(*x)),
+        (Column::OptBool(v), Field::Null) => v.push(None),
+        _ => return None,
+    }
+    Some(())
+}
+
+fn encode_parquet<W: Write + Send>(table: &Table, sink: W) -> Result<(), String> {
     let fields: Vec<String> = table
         .columns
         .iter()
@@ -79,8 +161,7 @@ pub fn write_parquet(table: &Table, path: &Path) -> Result<(), String> {
             .set_compression(Compression::SNAPPY)
             .build(),
     );
-    let file = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut writer = SerializedFileWriter::new(file, schema, props).map_err(|e| e.to_string())?;
+    let mut writer = SerializedFileWriter::new(sink, schema, props).map_err(|e| e.to_string())?;
     let mut rg = writer.next_row_group().map_err(|e| e.to_string())?;
     let mut columns = table.columns.iter();
     while let Some(mut cw) = rg.next_column().map_err(|e| e.to_string())? {
@@ -162,6 +243,37 @@ pub fn write_results(
     provenance: &Provenance,
     dir: &Path,
 ) -> Result<(), String> {
+    write_dir_atomically(dir, &result_files(results, wall_time_s, provenance)?)
+}
+
+/// The result files of a run, in memory: `(file name, content)` for every Parquet table,
+/// `summary.json` and `provenance.json`.
+///
+/// # Errors
+/// Encoding errors.
+pub fn result_files(
+    results: &Results,
+    wall_time_s: f64,
+    provenance: &Provenance,
+) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let mut files = Vec::new();
+    for table in results.tables() {
+        files.push((format!("{}.parquet", table.name), parquet_bytes(&table)?));
+    }
+    files.push((
+        "summary.json".into(),
+        json_bytes(&results.summary(wall_time_s))?,
+    ));
+    files.push(("provenance.json".into(), json_bytes(provenance)?));
+    Ok(files)
+}
+
+/// Writes `files` (plain names, no directories) into `dir`, atomically: they go to a sibling
+/// temporary directory which replaces `dir` only when every file is written.
+///
+/// # Errors
+/// I/O errors, with the path; a file name with a path separator.
+pub fn write_dir_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
     let parent = dir
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -175,7 +287,7 @@ pub fn write_results(
         name.to_string_lossy(),
         std::process::id()
     ));
-    let result = write_all(results, wall_time_s, provenance, &tmp).and_then(|()| {
+    let result = write_files(&tmp, files).and_then(|()| {
         if dir.exists() {
             fs::remove_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
@@ -187,30 +299,31 @@ pub fn write_results(
     result
 }
 
-fn write_all(
-    results: &Results,
-    wall: f64,
-    provenance: &Provenance,
-    tmp: &Path,
-) -> Result<(), String> {
+fn write_files(tmp: &Path, files: &[(String, Vec<u8>)]) -> Result<(), String> {
     if tmp.exists() {
         fs::remove_dir_all(tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
     }
     fs::create_dir_all(tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    for table in results.tables() {
-        write_parquet(&table, &tmp.join(format!("{}.parquet", table.name)))?;
+    for (name, bytes) in files {
+        if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
+            return Err(format!("{name:?}: not a plain file name"));
+        }
+        let path = tmp.join(name);
+        let mut f = File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        f.write_all(bytes)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    write_json(&tmp.join("summary.json"), &results.summary(wall))?;
-    write_json(&tmp.join("provenance.json"), provenance)?;
     Ok(())
 }
 
-fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), String> {
+/// Pretty JSON with a final newline, as every JSON file pathpool writes.
+///
+/// # Errors
+/// Serialisation errors.
+pub fn json_bytes<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
     let mut text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
     text.push('\n');
-    let mut f = File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    f.write_all(text.as_bytes())
-        .map_err(|e| format!("{}: {e}", path.display()))
+    Ok(text.into_bytes())
 }
 
 /// The default output directory for a scenario file and seed: `results/<stem>-seed<N>`.
