@@ -1,4 +1,5 @@
-//! Transport endpoints as sans-IO state machines.
+//! Transport endpoints as sans-IO state machines: TCP, a multipath TCP connection, and mmTP
+//! (the receiver-driven multipath multisource transport of PSI).
 //!
 //! Nothing here owns a socket, a clock or a thread: the caller passes the current [`Time`]
 //! with every call, feeds received segments in, and asks what to send next. The simulator
@@ -14,6 +15,7 @@
 //!
 //! [`Time`]: pathpool_core::Time
 
+pub mod mmtp;
 pub mod mptcp;
 pub mod reassembly;
 pub mod tcp;
