@@ -103,9 +103,9 @@ impl fmt::Display for PathIndex {
 pub struct Echo {
     /// When the subscriber sent the request.
     pub sent_at: Time,
-    /// Whether the request re-requests a part already requested on the same path (after a
-    /// retransmission timeout). Replies to such requests give no RTT sample (thesis §4.5,
-    /// Karn's rule).
+    /// Whether the part was requested on the same path before (after a retransmission
+    /// timeout). For information (statistics, caches): the subscriber applies Karn's rule
+    /// (thesis §4.5) from its own records, to replies to every request for such a part.
     pub retransmission: bool,
 }
 

@@ -86,6 +86,9 @@ pub struct Subflow {
     pub(crate) held: BTreeMap<u32, Held>,
     /// A metadata request it holds (the first one, or a probe).
     pub(crate) meta: Option<Held>,
+    /// Whether it has ever sent a metadata request (a new one is then a retransmission on
+    /// this path).
+    pub(crate) meta_sent: bool,
     /// Requests in flight, oldest first; the timer guards the first.
     pub(crate) flight: BTreeSet<(Time, Part)>,
     /// Chunk requests in flight (the metadata request does not count against the window).
@@ -113,6 +116,7 @@ impl Subflow {
             rtt: RttEstimator::new(rtt),
             held: BTreeMap::new(),
             meta: None,
+            meta_sent: false,
             flight: BTreeSet::new(),
             flight_chunks: 0,
             resend: None,
@@ -181,7 +185,8 @@ impl Subflow {
         self.consecutive_expiries
     }
     /// Whether its timer has expired twice without a reply in between: it then requests no
-    /// new chunks and probes its source with metadata requests until one is answered (D57).
+    /// new chunks and, once it holds none, probes its source with metadata requests until one
+    /// is answered (D57).
     #[must_use]
     pub fn is_stalled(&self) -> bool {
         self.consecutive_expiries >= super::EXPIRIES_BEFORE_RELEASE
@@ -200,10 +205,13 @@ impl Subflow {
         h.in_flight = true;
         let retransmission = h.sends > 1;
         self.flight.insert((now, part));
-        if let Part::Chunk(c) = part {
-            self.flight_chunks += 1;
-            if self.resend == Some(c) {
-                self.resend = None;
+        match part {
+            Part::Metadata => self.meta_sent = true,
+            Part::Chunk(c) => {
+                self.flight_chunks += 1;
+                if self.resend == Some(c) {
+                    self.resend = None;
+                }
             }
         }
         if self.deadline.is_none() {

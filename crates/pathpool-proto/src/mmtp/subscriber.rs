@@ -287,7 +287,7 @@ impl Subscriber {
         let was_oldest = sf.flight.first().is_some_and(|&(_, p)| p == part);
         let held = sf.forget(part);
         let sample = held
-            .filter(|h| h.sends == 1 && !echo.retransmission && echo.sent_at <= now)
+            .filter(|h| h.sends == 1 && echo.sent_at <= now)
             .map(|_| now - echo.sent_at);
         if let Some(r) = sample {
             sf.rtt.on_sample(r);
@@ -378,9 +378,10 @@ impl Subscriber {
         sf.stats.chunks_delivered += 1;
         sf.stats.bytes_delivered += u64::from(c.payload_bytes);
         // Thesis §4.5: replies to requests sent before a loss are kept but do not grow the
-        // window (D59). Such requests are no longer in flight: the timeout presumed them lost.
+        // window (D59). The timeout presumed such requests lost, so only a reply to the
+        // request the subflow has in flight for this chunk grows it.
         if let (Some(path), Some(h)) = (sf.path, held) {
-            if h.in_flight {
+            if h.in_flight && h.sent_at == c.echo.sent_at {
                 let ack = AckSample {
                     now,
                     acked_bytes: u64::from(c.payload_bytes),
@@ -462,12 +463,10 @@ impl Subscriber {
         sf.deadline = None;
         // One timer guards the subflow's requests; when it expires, the oldest chunk request
         // (RFC 6298 §5.4: "the earliest segment") and the metadata request have expired and
-        // are re-issued on the same path (thesis §4.5), unless it is their second expiry. The
-        // other requests in flight are presumed lost, as by TCP's go-back-N, and their chunks
-        // go back to the shared array, where the first subflow with room requests them again
-        // before any new chunk (D56). Once a subflow has expired twice without a reply it
-        // keeps nothing (D57).
-        let stalled = sf.is_stalled();
+        // are re-issued on the same path (thesis §4.5), unless it is their second expiry
+        // (D57). The other requests in flight are presumed lost, as by TCP's go-back-N, and
+        // their chunks go back to the shared array, where the first subflow with room
+        // requests them again before any new chunk (D56).
         let oldest = sf.flight.iter().find_map(|&(_, p)| match p {
             Part::Chunk(c) => Some(c),
             Part::Metadata => None,
@@ -481,7 +480,7 @@ impl Subscriber {
             if expired {
                 h.expiries += 1;
             }
-            if expired && !stalled && h.expiries < EXPIRIES_BEFORE_RELEASE {
+            if expired && h.expiries < EXPIRIES_BEFORE_RELEASE {
                 sf.resend = Some(c);
             } else {
                 released.push(c);
@@ -493,7 +492,7 @@ impl Subscriber {
                 h.expiries += 1;
                 h.in_flight = false;
             }
-            if !metadata_known && (stalled || h.expiries >= EXPIRIES_BEFORE_RELEASE) {
+            if !metadata_known && h.expiries >= EXPIRIES_BEFORE_RELEASE {
                 sf.meta = None;
                 metadata_released = true;
             }
@@ -512,8 +511,11 @@ impl Subscriber {
         self.flag(i);
     }
 
-    /// Subflow `i`'s window in chunks: the controller's window over the chunk size, capped by
-    /// the start-up window until its first reply (D54).
+    /// Subflow `id`'s window in chunks: the controller's window over the chunk size (at least
+    /// one), capped by the start-up window until its first reply (D54).
+    ///
+    /// # Panics
+    /// If no such subflow was added.
     #[must_use]
     pub fn window_chunks<C: MultipathController>(&self, id: PathIndex, cc: &C) -> u32 {
         let sf = &self.subflows[id.index()];
@@ -548,9 +550,10 @@ impl Subscriber {
         }
         let sf = &mut self.subflows[i];
         if sf.is_stalled() {
-            // Its source has not answered twice in a row: request nothing new, probe (D57).
+            // Its source has not answered twice in a row: request nothing new; probe it if
+            // nothing else is outstanding (D57).
             if sf.held.is_empty() && sf.meta.is_none() {
-                sf.meta = Some(Held::new(now, false));
+                sf.meta = Some(Held::new(now, sf.meta_sent));
                 sf.stats.probes += 1;
                 self.send(i, now, Part::Metadata);
             }
@@ -558,7 +561,8 @@ impl Subscriber {
         }
         if self.metadata.is_none() && self.subflows.iter().all(|s| s.meta.is_none()) {
             // Thesis §4.3: the first request is for the metadata.
-            self.subflows[i].meta = Some(Held::new(now, false));
+            let sf = &mut self.subflows[i];
+            sf.meta = Some(Held::new(now, sf.meta_sent));
             self.send(i, now, Part::Metadata);
         }
         let id = PathIndex(i as u32);

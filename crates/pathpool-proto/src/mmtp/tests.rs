@@ -3,7 +3,7 @@
 //! window growth for replies to requests sent before a loss, duplicates, refusals and path
 //! changes.
 
-use pathpool_cc::{MultipathController, Reno, WindowConfig, Windows};
+use pathpool_cc::{MultipathController, PathState, Reno, WindowConfig, Windows};
 use pathpool_core::{Dur, PathId, Time};
 
 use super::*;
@@ -54,9 +54,14 @@ impl Harness {
         self.sub.handle_timeout(now, &mut self.cc);
     }
 
-    fn cwnd_chunks(&self, sf: u32) -> u64 {
+    /// The controller's state of subflow `sf`'s path (window, byte-counting credit, …).
+    fn path_state(&self, sf: u32) -> PathState {
         let path = self.sub.subflow(PathIndex(sf)).controller_path().unwrap();
-        self.cc.metrics(path).cwnd / u64::from(CHUNK)
+        self.cc.paths()[path.index()].clone()
+    }
+
+    fn cwnd_chunks(&self, sf: u32) -> u64 {
+        self.path_state(sf).cwnd / u64::from(CHUNK)
     }
 }
 
@@ -209,6 +214,43 @@ fn karn_no_rtt_sample_from_a_rerequested_chunk() {
     assert_eq!(sf.srtt(), Some(Dur::from_ms(100)));
     assert_eq!(sf.rtt().latest(), Dur::from_ms(100));
     assert_eq!(sf.rtt().backoff(), 1);
+    // Chunk 2 is re-taken after the timeout; the reply to its first request (at 100 ms)
+    // arrives: ambiguous on this path, so no sample either, although it echoes a first
+    // request.
+    let next = h.poll(ms(400));
+    assert_eq!(summary(&next), vec![(0, c(2), true), (0, c(3), false)]);
+    let first_request_of_2 = Request::Chunk(ChunkRequest {
+        content: h.sub.content(),
+        index: 2,
+        path: PathIndex(0),
+        echo: Echo {
+            sent_at: ms(100),
+            retransmission: false,
+        },
+    });
+    assert_eq!(
+        h.answer(ms(405), &first_request_of_2),
+        Delivery::Chunk { index: 2 }
+    );
+    let sf = h.sub.subflow(PathIndex(0));
+    assert_eq!(sf.rtt().latest(), Dur::from_ms(100));
+    assert_eq!(sf.rtt().backoff(), 1);
+    h.answer(ms(420), &next[1]);
+    let sf = h.sub.subflow(PathIndex(0));
+    assert_eq!(
+        sf.rtt().latest(),
+        Dur::from_ms(20),
+        "a fresh chunk's reply samples"
+    );
+    assert_eq!(sf.rtt().backoff(), 0, "a valid sample clears the backoff");
+}
+
+#[test]
+fn karn_no_rtt_sample_from_the_retransmitted_request_of_a_re_taken_chunk() {
+    let mut h = one_path_after_first_rtt();
+    h.timeout(ms(350));
+    let again = h.poll(ms(350));
+    h.answer(ms(400), &again[0]);
     // Window 2 now: chunk 2 (given back at the timeout, so a retransmission on this path)
     // comes before a fresh chunk 3, whose reply samples.
     let next = h.poll(ms(400));
@@ -219,10 +261,6 @@ fn karn_no_rtt_sample_from_a_rerequested_chunk() {
         1,
         "no sample from the re-taken chunk 2"
     );
-    h.answer(ms(420), &next[1]);
-    let sf = h.sub.subflow(PathIndex(0));
-    assert_eq!(sf.rtt().latest(), Dur::from_ms(20));
-    assert_eq!(sf.rtt().backoff(), 0, "a valid sample clears the backoff");
 }
 
 #[test]
@@ -242,7 +280,11 @@ fn replies_to_requests_sent_before_a_loss_are_kept_without_window_growth() {
         },
     });
     assert_eq!(h.answer(ms(420), &late), Delivery::Chunk { index: 2 });
-    assert_eq!(h.cwnd_chunks(0), 1, "kept, but no growth");
+    assert_eq!(
+        h.path_state(0).cwnd,
+        u64::from(CHUNK),
+        "kept, but no growth"
+    );
     assert_eq!(
         h.sub.subflow(PathIndex(0)).rtt().latest(),
         Dur::from_ms(100),
@@ -255,6 +297,42 @@ fn replies_to_requests_sent_before_a_loss_are_kept_without_window_growth() {
     // The re-request sent after the loss does grow the window.
     h.answer(ms(450), &again[0]);
     assert_eq!(h.cwnd_chunks(0), 2);
+}
+
+#[test]
+fn a_late_reply_to_the_first_request_of_a_re_taken_chunk_does_not_grow_the_window() {
+    let mut h = one_path_after_first_rtt();
+    h.timeout(ms(350));
+    let again = h.poll(ms(350));
+    h.answer(ms(400), &again[0]);
+    let next = h.poll(ms(400));
+    assert_eq!(summary(&next), vec![(0, c(2), true), (0, c(3), false)]);
+    let before = h.path_state(0);
+    assert_eq!(before.cwnd, 2 * u64::from(CHUNK));
+    assert_eq!(
+        before.cwnd, before.ssthresh,
+        "congestion avoidance: growth is credit first"
+    );
+    // The reply to chunk 2's request of 100 ms (before the timeout) overtakes the new one.
+    let late = Request::Chunk(ChunkRequest {
+        content: h.sub.content(),
+        index: 2,
+        path: PathIndex(0),
+        echo: Echo {
+            sent_at: ms(100),
+            retransmission: false,
+        },
+    });
+    assert_eq!(h.answer(ms(420), &late), Delivery::Chunk { index: 2 });
+    assert_eq!(h.path_state(0), before, "sent before the loss: no growth");
+    assert_eq!(h.sub.subflow(PathIndex(0)).chunks_in_flight(), 1);
+    assert_eq!(h.answer(ms(430), &next[0]), Delivery::Duplicate);
+    assert_eq!(h.path_state(0), before);
+    h.answer(ms(440), &next[1]);
+    assert!(
+        h.path_state(0).ca_credit > before.ca_credit,
+        "a reply to a request sent after the loss does count"
+    );
 }
 
 #[test]
@@ -283,8 +361,9 @@ fn after_two_expiries_a_chunk_goes_to_another_subflow_and_the_silent_one_probes(
     h.timeout(d2);
     assert_eq!(
         summary(&h.poll(d2)),
-        vec![(1, c(0), false), (0, M, false)],
-        "released: subflow 1 takes chunk 0; subflow 0 probes its source"
+        vec![(1, c(0), false), (0, M, true)],
+        "released: subflow 1 takes chunk 0; subflow 0 probes its source with the metadata \
+         request it sent before"
     );
     let sf0 = h.sub.subflow(PathIndex(0));
     assert!(sf0.is_stalled());
