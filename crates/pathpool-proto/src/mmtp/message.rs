@@ -97,7 +97,7 @@ impl fmt::Display for PathIndex {
 }
 
 /// Fields a request carries for the subscriber's own use and a reply copies back unchanged
-/// (thesis §4.4 [INF]: "a subflow id / nonce or timestamp echo to match replies to requests
+/// (thesis §4.4 infers "a subflow id / nonce or timestamp echo to match replies to requests
 /// for RTT sampling").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Echo {
