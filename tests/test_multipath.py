@@ -79,3 +79,35 @@ def test_saved_results_keep_the_subflow_tables(tmp_path):
     back = pp.read_results(res.save(tmp_path / "out"))
     assert list(back.subflows["path"]) == list(res.subflows["path"])
     assert len(back.subflow_timeseries) == len(res.subflow_timeseries)
+
+
+def test_an_mmtp_download_from_two_sources_with_an_outage():
+    sc = pp.Scenario(
+        duration=30,
+        hosts=["s", "p1", "p2"],
+        routers=["r"],
+        links=[
+            pp.link("p1", "r", rate="10Mbps", delay=0.010, queue=pp.droptail("50KB")),
+            pp.link("p2", "r", rate="10Mbps", delay=0.020, queue=pp.droptail("50KB")),
+            pp.link("r", "s", rate="1Gbps", delay=0.001),
+        ],
+        flows=[
+            pp.flow(
+                ["p1", "p2"],
+                "s",
+                id="dl",
+                kind="mmtp",
+                size="5MB",
+                outages=[{"source": "p2", "start": 1, "stop": 3}],
+            )
+        ],
+    )
+    res = pp.run(sc, seed=1)
+    flows = res.flows
+    assert list(flows["kind"]) == ["mmtp"]
+    assert bool(flows["completed"][0])
+    assert int(flows["bytes_delivered"][0]) == 5_000_000
+    sf = res.subflows
+    assert list(sf["path"]) == ["p1>r>s", "p2>r>s"]
+    assert int(sf["bytes_acked"].sum()) == 5_000_000
+    assert (sf["bytes_acked"] > 0).all()

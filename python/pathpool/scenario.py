@@ -174,7 +174,7 @@ def tcp(**fields: Any) -> dict[str, Any]:
 
 
 def flow(
-    src: str,
+    src: str | Sequence[str],
     dst: str,
     *,
     id: str | None = None,
@@ -197,8 +197,15 @@ def flow(
     on: Quantity | None = None,
     off: Quantity | None = None,
     periods: str | None = None,
+    outages: Sequence[Mapping[str, Any]] | None = None,
+    mmtp: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A flow from host ``src`` to host ``dst`` (TCP by default).
+
+    With ``kind="mmtp"`` it is an mmTP download by subscriber ``dst`` from publisher ``src``,
+    or from several when ``src`` is a list; ``outages`` lists times a publisher is silent
+    (``{"source": "p1", "start": "2s", "stop": "9s"}``) and ``mmtp`` sets the subscriber's
+    parameters.
 
     ``size`` makes a TCP flow finite (bytes, or ``"30pkts"`` full segments); ``count``
     replicates it; ``route`` pins it to a list of nodes. ``paths`` (a list of routes) or
@@ -214,7 +221,8 @@ def flow(
     return _clean(
         {
             "id": id,
-            "from": src,
+            "from": src if isinstance(src, str) else None,
+            "sources": None if isinstance(src, str) else list(src),
             "to": dst,
             "kind": kind,
             "start": _time(start),
@@ -235,6 +243,13 @@ def flow(
             "on": _time(on),
             "off": _time(off),
             "periods": periods,
+            "outages": [
+                {k: (_time(v) if k in ("start", "stop") else v) for k, v in o.items()}
+                for o in outages
+            ]
+            if outages is not None
+            else None,
+            "mmtp": dict(mmtp) if mmtp is not None else None,
         }
     )
 

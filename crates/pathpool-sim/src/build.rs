@@ -4,6 +4,7 @@ use std::collections::{HashMap, HashSet};
 
 use pathpool_cc::{CcKind, CcOptions, MultipathController, WindowConfig};
 use pathpool_core::{BufferSize, Dur, Rate, Rng, RttConfig, Time};
+use pathpool_proto::mmtp::{ContentId, Subscriber, SubscriberConfig};
 use pathpool_proto::mptcp::{MpReceiver, MpSender};
 use pathpool_proto::tcp::{TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig};
 use pathpool_psi::{Assistance, Metric, PathPolicy, TmConfig, TopologyManager};
@@ -11,6 +12,7 @@ use pathpool_topo::{k_shortest_paths, shortest_path, EdgeId, FbFactor, Graph, No
 
 use crate::link::{Discipline, Link};
 use crate::load::{PathSeg, SpecError};
+use crate::mmtp_flow::{MmtpConn, MmtpPath, Outage};
 use crate::mp_flow::{MpConn, SubflowPlan};
 use crate::packet::MAX_SUBFLOWS;
 use crate::red::{Red, RedParams};
@@ -18,7 +20,8 @@ use crate::sampler::Sampler;
 use crate::sim::{FlowMeta, LinkMeta, Simulation, SubflowMeta};
 use crate::spec::{
     FbFactorSpec, FlowKind, FlowSpec, LinkSpec, PeriodDist, QueueSpec, RouteMetric, Scenario,
-    SizeDist, SubflowSpec, TcpSpec, TmAssistance, TmMetric, TmPolicy, TrafficSpec, WindowLimit,
+    SizeDist, SubflowSpec, TcpSpec, TmAssistance, TmMetric, TmPolicy, TmSpec, TrafficSpec,
+    WindowLimit,
 };
 use crate::tcp_flow::{TcpSink, TcpSource};
 use crate::udp_flow::{Periods, UdpSink, UdpSource, UDP_HEADER_BYTES};
@@ -707,6 +710,24 @@ fn add_flows(
 ) -> Result<(), SpecError> {
     let here = at(&[k("flows"), ix(j)]);
     let field = |name: &str| child(&here, name);
+    if f.kind == FlowKind::Mmtp {
+        return add_mmtp_flows(sim, net, sc, f, j, ids, seed);
+    }
+    for (name, set) in [
+        ("sources", f.sources.is_some()),
+        ("outages", f.outages.is_some()),
+        ("mmtp", f.mmtp.is_some()),
+    ] {
+        if set {
+            return Err(SpecError::at(
+                field(name),
+                "not allowed here: only for kind = \"mmtp\" flows",
+            ));
+        }
+    }
+    if f.from.is_empty() {
+        return Err(SpecError::at(field("from"), "missing: the sending host"));
+    }
     let (from, to) = end_hosts(net, &f.from, &f.to, &here)?;
     if sim.flows.len() as u64 + u64::from(f.count) > MAX_FLOWS {
         return Err(SpecError::at(
@@ -1090,36 +1111,16 @@ fn k_paths_plan(
         .collect()
 }
 
-/// The subflows of a flow with a `tm` table: the topology manager's paths from `from` to
-/// `to`, each with its reverse for the ACKs, in the coupling groups it assigns (thesis §5).
-fn tm_plan(
+/// The topology manager a `tm` table describes, over the scenario's network (hosts do not
+/// transit), and the number of paths it asks for.
+fn topology_manager(
     net: &Net,
-    f: &FlowSpec,
-    from: NodeIx,
-    to: NodeIx,
-    is_tcp: bool,
+    tm: &TmSpec,
     here: &[PathSeg],
-) -> Result<Vec<(SubflowSpec, FlowPaths)>, SpecError> {
-    let field = |name: &str| child(here, name);
-    let Some(tm) = &f.tm else {
-        return Ok(Vec::new());
-    };
-    let tm_field = |name: &str| child(&field("tm"), name);
-    if !is_tcp {
-        return Err(SpecError::at(
-            field("tm"),
-            "multipath is for TCP flows (kind = \"tcp\")",
-        ));
-    }
-    if f.route.is_some() {
-        return Err(SpecError::at(
-            field("route"),
-            "the topology manager chooses the routes (tm); give one or the other",
-        ));
-    }
+) -> Result<(TopologyManager, usize), SpecError> {
     if tm.k == 0 || tm.k > MAX_SUBFLOWS {
         return Err(SpecError::at(
-            tm_field("k"),
+            child(here, "k"),
             format!("must be between 1 and {MAX_SUBFLOWS}"),
         ));
     }
@@ -1134,7 +1135,7 @@ fn tm_plan(
     };
     if tm.candidates.is_some() && tm.policy != TmPolicy::DisjointOnly {
         return Err(SpecError::at(
-            tm_field("candidates"),
+            child(here, "candidates"),
             "only policy = \"disjoint-only\" examines candidates",
         ));
     }
@@ -1142,7 +1143,7 @@ fn tm_plan(
         (None, _) => FbFactor::default(),
         (Some(_), a) if a != TmAssistance::Bottleneck => {
             return Err(SpecError::at(
-                tm_field("factor"),
+                child(here, "factor"),
                 "the factor is for assistance = \"bottleneck\"",
             ))
         }
@@ -1151,7 +1152,7 @@ fn tm_plan(
         (Some(FbFactorSpec::Name(n)), _) if n == "all-paths" => FbFactor::AllPaths,
         (Some(_), _) => {
             return Err(SpecError::at(
-                tm_field("factor"),
+                child(here, "factor"),
                 "expected \"paths-on-link\", \"all-paths\" or a non-negative number",
             ))
         }
@@ -1180,7 +1181,7 @@ fn tm_plan(
             }
         })
         .collect();
-    let internal = |e: pathpool_psi::TmError| SpecError::at(field("tm"), e.to_string());
+    let internal = |e: pathpool_psi::TmError| SpecError::at(here.to_vec(), e.to_string());
     let mut manager = TopologyManager::new(net.graph.clone(), rates, net.delay.clone(), config)
         .map_err(internal)?;
     for (n, &host) in net.is_host.iter().enumerate() {
@@ -1188,6 +1189,38 @@ fn tm_plan(
             .set_transit(NodeIx(n as u32), !host)
             .map_err(internal)?;
     }
+    Ok((manager, k))
+}
+
+/// The subflows of a flow with a `tm` table: the topology manager's paths from `from` to
+/// `to`, each with its reverse for the ACKs, in the coupling groups it assigns (thesis §5).
+fn tm_plan(
+    net: &Net,
+    f: &FlowSpec,
+    from: NodeIx,
+    to: NodeIx,
+    is_tcp: bool,
+    here: &[PathSeg],
+) -> Result<Vec<(SubflowSpec, FlowPaths)>, SpecError> {
+    let field = |name: &str| child(here, name);
+    let Some(tm) = &f.tm else {
+        return Ok(Vec::new());
+    };
+    let tm_field = |name: &str| child(&field("tm"), name);
+    if !is_tcp {
+        return Err(SpecError::at(
+            field("tm"),
+            "multipath is for TCP flows (kind = \"tcp\")",
+        ));
+    }
+    if f.route.is_some() {
+        return Err(SpecError::at(
+            field("route"),
+            "the topology manager chooses the routes (tm); give one or the other",
+        ));
+    }
+    let (manager, k) = topology_manager(net, tm, &field("tm"))?;
+    let internal = |e: pathpool_psi::TmError| SpecError::at(field("tm"), e.to_string());
     let set = manager.paths(&[from], to).map_err(|e| match e {
         pathpool_psi::TmError::NoPath { .. } => SpecError::at(
             field("tm"),
@@ -1230,6 +1263,268 @@ fn tm_plan(
             )
         })
         .collect())
+}
+
+/// An mmTP download (`kind = "mmtp"`), or `count` copies: a subscriber at `to` pulling
+/// `size` bytes from the publishers (`from` or `sources`) over the topology manager's paths
+/// (`tm`, default one shortest path per publisher), one subflow per path in the group the
+/// manager assigns (thesis §4.2, §5). Chunks are `tcp.mss` bytes; requests and replies carry
+/// `tcp.header` bytes of header.
+#[allow(clippy::too_many_arguments)]
+fn add_mmtp_flows(
+    sim: &mut Simulation,
+    net: &Net,
+    sc: &Scenario,
+    f: &FlowSpec,
+    j: usize,
+    ids: &mut HashSet<String>,
+    seed: u64,
+) -> Result<(), SpecError> {
+    let here = at(&[k("flows"), ix(j)]);
+    let field = |name: &str| child(&here, name);
+    let forbid = |name: &str, set: bool, why: &str| {
+        if set {
+            Err(SpecError::at(
+                field(name),
+                format!("not allowed here: {why}"),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    let routes = "the topology manager chooses an mmTP download's paths (give tm)";
+    forbid("route", f.route.is_some(), routes)?;
+    forbid("paths", f.paths.is_some(), routes)?;
+    forbid("subflows", f.subflows.is_some(), routes)?;
+    forbid("k_paths", f.k_paths.is_some(), routes)?;
+    forbid(
+        "scheduler",
+        f.scheduler.is_some(),
+        "mmTP subflows pick chunks by Algorithm 1",
+    )?;
+    forbid(
+        "rate",
+        f.rate.is_some(),
+        "mmTP rates are set by congestion control",
+    )?;
+    forbid(
+        "packet_size",
+        f.packet_size.is_some(),
+        "mmTP chunks are tcp.mss bytes",
+    )?;
+    forbid(
+        "on",
+        f.on.is_some(),
+        "on/off periods are for udp-onoff flows",
+    )?;
+    forbid(
+        "off",
+        f.off.is_some(),
+        "on/off periods are for udp-onoff flows",
+    )?;
+    forbid(
+        "stop",
+        f.stop.is_some(),
+        "a download ends when its content has arrived",
+    )?;
+    let names: Vec<String> = match (&f.sources, f.from.is_empty()) {
+        (Some(_), false) => {
+            return Err(SpecError::at(
+                field("sources"),
+                "give either from (one publisher) or sources, not both",
+            ))
+        }
+        (Some(list), true) if list.is_empty() => {
+            return Err(SpecError::at(
+                field("sources"),
+                "give at least one publisher",
+            ))
+        }
+        (Some(list), true) => list.clone(),
+        (None, true) => {
+            return Err(SpecError::at(
+                field("from"),
+                "missing: the publisher (or a list in sources)",
+            ))
+        }
+        (None, false) => vec![f.from.clone()],
+    };
+    let to = net.host(&f.to, field("to"))?;
+    let mut sources = Vec::with_capacity(names.len());
+    for (i, name) in names.iter().enumerate() {
+        let place = if f.sources.is_some() {
+            let mut p = field("sources");
+            p.push(ix(i));
+            p
+        } else {
+            field("from")
+        };
+        let n = net.host(name, place.clone())?;
+        if n == to {
+            return Err(SpecError::at(place, "a publisher cannot be the subscriber"));
+        }
+        if sources.contains(&n) {
+            return Err(SpecError::at(place, format!("{name:?} is listed twice")));
+        }
+        sources.push(n);
+    }
+    if f.start >= sc.duration {
+        return Err(SpecError::at(
+            field("start"),
+            format!(
+                "{} is not before the end of the run ({})",
+                f.start, sc.duration
+            ),
+        ));
+    }
+    let mut outages = Vec::new();
+    for (i, o) in f.outages.iter().flatten().enumerate() {
+        let mut place = field("outages");
+        place.push(ix(i));
+        let Some(src) = names.iter().position(|n| *n == o.source) else {
+            return Err(SpecError::at(
+                child(&place, "source"),
+                format!(
+                    "{:?} is not a source of this download ({})",
+                    o.source,
+                    names.join(", ")
+                ),
+            ));
+        };
+        if o.stop <= o.start {
+            return Err(SpecError::at(child(&place, "stop"), "must be after start"));
+        }
+        outages.push(Outage {
+            source: src as u32,
+            start: Time::ZERO + o.start,
+            stop: Time::ZERO + o.stop,
+        });
+    }
+    let spec = element_tcp_spec(sc, f.tcp.as_ref(), f.cc);
+    let mut params = resolve_tcp(&spec, &field("tcp"))?;
+    let mm = f.mmtp.clone().unwrap_or_default();
+    let initial_chunks = mm.initial_window_chunks.unwrap_or(1);
+    if initial_chunks == 0 {
+        return Err(SpecError::at(
+            child(&field("mmtp"), "initial_window_chunks"),
+            "must be at least 1",
+        ));
+    }
+    let chunk_bytes = params.sender.mss;
+    if chunk_bytes > u64::from(u32::MAX) {
+        return Err(SpecError::at(
+            child(&field("tcp"), "mss"),
+            "too large for a chunk",
+        ));
+    }
+    // WindowConfig counts segments: one chunk is one segment.
+    params.window.initial_window = u64::from(initial_chunks);
+    let size = match f.size {
+        None => {
+            return Err(SpecError::at(
+                field("size"),
+                "an mmTP download needs the content's size, e.g. size = \"12MB\"",
+            ))
+        }
+        Some(BufferSize::Packets(n)) => n * chunk_bytes,
+        Some(BufferSize::Bytes(b)) => b,
+    };
+    if size == 0 || size.div_ceil(chunk_bytes) > u64::from(u32::MAX) {
+        return Err(SpecError::at(
+            field("size"),
+            "must be at least 1 byte and at most 2^32 - 1 chunks",
+        ));
+    }
+    // One path per publisher unless told otherwise (thesis E1: "one overlay path to each").
+    let tm = f.tm.clone().unwrap_or(TmSpec {
+        k: 1,
+        ..TmSpec::default()
+    });
+    let (manager, _) = topology_manager(net, &tm, &field("tm"))?;
+    let set = manager.paths(&sources, to).map_err(|e| {
+        SpecError::at(
+            field("tm"),
+            format!("{e} (paths need duplex links, and never cross another host)"),
+        )
+    })?;
+    if set.paths.len() > MAX_SUBFLOWS as usize {
+        return Err(SpecError::at(
+            child(&field("tm"), "k"),
+            format!("at most {MAX_SUBFLOWS} paths per download"),
+        ));
+    }
+    let config = SubscriberConfig {
+        rtt: params.sender.rtt,
+        initial_window_chunks: initial_chunks,
+        first_chunk_with_metadata: mm.first_chunk_with_metadata.unwrap_or(true),
+        selection: mm.selection.unwrap_or_default(),
+    };
+    let base_id = f.id.clone().unwrap_or_else(|| format!("flow{j}"));
+    for copy in 0..f.count {
+        let id = if f.count > 1 {
+            format!("{base_id}.{copy}")
+        } else {
+            base_id.clone()
+        };
+        let id = unique_id(ids, id, field("id"))?;
+        let mut start = f.start;
+        if f.start_spread > Dur::ZERO {
+            let mut rng = Rng::stream(seed, STREAM_START, sim.flows.len() as u64);
+            start += Dur::from_ps(rng.below(f.start_spread.as_ps() + 1));
+        }
+        let start = Time::ZERO + start.min(sc.duration);
+        let sub_elem = sim.elements.len() as u32;
+        let pub_elem = sub_elem + 1;
+        let mut paths = Vec::with_capacity(set.paths.len());
+        let mut meta = Vec::with_capacity(set.paths.len());
+        for p in &set.paths {
+            let mut hops: Vec<u32> = p.reverse.iter().map(|e| net.elem[e.0 as usize]).collect();
+            hops.push(pub_elem);
+            let request_route = sim.routes.add(&hops);
+            let mut hops: Vec<u32> = p.forward.iter().map(|e| net.elem[e.0 as usize]).collect();
+            hops.push(sub_elem);
+            let reply_route = sim.routes.add(&hops);
+            paths.push(MmtpPath {
+                request_route,
+                reply_route,
+                source: sources.iter().position(|&s| s == p.publisher).unwrap_or(0) as u32,
+                group: p.group_id,
+            });
+            meta.push(SubflowMeta {
+                path: net.node_names(p.publisher, &p.forward),
+                group: p.group_id,
+                start,
+                stop: None,
+            });
+        }
+        let content = ContentId::from_name(&id);
+        let conn = MmtpConn::new(
+            Subscriber::new(content, config),
+            params.cc.build_with(params.window, params.options),
+            size,
+            chunk_bytes as u32,
+            paths,
+            outages.clone(),
+            params.header as u32,
+            start,
+        );
+        assert_eq!(sim.elements.add_mmtp_conn(conn), (sub_elem, pub_elem));
+        sim.flows.push(FlowMeta {
+            id,
+            kind: FlowKind::Mmtp,
+            from: names.join(","),
+            to: f.to.clone(),
+            cc: Some(params.cc.name().to_string()),
+            start,
+            stop: None,
+            size: Some(size),
+            source: pub_elem,
+            sink: sub_elem,
+            path: meta[0].path.clone(),
+            subflows: meta,
+        });
+    }
+    Ok(())
 }
 
 fn add_mp_flow(

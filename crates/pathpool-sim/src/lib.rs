@@ -19,6 +19,7 @@ mod event;
 mod link;
 pub mod load;
 pub mod metrics;
+mod mmtp_flow;
 mod mp_flow;
 mod packet;
 mod red;

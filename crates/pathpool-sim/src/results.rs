@@ -209,14 +209,14 @@ impl Simulation {
         // Subflow counters in snapshots are flat, in flow then subflow order.
         let mut k = 0;
         for (f, fr) in self.flows.iter().zip(flows) {
-            let Some(conn) = self.elements.mp_conn(f.source) else {
+            let Some(conn) = self.elements.multipath(f.source) else {
                 continue;
             };
             let first = k;
             let mut rows = Vec::with_capacity(f.subflows.len());
             for (j, sm) in f.subflows.iter().enumerate() {
-                let tx = conn.subflow_sender(j);
-                let acked = tx.map_or(0, |s| s.snd_una());
+                let st = conn.subflow(j).unwrap_or_default();
+                let acked = st.delivered_bytes;
                 let at = |snap: &Snapshot| snap.subflow_acked.get(k).copied();
                 let a0 = if f.start >= self.sampler.window.0 {
                     0
@@ -225,7 +225,6 @@ impl Simulation {
                 };
                 let a1 = at(end_snap).unwrap_or(acked);
                 let window_bytes = a1.saturating_sub(a0);
-                let st = tx.map(|s| *s.stats()).unwrap_or_default();
                 rows.push(SubflowResult {
                     flow: f.id.clone(),
                     subflow: j as u32,
@@ -233,7 +232,7 @@ impl Simulation {
                     group: sm.group,
                     start_s: sm.start.as_secs_f64(),
                     stop_s: sm.stop.map(Time::as_secs_f64),
-                    bytes_sent: st.bytes_sent,
+                    bytes_sent: st.sent_bytes,
                     bytes_acked: acked,
                     window_bytes,
                     throughput_bps: (fr.window_active_s > 0.0)
@@ -309,14 +308,8 @@ impl Simulation {
             let total = self.elements.delivered(f.sink);
             let completed_at = self.elements.completed_at(f.sink);
             let (packets_sent, retransmissions, timeouts, fast_recoveries) =
-                if let Some(c) = self.elements.mp_conn(f.source) {
-                    let st = c.stats();
-                    (
-                        st.segments_sent,
-                        st.retransmissions,
-                        st.timeouts,
-                        st.fast_recoveries,
-                    )
+                if let Some(c) = self.elements.multipath(f.source) {
+                    c.totals()
                 } else if let Some(s) = self.elements.tcp_source(f.source) {
                     let st = s.sender.stats();
                     (

@@ -5,8 +5,7 @@
 use pathpool_core::{Dur, Time};
 
 use crate::link::LinkCounters;
-use crate::mp_flow::MpConn;
-use crate::sim::{Elements, FlowMeta, LinkMeta};
+use crate::sim::{Elements, FlowMeta, LinkMeta, Multi};
 
 /// An instant at which the sampler must record something besides the periodic tick.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -225,7 +224,7 @@ impl Sampler {
                 s.cwnd_bytes.push(cwnd);
                 s.ssthresh_bytes.push(ssthresh);
                 s.srtt_s.push(srtt);
-                if let Some(conn) = elements.mp_conn(f.source) {
+                if let Some(conn) = elements.multipath(f.source) {
                     self.trace_subflows(t, i as u32, f, conn);
                 }
             }
@@ -251,16 +250,16 @@ impl Sampler {
         self.last_tick = now;
     }
 
-    fn trace_subflows(&mut self, t: f64, flow: u32, f: &FlowMeta, conn: &MpConn) {
+    fn trace_subflows(&mut self, t: f64, flow: u32, f: &FlowMeta, conn: Multi<'_>) {
         let s = &mut self.subflow_series;
         for j in 0..f.subflows.len() {
-            let (Some(tx), Some((m, srtt))) = (conn.subflow_sender(j), conn.trace(j)) else {
+            let (Some(st), Some((m, srtt))) = (conn.subflow(j), conn.trace(j)) else {
                 continue;
             };
             s.time_s.push(t);
             s.flow.push(flow);
             s.subflow.push(j as u64);
-            s.acked_bytes.push(tx.snd_una());
+            s.acked_bytes.push(st.delivered_bytes);
             s.cwnd_bytes.push(m.cwnd as f64);
             s.ssthresh_bytes.push(if m.ssthresh == u64::MAX {
                 f64::INFINITY
@@ -284,9 +283,9 @@ impl Sampler {
 pub(crate) fn subflow_acked(flows: &[FlowMeta], elements: &Elements) -> Vec<u64> {
     let mut v = Vec::new();
     for f in flows {
-        if let Some(conn) = elements.mp_conn(f.source) {
+        if let Some(conn) = elements.multipath(f.source) {
             v.extend(
-                (0..f.subflows.len()).map(|j| conn.subflow_sender(j).map_or(0, |s| s.snd_una())),
+                (0..f.subflows.len()).map(|j| conn.subflow(j).map_or(0, |s| s.delivered_bytes)),
             );
         }
     }

@@ -4,6 +4,7 @@ use pathpool_core::Time;
 
 use crate::event::EventQueue;
 use crate::link::Link;
+use crate::mmtp_flow::MmtpConn;
 use crate::mp_flow::MpConn;
 use crate::packet::Packet;
 use crate::sampler::Sampler;
@@ -26,6 +27,10 @@ pub(crate) enum Slot {
     MpSource(u32),
     /// The receiving end of multipath connection `.0`.
     MpSink(u32),
+    /// The subscriber of mmTP download `.0`.
+    MmtpSub(u32),
+    /// The publishers of mmTP download `.0`.
+    MmtpPub(u32),
     Sampler,
 }
 
@@ -43,6 +48,7 @@ pub(crate) struct Elements {
     pub(crate) udp_sources: Vec<UdpSource>,
     pub(crate) udp_sinks: Vec<UdpSink>,
     pub(crate) mp_conns: Vec<MpConn>,
+    pub(crate) mmtp_conns: Vec<MmtpConn>,
 }
 
 impl Elements {
@@ -86,6 +92,12 @@ impl Elements {
         let c = self.mp_conns.len() as u32 - 1;
         (self.push(Slot::MpSource(c)), self.push(Slot::MpSink(c)))
     }
+    /// Adds an mmTP download; returns its subscriber's and its publishers' element indices.
+    pub(crate) fn add_mmtp_conn(&mut self, conn: MmtpConn) -> (u32, u32) {
+        self.mmtp_conns.push(conn);
+        let c = self.mmtp_conns.len() as u32 - 1;
+        (self.push(Slot::MmtpSub(c)), self.push(Slot::MmtpPub(c)))
+    }
     /// Adds the sampler and returns its element index.
     pub(crate) fn add_sampler(&mut self) -> u32 {
         self.push(Slot::Sampler)
@@ -117,10 +129,12 @@ impl Elements {
             _ => None,
         }
     }
-    /// The multipath connection that element `elem` is an end of, if it is one.
-    pub(crate) fn mp_conn(&self, elem: u32) -> Option<&MpConn> {
+    /// The multipath transfer (MPTCP-like connection or mmTP download) that element `elem`
+    /// is an end of, if it is one.
+    pub(crate) fn multipath(&self, elem: u32) -> Option<Multi<'_>> {
         match self.slot(elem) {
-            Slot::MpSource(i) | Slot::MpSink(i) => Some(&self.mp_conns[i as usize]),
+            Slot::MpSource(i) | Slot::MpSink(i) => Some(Multi::Mp(&self.mp_conns[i as usize])),
+            Slot::MmtpSub(i) | Slot::MmtpPub(i) => Some(Multi::Mmtp(&self.mmtp_conns[i as usize])),
             _ => None,
         }
     }
@@ -129,6 +143,7 @@ impl Elements {
         match self.slot(elem) {
             Slot::TcpSink(i) => self.tcp_sinks[i as usize].completed_at,
             Slot::MpSink(i) => self.mp_conns[i as usize].completed_at,
+            Slot::MmtpSub(i) => self.mmtp_conns[i as usize].completed_at,
             _ => None,
         }
     }
@@ -137,6 +152,7 @@ impl Elements {
         match self.slot(elem) {
             Slot::TcpSink(i) => self.tcp_sinks[i as usize].delivered(),
             Slot::MpSink(i) => self.mp_conns[i as usize].delivered(),
+            Slot::MmtpSub(i) => self.mmtp_conns[i as usize].delivered(),
             Slot::UdpSink(i) => self.udp_sinks[i as usize].payload_bytes,
             _ => 0,
         }
@@ -332,6 +348,7 @@ impl Simulation {
                 Slot::TcpSource(s) => self.elements.tcp_sources[s as usize].deadline(),
                 Slot::UdpSource(s) => self.elements.udp_sources[s as usize].deadline(),
                 Slot::MpSource(c) => self.elements.mp_conns[c as usize].source_deadline(),
+                Slot::MmtpSub(c) => self.elements.mmtp_conns[c as usize].deadline(),
                 Slot::Sampler => self.sampler.next_time(),
                 _ => None,
             };
@@ -415,6 +432,7 @@ impl Simulation {
             tcp_sinks,
             udp_sources,
             mp_conns,
+            mmtp_conns,
             ..
         } = &mut self.elements;
         match slots[e as usize] {
@@ -495,6 +513,23 @@ impl Simulation {
                     self.events.schedule(e, t);
                 }
             }
+            Slot::MmtpSub(c) => {
+                self.events.pop_top(e);
+                let conn = &mut mmtp_conns[c as usize];
+                let mut launcher = Launcher {
+                    now,
+                    routes: &self.routes,
+                    links,
+                    events: &mut self.events,
+                };
+                conn.on_timer(now, |p| launcher.send(p));
+                if let Some(t) = conn.deadline() {
+                    self.events.schedule(e, t);
+                }
+            }
+            Slot::MmtpPub(_) => {
+                self.events.pop_top(e);
+            }
             Slot::Wire(_) => unreachable!("only route hops are wires, and they have no events"),
             Slot::Sampler => {
                 self.events.pop_top(e);
@@ -520,6 +555,7 @@ impl Simulation {
             tcp_sinks,
             udp_sinks,
             mp_conns,
+            mmtp_conns,
             ..
         } = &mut self.elements;
         match slot {
@@ -581,6 +617,31 @@ impl Simulation {
                 };
                 conn.on_ack(now, &pkt, |p| launcher.send(p));
                 arm_lazily(&mut self.events, elem, conn.source_deadline());
+            }
+            Slot::MmtpSub(c) => {
+                self.stats.data_packets_delivered += 1;
+                self.stats.packets_delivered += 1;
+                let conn = &mut mmtp_conns[c as usize];
+                let mut launcher = Launcher {
+                    now,
+                    routes: &self.routes,
+                    links,
+                    events: &mut self.events,
+                };
+                conn.on_reply(now, &pkt, |p| launcher.send(p));
+                arm_lazily(&mut self.events, elem, conn.deadline());
+            }
+            Slot::MmtpPub(c) => {
+                self.stats.packets_delivered += 1;
+                if let Some(reply) = mmtp_conns[c as usize].on_request(now, &pkt) {
+                    Launcher {
+                        now,
+                        routes: &self.routes,
+                        links,
+                        events: &mut self.events,
+                    }
+                    .send(reply);
+                }
             }
             Slot::UdpSource(_) | Slot::Sampler | Slot::Wire(_) => {
                 unreachable!("routes end at sinks or TCP sources and only cross links")
@@ -644,6 +705,85 @@ impl Launcher<'_> {
         };
         if let Some(t) = self.links[l as usize].enqueue(self.now, pkt) {
             self.events.schedule(elem, t);
+        }
+    }
+}
+
+/// A multipath transfer of either kind, as results and traces see it.
+#[derive(Clone, Copy)]
+pub(crate) enum Multi<'a> {
+    Mp(&'a MpConn),
+    Mmtp(&'a MmtpConn),
+}
+
+/// A subflow's counters, whichever protocol runs it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SubflowCounters {
+    /// MPTCP: bytes cumulatively acknowledged on the subflow; mmTP: chunk payload that
+    /// arrived first on it.
+    pub(crate) delivered_bytes: u64,
+    /// MPTCP: payload bytes sent; mmTP: payload bytes requested.
+    pub(crate) sent_bytes: u64,
+    pub(crate) retransmissions: u64,
+    pub(crate) timeouts: u64,
+    pub(crate) fast_recoveries: u64,
+}
+
+impl Multi<'_> {
+    /// Counters of subflow `j` in scenario order (`None` before it opens).
+    pub(crate) fn subflow(&self, j: usize) -> Option<SubflowCounters> {
+        match self {
+            Multi::Mp(c) => c.subflow_sender(j).map(|tx| {
+                let st = tx.stats();
+                SubflowCounters {
+                    delivered_bytes: tx.snd_una(),
+                    sent_bytes: st.bytes_sent,
+                    retransmissions: st.retransmissions,
+                    timeouts: st.timeouts,
+                    fast_recoveries: st.fast_recoveries,
+                }
+            }),
+            Multi::Mmtp(c) => c.subflow_stats(j).map(|st| SubflowCounters {
+                delivered_bytes: st.bytes_delivered,
+                sent_bytes: st.requests * u64::from(c.chunk_bytes()),
+                retransmissions: st.retransmissions,
+                timeouts: st.timeouts,
+                fast_recoveries: 0,
+            }),
+        }
+    }
+    /// The controller's state and smoothed RTT of subflow `j`, for traces.
+    pub(crate) fn trace(&self, j: usize) -> Option<(pathpool_cc::CcMetrics, f64)> {
+        match self {
+            Multi::Mp(c) => c.trace(j),
+            Multi::Mmtp(c) => c.trace(j),
+        }
+    }
+    /// Packets sent, retransmissions, timeouts and fast recoveries over every subflow (for
+    /// mmTP: requests).
+    pub(crate) fn totals(&self) -> (u64, u64, u64, u64) {
+        match self {
+            Multi::Mp(c) => {
+                let st = c.stats();
+                (
+                    st.segments_sent,
+                    st.retransmissions,
+                    st.timeouts,
+                    st.fast_recoveries,
+                )
+            }
+            Multi::Mmtp(c) => {
+                (0..c.paths.len())
+                    .filter_map(|j| c.subflow_stats(j))
+                    .fold((0, 0, 0, 0), |t, st| {
+                        (
+                            t.0 + st.requests,
+                            t.1 + st.retransmissions,
+                            t.2 + st.timeouts,
+                            0,
+                        )
+                    })
+            }
         }
     }
 }

@@ -156,6 +156,9 @@ pub enum FlowKind {
     UdpCbr,
     /// On-off UDP (constant rate while on).
     UdpOnoff,
+    /// An mmTP download (thesis §4.1): a subscriber (`to`) pulls `size` bytes from one or
+    /// more publishers (`from` or `sources`) over the topology manager's paths.
+    Mmtp,
 }
 
 impl FlowKind {
@@ -166,6 +169,7 @@ impl FlowKind {
             FlowKind::Tcp => "tcp",
             FlowKind::UdpCbr => "udp-cbr",
             FlowKind::UdpOnoff => "udp-onoff",
+            FlowKind::Mmtp => "mmtp",
         }
     }
 }
@@ -191,7 +195,8 @@ pub struct FlowSpec {
     /// Traffic type.
     #[serde(default)]
     pub kind: FlowKind,
-    /// Sending host.
+    /// Sending host (for `kind = "mmtp"`: the publisher, unless `sources` lists them).
+    #[serde(default)]
     pub from: String,
     /// Receiving host.
     pub to: String,
@@ -253,6 +258,44 @@ pub struct FlowSpec {
     /// Distribution of on/off periods (udp-onoff; default exponential).
     #[serde(default)]
     pub periods: PeriodDist,
+    /// The publishers of an mmTP download (instead of `from`).
+    #[serde(default)]
+    pub sources: Option<Vec<String>>,
+    /// Times when an mmTP publisher answers nothing (thesis E2).
+    #[serde(default)]
+    pub outages: Option<Vec<OutageSpec>>,
+    /// mmTP subscriber parameters.
+    #[serde(default)]
+    pub mmtp: Option<MmtpSpec>,
+}
+
+/// A publisher of an mmTP download that answers nothing from `start` until `stop`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutageSpec {
+    /// The publisher (one of the download's sources).
+    pub source: String,
+    /// When it falls silent.
+    pub start: Dur,
+    /// When it answers again.
+    pub stop: Dur,
+}
+
+/// mmTP subscriber parameters (thesis §4.5–4.6; `docs/mmtp.md`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MmtpSpec {
+    /// Requests per subflow before its first reply, and the controller's initial window in
+    /// chunks (default 1: "one packet per subflow", thesis §4.5).
+    #[serde(default)]
+    pub initial_window_chunks: Option<u32>,
+    /// Request chunk 0 together with the metadata (default true, thesis §4.3).
+    #[serde(default)]
+    pub first_chunk_with_metadata: Option<bool>,
+    /// Algorithm 1 as printed (`"scan"`) or its fast path (`"fast"`, default); they give the
+    /// same requests.
+    #[serde(default)]
+    pub selection: Option<pathpool_proto::mmtp::Selection>,
 }
 
 /// One subflow of a multipath connection.
@@ -554,6 +597,19 @@ pub struct TmSpec {
 
 fn default_tm_k() -> u32 {
     2
+}
+
+impl Default for TmSpec {
+    fn default() -> Self {
+        TmSpec {
+            policy: TmPolicy::default(),
+            k: default_tm_k(),
+            candidates: None,
+            metric: TmMetric::default(),
+            assistance: TmAssistance::default(),
+            factor: None,
+        }
+    }
 }
 
 /// How the topology manager chooses paths.
