@@ -8,6 +8,7 @@
 //! one object per comparison (`docs/reproductions.md` documents the interface).
 
 mod convergence;
+mod mmtp_multisource;
 mod partial_congestion;
 mod runner;
 mod shared_bottleneck;
@@ -188,6 +189,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     convergence::EXPERIMENT,
     sqrt_n::EXPERIMENT,
     tm_assistance::EXPERIMENT,
+    mmtp_multisource::EXPERIMENT,
 ];
 
 /// `pathpool reproduce`.
