@@ -69,8 +69,8 @@ impl Coupling for Lia {
             Some(g) => {
                 // RFC 6356 eq. 1: min(alpha·bytes_acked·MSS / cwnd_total, bytes_acked·MSS /
                 // cwnd_i), with eq. 2's alpha = cwnd_total·max(cwnd/rtt²) / (Σ cwnd/rtt)².
-                let alpha = g.total_cwnd * g.max_cwnd_per_rtt2
-                    / (g.sum_cwnd_per_rtt * g.sum_cwnd_per_rtt);
+                let alpha =
+                    g.total_cwnd * g.max_cwnd_per_rtt2 / (g.sum_cwnd_per_rtt * g.sum_cwnd_per_rtt);
                 (alpha * bytes / g.total_cwnd).min(reno)
             }
             None => reno,
