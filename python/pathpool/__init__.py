@@ -8,6 +8,9 @@ Build or load a scenario, run it, look at the results::
     res.flows            # pandas DataFrame, one row per flow
     res.plot.throughput()
 
+    grid = {"links.bottleneck.rate": ["10Mbps", "20Mbps"]}
+    table = pp.sweep("scenarios/dumbbell.toml", grid, reps=3)  # a row per run per flow
+
 The simulation runs in Rust with the GIL released. See ``docs/python-api.md``.
 """
 
@@ -21,6 +24,7 @@ from typing import Any, Union
 
 from . import _pathpool
 from ._pathpool import ScenarioError
+from ._sweep import sweep
 from .results import Results
 from .scenario import (
     Scenario,
@@ -117,6 +121,7 @@ __all__ = [
     "red",
     "run",
     "subflow",
+    "sweep",
     "tcp",
     "udp_cbr",
     "udp_onoff",

@@ -3,6 +3,8 @@
 Use the façade in :mod:`pathpool` instead of these functions directly.
 """
 
+from collections.abc import Callable
+
 __version__: str
 
 class ScenarioError(ValueError):
@@ -52,5 +54,77 @@ def check(
 def normalize(text: str, format: str, source_name: str, overrides: list[tuple[str, str]]) -> str:
     """The scenario as JSON after overrides, with every field spelled out."""
 
-def cli_main(argv: list[str]) -> int:
-    """Run the ``pathpool`` command line; return its exit code."""
+def cli_main(
+    argv: list[str],
+    cluster_runner: Callable[[SweepPlan, list[int], str, bool], None] | None = None,
+) -> int:
+    """Run the ``pathpool`` command line; return its exit code.
+
+    With ``cluster_runner`` (``pathpool._sweep._run_on_cluster``), ``pathpool sweep --cluster``
+    runs through it and Ctrl-C is taken from Python's signal handling.
+    """
+
+class SweepPlan:
+    """A validated sweep and its directory (``docs/sweeps.md``)."""
+
+    @property
+    def out(self) -> str:
+        """The sweep directory."""
+    @property
+    def points(self) -> int:
+        """Number of grid points."""
+    def __len__(self) -> int:
+        """Number of runs."""
+    def prepare(self) -> None:
+        """Create the directory and write ``manifest.json``.
+
+        Raises :class:`ScenarioError` if the directory holds a sweep of another scenario.
+        """
+    def pending(self) -> list[int]:
+        """Indices of the runs not finished yet."""
+    def run_id(self, i: int) -> str:
+        """The stable id of run ``i`` (its directory under ``runs/``)."""
+    def task(self, i: int) -> str:
+        """Run ``i`` as a self-contained JSON task for :func:`sweep_run_task`."""
+    def store(self, i: int, files: list[tuple[str, bytes]]) -> None:
+        """Store the result files of run ``i``, then mark it done."""
+    def run_local(self, jobs: int | None = None, progress: bool = False) -> int:
+        """Run the pending runs on ``jobs`` threads without the GIL; return how many ran.
+
+        Raises ``KeyboardInterrupt`` on Ctrl-C (finished runs stay done) and ``RuntimeError``
+        if runs failed.
+        """
+    def gather(self) -> list[tuple[str, str, bytes | list[str | None], bytes | None]]:
+        """Write ``sweep.parquet`` and ``sweep.csv``; return the columns as ``RunHandle.tables``."""
+
+def sweep_plan(
+    text: str,
+    format: str,
+    source_name: str,
+    overrides: list[tuple[str, str]],
+    grid: list[tuple[str, list[str]]],
+    reps: int | None,
+    seed: int | None,
+    table: str | None,
+    metrics: list[str] | None,
+    out: str,
+) -> SweepPlan:
+    """Validate a sweep of a scenario (every value and grid point is compiled)."""
+
+def sweep_plan_file(
+    path: str,
+    grid: list[tuple[str, list[str]]],
+    set: list[str],
+    reps: int | None,
+    seed: int | None,
+    table: str | None,
+    metrics: list[str] | None,
+    out: str,
+) -> SweepPlan:
+    """Validate the sweep of a sweep file, with arguments on top (``set`` as ``KEY=VALUE``)."""
+
+def sweep_run_task(task: str) -> list[tuple[str, bytes]]:
+    """Run one sweep task without the GIL; return its result files (what Dask workers call)."""
+
+def is_sweep_file(text: str) -> bool:
+    """Whether ``text`` is a sweep file (a TOML document with a top-level ``scenario`` key)."""

@@ -54,11 +54,32 @@ def _plot(argv: list[str]) -> int:
     return 0
 
 
+def _sweep(argv: list[str]) -> int:
+    """``pathpool sweep``: the Rust command, which hands ``--cluster`` runs to Dask here.
+
+    Python keeps its Ctrl-C handling: the command asks it between steps and stops cleanly.
+    """
+    from ._sweep import _run_on_cluster
+
+    if any(a == "--cluster" or a.startswith("--cluster=") for a in argv):
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            print(
+                "error: --cluster needs dask.distributed: pip install 'pathpool[dask]'",
+                file=sys.stderr,
+            )
+            return 2
+    return _pathpool.cli_main(["pathpool", *argv[1:]], _run_on_cluster)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``pathpool`` command."""
     argv = list(sys.argv if argv is None else argv)
     if len(argv) > 1 and argv[1] == "plot":
         return _plot(argv[2:])
+    if len(argv) > 1 and argv[1] == "sweep":
+        return _sweep(argv)
     # Ctrl-C ends the process at once, as for the native binary (results are written
     # atomically, so nothing half-written is left under the output name).
     signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -6,11 +6,17 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use pathpool_cli::output::{self, Provenance};
+use pathpool_cli::sweep::def::{
+    read_sweep_file, Param, ParamValue, ScenarioText, SweepDef, SweepError, SweepOptions,
+};
+use pathpool_cli::sweep::plan::{Plan, RunError, RunTask};
+use pathpool_cli::sweep::{gather, pool, ClusterRunner, ExecError, Host};
 use pathpool_sim::{Column, LoadedScenario, Results, ScenarioError as SimScenarioError};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
@@ -232,11 +238,295 @@ fn normalize(
     serde_json::to_string(&loaded.scenario).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// Runs sweeps' `--cluster` runs through a Python function
+/// `runner(plan, pending, address, progress)` (`pathpool.sweep._run_on_cluster`).
+struct PyCluster {
+    runner: Py<PyAny>,
+}
+
+impl ClusterRunner for PyCluster {
+    fn run(
+        &self,
+        plan: &Arc<Plan>,
+        pending: &[usize],
+        address: &str,
+        progress: bool,
+    ) -> Result<(), ExecError> {
+        Python::attach(|py| {
+            let handle = Py::new(
+                py,
+                SweepPlan {
+                    plan: Arc::clone(plan),
+                },
+            )?;
+            self.runner
+                .call1(py, (handle, pending.to_vec(), address, progress))
+                .map(drop)
+        })
+        .map_err(|e| {
+            Python::attach(|py| {
+                if e.is_instance_of::<PyKeyboardInterrupt>(py) {
+                    ExecError::Interrupted
+                } else {
+                    ExecError::Failed(e.to_string())
+                }
+            })
+        })
+    }
+}
+
 /// Runs the `pathpool` command line (argv includes the program name); returns the exit code.
+/// With `cluster_runner`, `pathpool sweep --cluster` works (through that Python function)
+/// and Ctrl-C is taken from Python's signal handling instead of the command's own.
 #[pyfunction]
-fn cli_main(py: Python<'_>, argv: Vec<String>) -> PyResult<u8> {
+#[pyo3(signature = (argv, cluster_runner=None))]
+fn cli_main(py: Python<'_>, argv: Vec<String>, cluster_runner: Option<Py<PyAny>>) -> PyResult<u8> {
     let args: Vec<OsString> = argv.into_iter().map(OsString::from).collect();
-    Ok(py.detach(|| pathpool_cli::run_cli(args)))
+    Ok(py.detach(move || {
+        let Some(runner) = cluster_runner else {
+            return pathpool_cli::run_cli(args);
+        };
+        let cluster = PyCluster { runner };
+        let interrupted = || Python::attach(|py| py.check_signals().is_err());
+        let host = Host {
+            cluster: Some(&cluster),
+            interrupted: Some(&interrupted),
+        };
+        pathpool_cli::run_cli_with(args, &host)
+    }))
+}
+
+fn sweep_error(e: &SweepError) -> PyErr {
+    ScenarioError::new_err(e.to_string())
+}
+
+/// A validated sweep with its directory, shared with the Python façade
+/// (`pathpool.sweep`).
+#[pyclass(frozen, name = "SweepPlan", module = "pathpool._pathpool")]
+struct SweepPlan {
+    plan: Arc<Plan>,
+}
+
+/// Adds Python's keyword arguments to a sweep and validates it.
+#[allow(clippy::too_many_arguments)]
+fn finish_plan(
+    py: Python<'_>,
+    mut def: SweepDef,
+    grid: Vec<(String, Vec<String>)>,
+    set: Vec<String>,
+    reps: Option<u64>,
+    seed: Option<u64>,
+    table: Option<String>,
+    metrics: Option<Vec<String>>,
+    out: PathBuf,
+) -> PyResult<SweepPlan> {
+    for (key, values) in grid {
+        let origin = format!("grid[{key:?}]");
+        def.grid.push(Param {
+            values: values
+                .into_iter()
+                .map(|text| ParamValue {
+                    text,
+                    origin: origin.clone(),
+                })
+                .collect(),
+            key,
+            origin,
+        });
+    }
+    let opts = SweepOptions {
+        grid: Vec::new(),
+        set,
+        reps,
+        seed,
+        table,
+        metrics: metrics.map(|m| m.join(",")),
+    };
+    def.apply_options(&opts).map_err(|e| sweep_error(&e))?;
+    let plan = py
+        .detach(|| Plan::new(def, out))
+        .map_err(|e| sweep_error(&e))?;
+    Ok(SweepPlan {
+        plan: Arc::new(plan),
+    })
+}
+
+/// A sweep of a scenario given as text (see `run`); `overrides` apply to every run.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (text, format, source_name, overrides, grid, reps, seed, table, metrics, out))]
+fn sweep_plan(
+    py: Python<'_>,
+    text: String,
+    format: String,
+    source_name: String,
+    overrides: Vec<(String, String)>,
+    grid: Vec<(String, Vec<String>)>,
+    reps: Option<u64>,
+    seed: Option<u64>,
+    table: Option<String>,
+    metrics: Option<Vec<String>>,
+    out: PathBuf,
+) -> PyResult<SweepPlan> {
+    let mut def = SweepDef::new(ScenarioText {
+        text,
+        format,
+        source: source_name,
+    });
+    def.set = overrides;
+    finish_plan(py, def, grid, Vec::new(), reps, seed, table, metrics, out)
+}
+
+/// A sweep read from a sweep file, with keyword arguments on top (`set` as `KEY=VALUE`).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (path, grid, set, reps, seed, table, metrics, out))]
+fn sweep_plan_file(
+    py: Python<'_>,
+    path: PathBuf,
+    grid: Vec<(String, Vec<String>)>,
+    set: Vec<String>,
+    reps: Option<u64>,
+    seed: Option<u64>,
+    table: Option<String>,
+    metrics: Option<Vec<String>>,
+    out: PathBuf,
+) -> PyResult<SweepPlan> {
+    let def = read_sweep_file(&path).map_err(|e| sweep_error(&e))?;
+    finish_plan(py, def, grid, set, reps, seed, table, metrics, out)
+}
+
+/// Whether `text` is a sweep file (a TOML document with a top-level `scenario` key).
+#[pyfunction]
+fn is_sweep_file(text: &str) -> bool {
+    pathpool_cli::sweep::def::is_sweep_file(text)
+}
+
+/// Runs one run described by `task` (JSON from `SweepPlan.task`) without the GIL and returns
+/// its result files; what a Dask worker calls.
+#[pyfunction]
+fn sweep_run_task<'py>(
+    py: Python<'py>,
+    task: &str,
+) -> PyResult<Vec<(String, Bound<'py, PyBytes>)>> {
+    let task: RunTask = serde_json::from_str(task)
+        .map_err(|e| PyValueError::new_err(format!("not a sweep task: {e}")))?;
+    let files = py.detach(|| task.run(&|| false)).map_err(|e| match e {
+        RunError::Stopped => PyKeyboardInterrupt::new_err("stopped"),
+        RunError::Failed(m) => PyRuntimeError::new_err(m),
+    })?;
+    Ok(files
+        .into_iter()
+        .map(|(name, bytes)| (name, PyBytes::new(py, &bytes)))
+        .collect())
+}
+
+#[pymethods]
+impl SweepPlan {
+    /// The sweep directory.
+    #[getter]
+    fn out(&self) -> String {
+        self.plan.out.display().to_string()
+    }
+
+    /// Number of runs.
+    fn __len__(&self) -> usize {
+        self.plan.runs.len()
+    }
+
+    /// Number of grid points.
+    #[getter]
+    fn points(&self) -> usize {
+        self.plan.points()
+    }
+
+    /// Creates the directory and writes the manifest (refused if the directory holds a
+    /// sweep of another scenario).
+    fn prepare(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| self.plan.prepare())
+            .map_err(|e| sweep_error(&e))
+    }
+
+    /// Indices of the runs not finished yet.
+    fn pending(&self, py: Python<'_>) -> Vec<usize> {
+        py.detach(|| self.plan.pending())
+    }
+
+    /// The id of run `i`.
+    fn run_id(&self, i: usize) -> PyResult<String> {
+        self.plan
+            .runs
+            .get(i)
+            .map(|r| r.id.clone())
+            .ok_or_else(|| PyValueError::new_err(format!("no run {i}")))
+    }
+
+    /// Run `i` as a self-contained task (JSON) for `sweep_run_task`.
+    fn task(&self, i: usize) -> PyResult<String> {
+        if i >= self.plan.runs.len() {
+            return Err(PyValueError::new_err(format!("no run {i}")));
+        }
+        serde_json::to_string(&self.plan.task(i)).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Stores the result files of run `i` and marks it done.
+    fn store(&self, py: Python<'_>, i: usize, files: Vec<(String, Vec<u8>)>) -> PyResult<()> {
+        if i >= self.plan.runs.len() {
+            return Err(PyValueError::new_err(format!("no run {i}")));
+        }
+        py.detach(|| self.plan.store(i, &files))
+            .map_err(PyOSError::new_err)
+    }
+
+    /// Runs the pending runs on `jobs` threads (default: every core) without the GIL;
+    /// returns how many ran. Ctrl-C stops the sweep (finished runs stay done) and raises
+    /// `KeyboardInterrupt`.
+    #[pyo3(signature = (jobs=None, progress=false))]
+    fn run_local(&self, py: Python<'_>, jobs: Option<usize>, progress: bool) -> PyResult<usize> {
+        if jobs == Some(0) {
+            return Err(PyValueError::new_err("jobs must be at least 1"));
+        }
+        let jobs = jobs.unwrap_or_else(pool::default_jobs);
+        let mut caught: Option<PyErr> = None;
+        let report = py.detach(|| {
+            let pending = self.plan.pending();
+            pool::run_local(&self.plan, &pending, jobs, progress, || {
+                Python::attach(|py| match py.check_signals() {
+                    Ok(()) => false,
+                    Err(e) => {
+                        caught = Some(e);
+                        true
+                    }
+                })
+            })
+        });
+        if let Some(e) = caught {
+            return Err(e);
+        }
+        if !report.failed.is_empty() {
+            let msgs: Vec<String> = report.failed.into_iter().map(|(_, m)| m).collect();
+            return Err(PyRuntimeError::new_err(format!(
+                "{} runs failed (the others are kept; run the sweep again to retry): {}",
+                msgs.len(),
+                msgs.join("; ")
+            )));
+        }
+        Ok(report.ran.len())
+    }
+
+    /// Gathers every run into `sweep.parquet` and `sweep.csv` and returns the table as
+    /// `[(column, kind, data, mask or None), ...]` (see `RunHandle.tables`).
+    fn gather<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let (table, _) = py
+            .detach(|| gather::gather_and_write(&self.plan))
+            .map_err(PyOSError::new_err)?;
+        let cols = PyList::empty(py);
+        for (name, col) in &table.columns {
+            let (kind, data, mask) = column_to_py(py, col)?;
+            cols.append((name, kind, data, mask))?;
+        }
+        Ok(cols)
+    }
 }
 
 /// pathpool's Rust core.
@@ -249,5 +539,10 @@ fn _pathpool(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
+    m.add_class::<SweepPlan>()?;
+    m.add_function(wrap_pyfunction!(sweep_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_plan_file, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_run_task, m)?)?;
+    m.add_function(wrap_pyfunction!(is_sweep_file, m)?)?;
     Ok(())
 }
