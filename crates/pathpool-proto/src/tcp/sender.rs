@@ -149,7 +149,7 @@ impl TcpSender {
         if let Some(r) = sample {
             self.rtt.on_sample(r);
         }
-        let flight = self.snd_max - self.snd_una;
+        let flight = self.flight_bytes();
         let mut restart_timer = true;
         if self.in_recovery {
             if self.recover.is_some_and(|r| ack.ack >= r) {
@@ -211,7 +211,7 @@ impl TcpSender {
         self.partial_ack_seen = false;
         self.retransmit_pending = true;
         self.stats.fast_recoveries += 1;
-        let flight = self.snd_max - self.snd_una;
+        let flight = self.flight_bytes();
         cc.on_congestion_event(
             self.path,
             CongestionEvent::FastRetransmit {
@@ -322,7 +322,7 @@ impl TcpSender {
             return;
         }
         let repeated = self.last_timeout_una == Some(self.snd_una);
-        let flight = self.snd_max - self.snd_una;
+        let flight = self.flight_bytes();
         cc.on_congestion_event(
             self.path,
             CongestionEvent::Timeout {
@@ -342,6 +342,19 @@ impl TcpSender {
         // Go back N: resend from the first unacknowledged byte as the window reopens.
         self.snd_nxt = self.snd_una;
         self.retransmit_pending = false;
+    }
+
+    /// FlightSize (RFC 5681 §2): the bytes the sender counts as in the network,
+    /// `snd_nxt − snd_una`. Outside a go-back-N after a timeout this is `snd_max − snd_una`.
+    /// After a timeout the bytes between `snd_nxt` and `snd_max` are being resent, so they
+    /// are not in flight: counting them would let a second timeout set ssthresh from
+    /// everything ever outstanding (tens of megabytes after a long slow-but-steady recovery,
+    /// whose new data the receiver holds out of order), and the following slow start would
+    /// overshoot into a retransmission storm. Linux likewise leaves segments marked lost out
+    /// of `tcp_packets_in_flight`.
+    #[must_use]
+    pub fn flight_bytes(&self) -> u64 {
+        self.snd_nxt - self.snd_una
     }
 
     /// Stops the application: no new data after what has been sent, which is still delivered
@@ -668,6 +681,32 @@ mod tests {
             &mut h.cc,
         );
         assert_eq!(h.tx.rtt().backoff(), 0);
+    }
+
+    #[test]
+    fn a_timeout_during_go_back_n_counts_only_what_was_resent() {
+        let mut h = Harness::new(10);
+        h.send_all();
+        h.now = Time::from_ms(100);
+        h.ack(1000);
+        h.send_all();
+        h.now = h.tx.poll_timeout().unwrap();
+        h.tx.handle_timeout(h.now, &mut h.cc);
+        assert_eq!(h.ssthresh(), 5500, "FlightSize 11 000 halved");
+        // Go-back-N resends 1000..2000; its ACK opens the window (slow start, cwnd 2000),
+        // and 2000..4000 go out again. snd_max is still 12 000.
+        assert_eq!(h.send_all(), vec![1000]);
+        h.now += Dur::from_ms(100);
+        h.ack(2000);
+        assert_eq!(h.send_all(), vec![2000, 3000]);
+        assert_eq!(h.tx.snd_max(), 12_000);
+        assert_eq!(h.tx.flight_bytes(), 2000);
+        // A timeout of the new snd_una is a new loss: ssthresh from the 2000 bytes really in
+        // flight (RFC 5681 eq. 4 floor: 2·SMSS), not from the 10 000 once outstanding.
+        h.now = h.tx.poll_timeout().unwrap();
+        h.tx.handle_timeout(h.now, &mut h.cc);
+        assert_eq!(h.tx.stats().timeouts, 2);
+        assert_eq!(h.ssthresh(), 2000);
     }
 
     #[test]
