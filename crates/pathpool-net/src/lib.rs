@@ -1,0 +1,8 @@
+//! pathpool's UDP runtime: the PSI overlay's nodes (forwarding nodes, rendezvous and topology
+//! manager) and mmTP publishers and subscribers, driving the same sans-IO state machines the
+//! simulator drives, with sockets and the wall clock (issue 5).
+//!
+//! This crate is the only one that knows sockets. Its pieces that need no socket (the link
+//! emulation) are plain state machines too, so they are tested in virtual time.
+
+pub mod emulation;
