@@ -12,10 +12,12 @@
 
 mod name;
 mod rendezvous;
+mod settings;
 mod tm;
 
 pub use name::{ContentName, NameError, MAX_NAME_BYTES, METADATA_SUFFIX};
 pub use rendezvous::{Matching, Rendezvous, RvError};
+pub use settings::{FbFactorSpec, TmAssistance, TmMetric, TmPolicy, TmSpec, TmSpecError};
 pub use tm::{
     Assistance, FidSet, Metric, PathInfo, PathPolicy, TmConfig, TmError, TopologyManager,
 };

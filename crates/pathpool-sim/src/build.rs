@@ -7,8 +7,8 @@ use pathpool_core::{BufferSize, Dur, Rate, Rng, RttConfig, Time};
 use pathpool_proto::mmtp::{ContentId, Subscriber, SubscriberConfig};
 use pathpool_proto::mptcp::{MpReceiver, MpSender};
 use pathpool_proto::tcp::{TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig};
-use pathpool_psi::{Assistance, Metric, PathPolicy, TmConfig, TopologyManager};
-use pathpool_topo::{k_shortest_paths, shortest_path, EdgeId, FbFactor, Graph, NodeIx};
+use pathpool_psi::TopologyManager;
+use pathpool_topo::{k_shortest_paths, shortest_path, EdgeId, Graph, NodeIx};
 
 use crate::link::{Discipline, Link};
 use crate::load::{PathSeg, SpecError};
@@ -19,9 +19,8 @@ use crate::red::{Red, RedParams};
 use crate::sampler::Sampler;
 use crate::sim::{FlowMeta, LinkMeta, Simulation, SubflowMeta};
 use crate::spec::{
-    FbFactorSpec, FlowKind, FlowSpec, LinkSpec, PeriodDist, QueueSpec, RouteMetric, Scenario,
-    SizeDist, SubflowSpec, TcpSpec, TmAssistance, TmMetric, TmPolicy, TmSpec, TrafficSpec,
-    WindowLimit,
+    FlowKind, FlowSpec, LinkSpec, PeriodDist, QueueSpec, RouteMetric, Scenario, SizeDist,
+    SubflowSpec, TcpSpec, TmPolicy, TmSpec, TrafficSpec, WindowLimit,
 };
 use crate::tcp_flow::{TcpSink, TcpSource};
 use crate::udp_flow::{Periods, UdpSink, UdpSource, UDP_HEADER_BYTES};
@@ -1118,58 +1117,9 @@ fn topology_manager(
     tm: &TmSpec,
     here: &[PathSeg],
 ) -> Result<(TopologyManager, usize), SpecError> {
-    if tm.k == 0 || tm.k > MAX_SUBFLOWS {
-        return Err(SpecError::at(
-            child(here, "k"),
-            format!("must be between 1 and {MAX_SUBFLOWS}"),
-        ));
-    }
-    let k = tm.k as usize;
-    let policy = match tm.policy {
-        TmPolicy::KShortest => PathPolicy::KShortest { k },
-        TmPolicy::DisjointOnly => PathPolicy::DisjointOnly {
-            k,
-            candidates: tm.candidates.map_or(10 * k, |c| c as usize),
-        },
-        TmPolicy::KDisjoint => PathPolicy::KDisjoint { k },
-    };
-    if tm.candidates.is_some() && tm.policy != TmPolicy::DisjointOnly {
-        return Err(SpecError::at(
-            child(here, "candidates"),
-            "only policy = \"disjoint-only\" examines candidates",
-        ));
-    }
-    let factor = match (&tm.factor, tm.assistance) {
-        (None, _) => FbFactor::default(),
-        (Some(_), a) if a != TmAssistance::Bottleneck => {
-            return Err(SpecError::at(
-                child(here, "factor"),
-                "the factor is for assistance = \"bottleneck\"",
-            ))
-        }
-        (Some(FbFactorSpec::Value(v)), _) if v.is_finite() && *v >= 0.0 => FbFactor::Fixed(*v),
-        (Some(FbFactorSpec::Name(n)), _) if n == "paths-on-link" => FbFactor::PathsOnLink,
-        (Some(FbFactorSpec::Name(n)), _) if n == "all-paths" => FbFactor::AllPaths,
-        (Some(_), _) => {
-            return Err(SpecError::at(
-                child(here, "factor"),
-                "expected \"paths-on-link\", \"all-paths\" or a non-negative number",
-            ))
-        }
-    };
-    let config = TmConfig {
-        policy,
-        metric: match tm.metric {
-            TmMetric::Hops => Metric::Hops,
-            TmMetric::Delay => Metric::Delay,
-        },
-        assistance: match tm.assistance {
-            TmAssistance::SharedLink => Assistance::SharedLink,
-            TmAssistance::Bottleneck => Assistance::Bottleneck(factor),
-            TmAssistance::None => Assistance::None,
-        },
-        ..TmConfig::default()
-    };
+    let (config, k) = tm
+        .config(MAX_SUBFLOWS as usize)
+        .map_err(|e| SpecError::at(child(here, e.field), e.message))?;
     let rates = net
         .rate
         .iter()
