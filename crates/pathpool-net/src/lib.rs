@@ -6,3 +6,4 @@
 //! emulation) are plain state machines too, so they are tested in virtual time.
 
 pub mod emulation;
+pub mod overlay;
