@@ -390,6 +390,29 @@ fn bad_packets_give_typed_errors() {
     assert_eq!(with(52, b'x'), Err(DecodeError::BadName));
     assert_eq!(with(53, 0xff), Err(DecodeError::BadUtf8(Field::Name)));
 
+    // A FID set announcing 65 paths (body offset 4 + 1 + 13 = 18), a datagram over the
+    // largest UDP payload.
+    let (_, fid_set) = &vector_values()[2];
+    let mut b = fid_set.to_vec().unwrap();
+    b[40 + 18] = 65;
+    assert_eq!(
+        Packet::<4>::decode(&b),
+        Err(DecodeError::Oversized {
+            field: Field::PathCount,
+            len: 65,
+            max: MAX_PATHS
+        })
+    );
+    let mut huge = good.clone();
+    huge.resize(MAX_PACKET_BYTES + 1, 0);
+    assert!(matches!(
+        Packet::<4>::decode(&huge),
+        Err(DecodeError::Oversized {
+            field: Field::Packet,
+            ..
+        })
+    ));
+
     let mut counters = DropCounters::default();
     counters.record(&DecodeError::BadMagic);
     counters.record(&DecodeError::Truncated(Field::Body));
