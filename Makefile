@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup demo test lint test-rust test-python bench fmt clean
+.PHONY: setup demo test lint test-rust test-python bench fuzz fmt clean
 
 setup:
 	@scripts/bootstrap.sh
@@ -33,6 +33,11 @@ test-python:
 bench:
 	cargo build --release -p pathpool-cli
 	./target/release/pathpool bench
+
+# Every fuzz target of fuzz/ (one per wire parser) for FUZZ_SECONDS each; not part of `make test`.
+FUZZ_SECONDS ?= 20
+fuzz:
+	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 fmt:
 	cargo fmt --all

@@ -1,5 +1,5 @@
-//! mmTP's messages as in-memory values (thesis §4.4; the byte layout belongs to a later wire
-//! module).
+//! mmTP's messages as in-memory values (thesis §4.4; their byte layout is `pathpool-wire`'s,
+//! `docs/wire.md`).
 //!
 //! Every request is self-contained (thesis §4.2: "data identifier + return FID"): it names the
 //! content and the part wanted, carries the opaque [`PathIndex`] of the subflow that sent it
@@ -180,8 +180,8 @@ impl Request {
 
 /// What a subscriber needs to manage a transfer from stateless sources (thesis §4.3).
 ///
-/// The thesis requires it to fit one Ethernet frame (< 1 KByte); the wire format will bound
-/// the description accordingly.
+/// The thesis requires it to fit one Ethernet frame (< 1 KByte); the wire format bounds the
+/// description to 255 bytes accordingly (`docs/wire.md`, D81).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Metadata {
     /// Size of the whole content in bytes.

@@ -1,0 +1,56 @@
+//! The wire format of pathpool's PSI overlay, version 1 (`docs/wire.md`; issue 5).
+//!
+//! Every packet is a LIPSIN packet (thesis §3.4): a fixed header (magic `pp`, version, message
+//! type, hop limit, FID width, body length) and the FID it is forwarded on, then one message
+//! body. A forwarding node reads and rewrites the header alone ([`peek`],
+//! [`decrement_hop_limit`]); endpoints decode whole packets ([`Packet::decode`]) into values
+//! that convert to and from the in-memory messages of `pathpool-psi` (PUBLISH, SUBSCRIBE,
+//! FID_SET, errors) and `pathpool-proto::mmtp` (requests and replies), so a UDP runtime drives
+//! the same state machines as the simulator.
+//!
+//! Decoding borrows from the datagram (a chunk's payload is a slice of it) and allocates
+//! nothing for requests and chunks; encoding writes into the caller's buffer, and
+//! [`encode_chunk_header`] writes a chunk's header around a payload already in place.
+//! Parsers never panic: every read is bounds-checked, indexing, `unwrap`, `expect` and `panic!`
+//! are denied by lint outside tests, and every rejection is a [`DecodeError`] variant a node
+//! counts ([`DropCounters`]). Accepted packets are canonical: encoding a decoded packet gives
+//! back the same bytes (checked by the fuzz targets and `tests/robustness.rs`).
+
+#![warn(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo
+    )
+)]
+
+mod control;
+mod cursor;
+mod data;
+mod error;
+mod header;
+mod packet;
+
+pub use control::{
+    ControlError, ErrorCode, FidSetMsg, PathFids, Publish, Subscribe, MAX_ERROR_TEXT_BYTES,
+    MAX_PATHS,
+};
+pub use data::{
+    ChunkMsg, ChunkRequestMsg, MetadataReplyMsg, MetadataRequestMsg, CHUNK_FIELDS_BYTES,
+    DATA_PREFIX_BYTES, MAX_DESCRIPTION_BYTES,
+};
+pub use error::{DecodeError, DropCounters, EncodeError, Field, DROP_NAMES};
+pub use header::{
+    decrement_hop_limit, header_bytes, peek, ForwardingHeader, MsgType, FIXED_HEADER_BYTES,
+    HOP_LIMIT_OFFSET, MAGIC, MAX_PACKET_BYTES, VERSION,
+};
+pub use packet::{chunk_payload_offset, encode_chunk_header, Message, Packet};
+pub use pathpool_psi::MAX_NAME_BYTES;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,4 @@
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    pathpool_wire_fuzz::body(pathpool_wire::MsgType::ControlError, data)
+});
