@@ -6,4 +6,5 @@
 //! emulation) are plain state machines too, so they are tested in virtual time.
 
 pub mod emulation;
+pub mod forward;
 pub mod overlay;

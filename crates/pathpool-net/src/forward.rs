@@ -1,0 +1,315 @@
+//! Stateless LIPSIN forwarding (thesis §3.4; decision D48) as a node's per-datagram decision:
+//! read the header without the body, check the hop limit, and send a copy on every outgoing
+//! link whose tag the FID contains. Bad datagrams are counted by reason and dropped (issue 5,
+//! acceptance 6).
+
+use std::fmt;
+
+use pathpool_topo::Fid;
+use pathpool_wire::{decrement_hop_limit, peek, DecodeError, DropCounters, MsgType};
+
+use crate::overlay::NodeLink;
+
+/// Most outgoing links a node may have: the matching links of a datagram are a 64-bit mask.
+pub const MAX_LINKS: usize = 64;
+
+/// What to do with a datagram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// An endpoint's datagram: hand it to the local publisher, subscriber or rendezvous.
+    Local(MsgType),
+    /// Send a copy on each link whose bit is set (bit `i` is the node's `i`-th link); the
+    /// hop limit has been decremented in place.
+    Forward(LinkMask),
+    /// Dropped; the reason is counted.
+    Drop,
+}
+
+/// A set of a node's outgoing links.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LinkMask(pub u64);
+
+impl LinkMask {
+    /// The links' positions, ascending.
+    pub fn iter(self) -> impl Iterator<Item = usize> {
+        let mut bits = self.0;
+        std::iter::from_fn(move || {
+            if bits == 0 {
+                return None;
+            }
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            Some(i)
+        })
+    }
+
+    /// Number of links.
+    #[must_use]
+    pub fn len(self) -> u32 {
+        self.0.count_ones()
+    }
+
+    /// Whether no link is set.
+    #[must_use]
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// A forwarding node's counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ForwardStats {
+    /// Datagrams received.
+    pub received: u64,
+    /// Datagrams handed to the local endpoint.
+    pub local: u64,
+    /// Copies sent (a datagram matching two links counts two).
+    pub copies: u64,
+    /// Dropped: the header did not decode, by reason.
+    pub malformed: DropCounters,
+    /// Dropped: the hop limit ran out (a loop or an over-long path).
+    pub hop_limit_expired: u64,
+    /// Dropped: the FID matched none of the node's links.
+    pub no_match: u64,
+}
+
+impl ForwardStats {
+    /// All drops.
+    #[must_use]
+    pub fn dropped(&self) -> u64 {
+        self.malformed.total() + self.hop_limit_expired + self.no_match
+    }
+}
+
+/// Too many links for one node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TooManyLinks(pub usize);
+
+impl fmt::Display for TooManyLinks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a node has {} links; a forwarding node handles at most {MAX_LINKS}",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for TooManyLinks {}
+
+/// A node's forwarding table and counters.
+#[derive(Debug, Clone)]
+pub struct Forwarder {
+    tags: Vec<Fid>,
+    transit: bool,
+    stats: ForwardStats,
+}
+
+impl Forwarder {
+    /// A forwarder over `links` (the node's outgoing links, in the order the masks use). A
+    /// node that is not `transit` is an endpoint: it keeps every valid datagram it receives
+    /// and forwards none.
+    ///
+    /// # Errors
+    /// More than [`MAX_LINKS`] links.
+    pub fn new(links: &[NodeLink], transit: bool) -> Result<Self, TooManyLinks> {
+        if links.len() > MAX_LINKS {
+            return Err(TooManyLinks(links.len()));
+        }
+        Ok(Forwarder {
+            tags: links.iter().map(|l| l.tag).collect(),
+            transit,
+            stats: ForwardStats::default(),
+        })
+    }
+
+    /// The links whose tags `fid` contains: where a datagram on `fid` goes from this node
+    /// (an endpoint uses it to send its own datagrams).
+    #[must_use]
+    pub fn matching(&self, fid: &Fid) -> LinkMask {
+        let mut mask = 0u64;
+        for (i, tag) in self.tags.iter().enumerate() {
+            if fid.contains(tag) {
+                mask |= 1 << i;
+            }
+        }
+        LinkMask(mask)
+    }
+
+    /// Decides what to do with a received datagram, decrementing its hop limit in place when
+    /// it is forwarded. Never panics, whatever the bytes.
+    pub fn route(&mut self, datagram: &mut [u8]) -> Route {
+        self.stats.received += 1;
+        let (msg_type, mask) = match peek::<4>(datagram) {
+            Ok(h) => (h.msg_type, self.matching(&h.fid)),
+            Err(e) => return self.malformed(&e),
+        };
+        if !self.transit {
+            self.stats.local += 1;
+            return Route::Local(msg_type);
+        }
+        if mask.is_empty() {
+            self.stats.no_match += 1;
+            return Route::Drop;
+        }
+        if decrement_hop_limit(datagram).is_none() {
+            self.stats.hop_limit_expired += 1;
+            return Route::Drop;
+        }
+        self.stats.copies += u64::from(mask.len());
+        Route::Forward(mask)
+    }
+
+    fn malformed(&mut self, e: &DecodeError) -> Route {
+        self.stats.malformed.record(e);
+        Route::Drop
+    }
+
+    /// The counters.
+    #[must_use]
+    pub fn stats(&self) -> &ForwardStats {
+        &self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::overlay::Overlay;
+    use pathpool_core::Rng;
+    use pathpool_psi::ContentName;
+    use pathpool_topo::NodeIx;
+    use pathpool_wire::{Message, Packet, Publish};
+
+    /// p - a - s and p - b - s, plus a - b.
+    const SQUARE: &str = r#"
+rendezvous = "s"
+tm = { policy = "k-shortest", k = 3 }
+nodes = [
+  { id = "p", transit = false }, { id = "a" }, { id = "b" }, { id = "s", transit = false },
+]
+links = [
+  { between = ["p", "a"] }, { between = ["p", "b"] }, { between = ["a", "s"] },
+  { between = ["b", "s"] }, { between = ["a", "b"] },
+]
+"#;
+
+    fn packet(fid: Fid, hop_limit: u8) -> Vec<u8> {
+        Packet::<4> {
+            hop_limit,
+            fid,
+            message: Message::Publish(Publish {
+                publisher: NodeIx(0),
+                name: ContentName::new("/video/a").unwrap(),
+            }),
+        }
+        .to_vec()
+        .unwrap()
+    }
+
+    #[test]
+    fn every_path_of_the_topology_manager_is_followed_hop_by_hop() {
+        let o = Overlay::from_toml(SQUARE, "square.toml").unwrap();
+        let mut fw: Vec<Forwarder> = (0..o.nodes().len())
+            .map(|n| {
+                let n = NodeIx(n as u32);
+                Forwarder::new(&o.node_links(n), o.nodes()[n.0 as usize].transit).unwrap()
+            })
+            .collect();
+        let (p, s) = (o.node("p").unwrap(), o.node("s").unwrap());
+        let set = o.topology_manager().paths(&[p], s).unwrap();
+        assert_eq!(set.paths.len(), 3);
+        for path in &set.paths {
+            // Walk the datagram through the overlay as the nodes would, following every copy.
+            let g = o.topology_manager().graph();
+            let mut at = vec![(p, packet(path.forward_fid, 64))];
+            let mut crossed = Vec::new();
+            let mut arrived = 0;
+            while let Some((node, mut d)) = at.pop() {
+                let links = o.node_links(node);
+                let mask = if node == p {
+                    fw[p.0 as usize].matching(&path.forward_fid)
+                } else {
+                    match fw[node.0 as usize].route(&mut d) {
+                        Route::Local(MsgType::Publish) => {
+                            arrived += 1;
+                            continue;
+                        }
+                        Route::Forward(m) => m,
+                        other => panic!("unexpected {other:?} at node {node:?}"),
+                    }
+                };
+                for i in mask.iter() {
+                    crossed.push(links[i].edge);
+                    at.push((g.ends(links[i].edge).1, d.clone()));
+                }
+            }
+            assert_eq!(arrived, 1, "one copy reaches the subscriber");
+            crossed.sort();
+            let mut expected = path.forward.clone();
+            expected.sort();
+            assert_eq!(
+                crossed, expected,
+                "no false-positive copies in so small a net"
+            );
+        }
+    }
+
+    #[test]
+    fn the_hop_limit_is_decremented_and_enforced() {
+        let o = Overlay::from_toml(SQUARE, "square.toml").unwrap();
+        let a = o.node("a").unwrap();
+        let links = o.node_links(a);
+        let mut fw = Forwarder::new(&links, true).unwrap();
+        let mut d = packet(links[0].tag, 2);
+        assert_eq!(fw.route(&mut d), Route::Forward(LinkMask(1)));
+        assert_eq!(peek::<4>(&d).unwrap().hop_limit, 1);
+        assert_eq!(fw.route(&mut d), Route::Drop);
+        assert_eq!(fw.stats().hop_limit_expired, 1);
+        // A FID with no tag of this node's links.
+        let mut stray = packet(Fid::default(), 64);
+        assert_eq!(fw.route(&mut stray), Route::Drop);
+        assert_eq!(fw.stats().no_match, 1);
+    }
+
+    #[test]
+    fn random_bytes_are_counted_and_dropped() {
+        let o = Overlay::from_toml(SQUARE, "square.toml").unwrap();
+        let mut fw = Forwarder::new(&o.node_links(o.node("a").unwrap()), true).unwrap();
+        let valid = packet(Fid::default(), 64);
+        let mut rng = Rng::seed_from_u64(5);
+        let n = 20_000;
+        for i in 0..n {
+            // Half pure noise, half a valid packet with a few bytes flipped or cut short.
+            let mut d = if i % 2 == 0 {
+                (0..rng.below(1600)).map(|_| rng.next_u64() as u8).collect()
+            } else {
+                let mut d = valid.clone();
+                for _ in 0..1 + rng.below(3) {
+                    let at = rng.below(d.len() as u64) as usize;
+                    d[at] ^= 1 << rng.below(8);
+                }
+                d.truncate(rng.below(d.len() as u64 + 1) as usize);
+                d
+            };
+            fw.route(&mut d);
+        }
+        let st = fw.stats();
+        assert_eq!(st.received, n);
+        assert_eq!(
+            st.dropped() + st.copies,
+            n,
+            "every datagram dropped or forwarded once"
+        );
+        assert!(st.malformed.total() > 15_000, "{st:?}");
+    }
+
+    #[test]
+    fn endpoints_keep_what_they_receive() {
+        let o = Overlay::from_toml(SQUARE, "square.toml").unwrap();
+        let mut fw = Forwarder::new(&o.node_links(o.node("s").unwrap()), false).unwrap();
+        let mut d = packet(Fid::default(), 1);
+        assert_eq!(fw.route(&mut d), Route::Local(MsgType::Publish));
+        assert_eq!(fw.stats().local, 1);
+    }
+}
