@@ -168,7 +168,7 @@ fn arb_gen() -> impl Strategy<Value = Gen> {
         (any::<u32>(), any::<u32>(), any::<u64>(), any::<bool>()),
         arb_name(),
         "\\PC{0,60}",
-        proptest::collection::vec(any::<u8>(), 0..1400),
+        proptest::collection::vec(any::<u8>(), 0..200),
         proptest::collection::vec(
             (
                 any::<u32>(),
@@ -242,7 +242,10 @@ fn random_datagrams_are_counted_and_dropped() {
     let rounds = 200_000u64;
     for round in 0..rounds {
         let len = rng.below(1500) as usize;
-        let mut d: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+        let mut d: Vec<u8> = (0..len.div_ceil(8))
+            .flat_map(|_| rng.next_u64().to_le_bytes())
+            .take(len)
+            .collect();
         if round % 2 == 0 && d.len() >= header_bytes::<4>() {
             let body_len = (d.len() - header_bytes::<4>()) as u16;
             d[..2].copy_from_slice(&MAGIC);
