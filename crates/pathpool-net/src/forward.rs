@@ -144,7 +144,7 @@ impl Forwarder {
             Ok(h) => (h.msg_type, self.matching(&h.fid)),
             Err(e) => return self.malformed(&e),
         };
-        if !self.transit {
+        if !self.transit || is_slow_path(msg_type) {
             self.stats.local += 1;
             return Route::Local(msg_type);
         }
@@ -172,11 +172,28 @@ impl Forwarder {
     }
 }
 
+/// Whether a message belongs to the slow path (thesis §4.2 steps 1–3: publish, subscribe and
+/// the topology manager's answer). The overlay sends these straight to the addressee's socket
+/// rather than along a FID: the thesis leaves the rendezvous network's own routing out of
+/// scope, and a node must reach the rendezvous before it has any FID.
+#[must_use]
+pub fn is_slow_path(msg: MsgType) -> bool {
+    matches!(
+        msg,
+        MsgType::Publish
+            | MsgType::Unpublish
+            | MsgType::Subscribe
+            | MsgType::FidSet
+            | MsgType::ControlError
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::overlay::Overlay;
-    use pathpool_core::Rng;
+    use pathpool_core::{Rng, Time};
+    use pathpool_proto::mmtp::{ContentId, Echo, ErrorKind, ErrorReply, Part, PathIndex};
     use pathpool_psi::ContentName;
     use pathpool_topo::NodeIx;
     use pathpool_wire::{Message, Packet, Publish};
@@ -198,13 +215,36 @@ links = [
         Packet::<4> {
             hop_limit,
             fid,
+            message: Message::DataError(ErrorReply {
+                content: ContentId(7),
+                part: Part::Chunk(3),
+                path: PathIndex(0),
+                echo: Echo {
+                    sent_at: Time::ZERO,
+                    retransmission: false,
+                },
+                kind: ErrorKind::UnknownContent,
+            }),
+        }
+        .to_vec()
+        .unwrap()
+    }
+
+    #[test]
+    fn slow_path_messages_go_to_the_node_itself() {
+        let o = Overlay::from_toml(SQUARE, "square.toml").unwrap();
+        let mut fw = Forwarder::new(&o.node_links(o.node("a").unwrap()), true).unwrap();
+        let mut d = Packet::<4> {
+            hop_limit: 64,
+            fid: Fid::default(),
             message: Message::Publish(Publish {
                 publisher: NodeIx(0),
                 name: ContentName::new("/video/a").unwrap(),
             }),
         }
         .to_vec()
-        .unwrap()
+        .unwrap();
+        assert_eq!(fw.route(&mut d), Route::Local(MsgType::Publish));
     }
 
     #[test]
@@ -231,7 +271,7 @@ links = [
                     fw[p.0 as usize].matching(&path.forward_fid)
                 } else {
                     match fw[node.0 as usize].route(&mut d) {
-                        Route::Local(MsgType::Publish) => {
+                        Route::Local(MsgType::DataError) => {
                             arrived += 1;
                             continue;
                         }
@@ -296,10 +336,11 @@ links = [
         }
         let st = fw.stats();
         assert_eq!(st.received, n);
+        // A mutation can turn the type into a slow-path one, which the node keeps.
         assert_eq!(
-            st.dropped() + st.copies,
+            st.dropped() + st.copies + st.local,
             n,
-            "every datagram dropped or forwarded once"
+            "every datagram dropped, forwarded once or kept"
         );
         assert!(st.malformed.total() > 15_000, "{st:?}");
     }
@@ -309,7 +350,7 @@ links = [
         let o = Overlay::from_toml(SQUARE, "square.toml").unwrap();
         let mut fw = Forwarder::new(&o.node_links(o.node("s").unwrap()), false).unwrap();
         let mut d = packet(Fid::default(), 1);
-        assert_eq!(fw.route(&mut d), Route::Local(MsgType::Publish));
+        assert_eq!(fw.route(&mut d), Route::Local(MsgType::DataError));
         assert_eq!(fw.stats().local, 1);
     }
 }

@@ -7,4 +7,5 @@
 
 pub mod emulation;
 pub mod forward;
+pub mod node;
 pub mod overlay;
