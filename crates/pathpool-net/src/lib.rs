@@ -7,5 +7,8 @@
 
 pub mod emulation;
 pub mod forward;
+pub mod get;
 pub mod node;
 pub mod overlay;
+pub mod publisher;
+pub mod rv;

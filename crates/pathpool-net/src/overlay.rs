@@ -337,6 +337,13 @@ impl Overlay {
         }
     }
 
+    /// Sets the UDP address of `node`.
+    pub fn set_addr(&mut self, node: NodeIx, addr: SocketAddr) {
+        if let Some(n) = self.nodes.get_mut(node.0 as usize) {
+            n.addr = Some(addr);
+        }
+    }
+
     /// The outgoing links of `node`: what its forwarding table holds.
     #[must_use]
     pub fn node_links(&self, node: NodeIx) -> Vec<NodeLink> {

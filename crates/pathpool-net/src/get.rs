@@ -1,0 +1,457 @@
+//! The mmTP subscriber of `pathpool get`: subscribes through the rendezvous, opens one
+//! subflow per FID pair of the answer in the coupling groups it gives, drives the sans-IO
+//! [`Subscriber`] (the one the simulator drives) with datagrams and the wall clock, writes
+//! chunks into a temporary file at their offsets, checks the whole file against the
+//! metadata's SHA-256 and only then renames it to its final name.
+
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::net::SocketAddr;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use pathpool_cc::{AnyController, CcKind, CcOptions, WindowConfig};
+use pathpool_core::{Dur, Time};
+use pathpool_proto::mmtp::{
+    verify_reader, ContentId, Delivery, Metadata, Reply, Subscriber, SubscriberConfig,
+};
+use pathpool_psi::{ContentName, Matching};
+use pathpool_topo::{Fid, NodeIx};
+use pathpool_wire::{Message, MsgType, Packet, PathFids, Subscribe, MAX_PACKET_BYTES};
+
+use crate::node::{Endpoint, NodeIo};
+use crate::rv::HOP_LIMIT;
+
+/// How a download is made.
+#[derive(Debug, Clone)]
+pub struct GetConfig {
+    /// The item.
+    pub name: ContentName,
+    /// Where the file goes; it appears under this name only once complete and verified.
+    pub out: PathBuf,
+    /// The congestion controller of the subflows (NMCC by default: paths alone in their group
+    /// run uncoupled, a group runs NMCC).
+    pub cc: CcKind,
+    /// One publisher or several.
+    pub matching: Matching,
+    /// The subscriber's parameters.
+    pub subscriber: SubscriberConfig,
+    /// Failure when no new chunk arrives for this long (no reachable source).
+    pub stall_timeout: Dur,
+    /// Failure when the rendezvous answers no SUBSCRIBE for this long.
+    pub rendezvous_timeout: Dur,
+}
+
+impl GetConfig {
+    /// NMCC, multisource from up to 8 publishers, the default subscriber, 10 s stall timeout,
+    /// 5 s for the rendezvous.
+    #[must_use]
+    pub fn new(name: ContentName, out: PathBuf) -> Self {
+        GetConfig {
+            name,
+            out,
+            cc: CcKind::Nmcc,
+            matching: Matching::Multisource { max_sources: 8 },
+            subscriber: SubscriberConfig::default(),
+            stall_timeout: Dur::from_secs(10),
+            rendezvous_timeout: Dur::from_secs(5),
+        }
+    }
+}
+
+/// Why a download failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GetError {
+    /// The rendezvous refused the subscription (unknown name, no path), with its text.
+    Refused(String),
+    /// The rendezvous did not answer.
+    NoRendezvous,
+    /// No chunk arrived for the stall timeout: no source is reachable.
+    NoSource,
+    /// The downloaded bytes do not match the metadata's SHA-256.
+    Integrity(String),
+    /// The output file could not be written.
+    Io(String),
+}
+
+impl fmt::Display for GetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GetError::Refused(t) => write!(f, "the rendezvous refused the subscription: {t}"),
+            GetError::NoRendezvous => write!(f, "the rendezvous did not answer"),
+            GetError::NoSource => write!(f, "no reachable source: no chunk arrived in time"),
+            GetError::Integrity(t) => write!(f, "integrity check failed: {t}"),
+            GetError::Io(t) => write!(f, "writing the file: {t}"),
+        }
+    }
+}
+
+impl std::error::Error for GetError {}
+
+/// Where a download is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GetState {
+    /// Waiting for the FID set.
+    Subscribing,
+    /// Transferring.
+    Downloading,
+    /// Complete, verified and renamed.
+    Done,
+    /// Given up.
+    Failed(GetError),
+}
+
+/// A download's progress, for a progress bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GetProgress {
+    /// Payload bytes received (first copies only).
+    pub bytes: u64,
+    /// The content's size, once known.
+    pub size: Option<u64>,
+    /// First-copy payload bytes per publisher node, in the order of the FID set.
+    pub per_source: Vec<(NodeIx, u64)>,
+    /// Time since the subscription was sent.
+    pub elapsed: Dur,
+}
+
+/// The subscriber endpoint of a node.
+pub struct GetEndpoint {
+    config: GetConfig,
+    node: NodeIx,
+    rendezvous: SocketAddr,
+    state: GetState,
+    request_id: u32,
+    subscriber: Subscriber,
+    cc: AnyController,
+    paths: Vec<PathFids>,
+    part_path: PathBuf,
+    file: Option<File>,
+    started: Option<Time>,
+    last_subscribe: Option<Time>,
+    last_progress: Time,
+    finished: Option<Time>,
+    bytes: u64,
+    per_path: Vec<u64>,
+    buf: Vec<u8>,
+}
+
+impl fmt::Debug for GetEndpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GetEndpoint")
+            .field("name", &self.config.name)
+            .field("state", &self.state)
+            .field("bytes", &self.bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+/// SUBSCRIBE is repeated this often until answered.
+const SUBSCRIBE_RETRY: Dur = Dur::from_ms(500);
+
+impl GetEndpoint {
+    /// A download of `config.name` by `node`, asking `rendezvous`.
+    #[must_use]
+    pub fn new(config: GetConfig, node: NodeIx, rendezvous: SocketAddr) -> Self {
+        let window = WindowConfig {
+            initial_window: u64::from(config.subscriber.initial_window_chunks.max(1)),
+            ..WindowConfig::default()
+        };
+        let part = part_path(&config.out);
+        GetEndpoint {
+            subscriber: Subscriber::new(
+                ContentId::from_name(config.name.as_str()),
+                config.subscriber,
+            ),
+            cc: config.cc.build_with(window, CcOptions::default()),
+            request_id: u32::from(node.0 as u16) << 16 | 1,
+            config,
+            node,
+            rendezvous,
+            state: GetState::Subscribing,
+            paths: Vec::new(),
+            part_path: part,
+            file: None,
+            started: None,
+            last_subscribe: None,
+            last_progress: Time::ZERO,
+            finished: None,
+            bytes: 0,
+            per_path: Vec::new(),
+            buf: vec![0; MAX_PACKET_BYTES],
+        }
+    }
+
+    /// Where the download is.
+    #[must_use]
+    pub fn state(&self) -> &GetState {
+        &self.state
+    }
+
+    /// The content's metadata, once received.
+    #[must_use]
+    pub fn metadata(&self) -> Option<&Metadata> {
+        self.subscriber.metadata()
+    }
+
+    /// The subscriber state machine (its subflows and counters).
+    #[must_use]
+    pub fn subscriber(&self) -> &Subscriber {
+        &self.subscriber
+    }
+
+    /// Time from the subscription to the end (complete or failed), once over.
+    #[must_use]
+    pub fn duration(&self) -> Option<Dur> {
+        Some(self.finished?.saturating_since(self.started?))
+    }
+
+    /// The progress at `now`.
+    #[must_use]
+    pub fn progress(&self, now: Time) -> GetProgress {
+        let mut per_source: Vec<(NodeIx, u64)> = Vec::new();
+        for (p, &b) in self.paths.iter().zip(&self.per_path) {
+            match per_source.iter_mut().find(|(n, _)| *n == p.publisher) {
+                Some((_, total)) => *total += b,
+                None => per_source.push((p.publisher, b)),
+            }
+        }
+        GetProgress {
+            bytes: self.bytes,
+            size: self.metadata().map(|m| m.size_bytes),
+            per_source,
+            elapsed: self.started.map_or(Dur::ZERO, |s| {
+                self.finished.unwrap_or(now).saturating_since(s)
+            }),
+        }
+    }
+
+    fn fail(&mut self, now: Time, e: GetError) {
+        self.file = None;
+        let _ = fs::remove_file(&self.part_path);
+        self.finished = Some(now);
+        self.state = GetState::Failed(e);
+    }
+
+    fn subscribe(&mut self, io: &mut NodeIo, now: Time) {
+        let packet = Packet::<4> {
+            hop_limit: HOP_LIMIT,
+            fid: Fid::default(),
+            message: Message::Subscribe(Subscribe {
+                request_id: self.request_id,
+                subscriber: self.node,
+                matching: self.config.matching,
+                name: self.config.name.clone(),
+            }),
+        };
+        if let Ok(bytes) = packet.to_vec() {
+            io.send_to(self.rendezvous, &bytes);
+        }
+        self.started.get_or_insert(now);
+        self.last_subscribe = Some(now);
+    }
+
+    fn start(&mut self, now: Time, paths: Vec<PathFids>) {
+        for p in &paths {
+            self.subscriber.add_path(&mut self.cc, p.group_id);
+        }
+        self.per_path = vec![0; paths.len()];
+        self.paths = paths;
+        self.last_progress = now;
+        self.state = GetState::Downloading;
+    }
+
+    fn transmit(&mut self, io: &mut NodeIo, now: Time) {
+        while let Some(request) = self.subscriber.poll_transmit(now, &self.cc) {
+            let Some(path) = self.paths.get(request.path().index()) else {
+                continue;
+            };
+            let packet = Packet::<4> {
+                hop_limit: HOP_LIMIT,
+                fid: path.reverse_fid,
+                message: Message::from_request(request, path.forward_fid),
+            };
+            if let Ok(n) = packet.encode(&mut self.buf) {
+                io.send_on_fid(&path.reverse_fid, &self.buf[..n]);
+            }
+        }
+    }
+
+    fn on_metadata(&mut self, now: Time) {
+        let Some(size) = self.metadata().map(|m| m.size_bytes) else {
+            return;
+        };
+        let opened = OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .read(true)
+            .write(true)
+            .open(&self.part_path)
+            .and_then(|f| f.set_len(size).map(|()| f));
+        match opened {
+            Ok(f) => self.file = Some(f),
+            Err(e) => {
+                let e = GetError::Io(format!("{}: {e}", self.part_path.display()));
+                self.fail(now, e);
+            }
+        }
+    }
+
+    fn store_chunk(&mut self, now: Time, index: u32, payload: &[u8], path: usize) {
+        let (Some(file), Some(m)) = (&self.file, self.subscriber.metadata()) else {
+            return;
+        };
+        if let Err(e) = file.write_all_at(payload, m.chunk_offset(index)) {
+            let e = GetError::Io(format!("{}: {e}", self.part_path.display()));
+            self.fail(now, e);
+            return;
+        }
+        self.bytes += payload.len() as u64;
+        if let Some(b) = self.per_path.get_mut(path) {
+            *b += payload.len() as u64;
+        }
+        self.last_progress = now;
+    }
+
+    fn finish(&mut self, now: Time) {
+        let (Some(file), Some(m)) = (self.file.take(), self.subscriber.metadata().cloned()) else {
+            return;
+        };
+        let verified = file
+            .sync_data()
+            .map_err(|e| GetError::Io(e.to_string()))
+            .and_then(|()| {
+                let reader =
+                    File::open(&self.part_path).map_err(|e| GetError::Io(e.to_string()))?;
+                verify_reader(&m, io::BufReader::new(reader))
+                    .map_err(|e| GetError::Integrity(e.to_string()))
+            })
+            .and_then(|()| {
+                fs::rename(&self.part_path, &self.config.out)
+                    .map_err(|e| GetError::Io(format!("{}: {e}", self.config.out.display())))
+            });
+        match verified {
+            Ok(()) => {
+                self.finished = Some(now);
+                self.state = GetState::Done;
+            }
+            Err(e) => self.fail(now, e),
+        }
+    }
+
+    fn on_reply(&mut self, io: &mut NodeIo, now: Time, reply: &Reply, payload: &[u8]) {
+        let path = reply.path().index();
+        match self.subscriber.handle_reply(now, reply, &mut self.cc) {
+            Delivery::Metadata => self.on_metadata(now),
+            Delivery::Chunk { index } => self.store_chunk(now, index, payload, path),
+            Delivery::Duplicate | Delivery::Ignored | Delivery::Refused(_) => {}
+        }
+        if self.state != GetState::Downloading {
+            return;
+        }
+        if self.subscriber.is_complete() {
+            self.finish(now);
+            return;
+        }
+        self.transmit(io, now);
+    }
+}
+
+/// The path of the partial file of a download to `out`.
+#[must_use]
+pub fn part_path(out: &Path) -> PathBuf {
+    let mut part = out.as_os_str().to_owned();
+    part.push(".part");
+    PathBuf::from(part)
+}
+
+impl Endpoint for GetEndpoint {
+    fn on_datagram(
+        &mut self,
+        io: &mut NodeIo,
+        now: Time,
+        _from: SocketAddr,
+        _msg: MsgType,
+        datagram: &[u8],
+    ) {
+        let Ok(packet) = Packet::<4>::decode(datagram) else {
+            return;
+        };
+        match (&self.state, packet.message) {
+            (GetState::Subscribing, Message::FidSet(set)) if set.request_id == self.request_id => {
+                if set.paths.is_empty() {
+                    self.fail(now, GetError::Refused("no path".into()));
+                    return;
+                }
+                self.start(now, set.paths);
+                self.transmit(io, now);
+            }
+            (GetState::Subscribing, Message::ControlError(e))
+                if e.request_id == self.request_id =>
+            {
+                self.fail(now, GetError::Refused(e.text));
+            }
+            (GetState::Downloading, Message::MetadataReply(m)) => {
+                let first = m.first_chunk.unwrap_or_default();
+                for reply in m.replies() {
+                    self.on_reply(io, now, &reply, first);
+                }
+            }
+            (GetState::Downloading, Message::Chunk(c)) => {
+                let payload = c.payload;
+                self.on_reply(io, now, &Reply::Chunk(c.to_chunk()), payload);
+            }
+            (GetState::Downloading, Message::DataError(e)) => {
+                self.on_reply(io, now, &Reply::Error(e), &[]);
+            }
+            _ => {}
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        match self.state {
+            GetState::Subscribing => Some(
+                self.last_subscribe
+                    .map_or(Time::ZERO, |t| t + SUBSCRIBE_RETRY),
+            ),
+            GetState::Downloading => {
+                let stall = self.last_progress + self.config.stall_timeout;
+                Some(
+                    self.subscriber
+                        .poll_timeout()
+                        .map_or(stall, |t| t.min(stall)),
+                )
+            }
+            GetState::Done | GetState::Failed(_) => None,
+        }
+    }
+
+    fn on_timeout(&mut self, io: &mut NodeIo, now: Time) {
+        match self.state {
+            GetState::Subscribing => {
+                let waited = self.started.map_or(Dur::ZERO, |s| now.saturating_since(s));
+                if waited >= self.config.rendezvous_timeout {
+                    self.fail(now, GetError::NoRendezvous);
+                } else if self
+                    .last_subscribe
+                    .is_none_or(|t| now >= t + SUBSCRIBE_RETRY)
+                {
+                    self.subscribe(io, now);
+                }
+            }
+            GetState::Downloading => {
+                if now >= self.last_progress + self.config.stall_timeout {
+                    self.fail(now, GetError::NoSource);
+                    return;
+                }
+                self.subscriber.handle_timeout(now, &mut self.cc);
+                self.transmit(io, now);
+            }
+            GetState::Done | GetState::Failed(_) => {}
+        }
+    }
+
+    fn is_done(&self) -> bool {
+        matches!(self.state, GetState::Done | GetState::Failed(_))
+    }
+}
