@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 
 pub mod bench;
 pub mod output;
+pub mod overlay;
 mod progress;
 pub mod report;
 pub mod reproduce;
@@ -58,6 +59,14 @@ enum Command {
     Reproduce(reproduce::ReproduceArgs),
     /// Measure the simulator's speed and memory on dumbbell scenarios.
     Bench(bench::BenchArgs),
+    /// Overlay: the rendezvous and topology manager of an overlay file (docs/overlay.md).
+    Rv(overlay::RvArgs),
+    /// Overlay: a forwarding node (LIPSIN forwarding between UDP links, optional emulation).
+    Fn(overlay::NodeArgs),
+    /// Overlay: serve a file to mmTP subscribers (stateless publisher).
+    Publish(overlay::PublishArgs),
+    /// Overlay: download a named content from its publishers over many paths.
+    Get(overlay::GetArgs),
     /// Plot a results directory (provided by the Python package: pip install pathpool).
     Plot {
         /// Arguments of the Python `pathpool plot` command.
@@ -104,6 +113,10 @@ pub fn run_cli_with(args: Vec<OsString>, host: &sweep::Host<'_>) -> u8 {
         Command::Sweep(args) => sweep::sweep_command(&args, host),
         Command::Reproduce(args) => reproduce::main(&args),
         Command::Bench(args) => bench::bench_command(&args),
+        Command::Rv(args) => overlay::rv_command(&args),
+        Command::Fn(args) => overlay::fn_command(&args),
+        Command::Publish(args) => overlay::publish_command(&args),
+        Command::Get(args) => overlay::get_command(&args),
         Command::BenchCase { index, scale } => bench::bench_case_command(index, scale),
         Command::Plot { .. } => Err(CliError::BadInput(
             "`pathpool plot` is part of the Python package: install it (pip install pathpool, \

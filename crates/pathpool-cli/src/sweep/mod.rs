@@ -197,7 +197,7 @@ fn print_runs(plan: &Plan) {
 
 /// A flag set by SIGINT and SIGTERM; when it is already set, the signal ends the process
 /// with status 130.
-fn signal_flag() -> Result<Arc<AtomicBool>, CliError> {
+pub(crate) fn signal_flag() -> Result<Arc<AtomicBool>, CliError> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let flag = Arc::new(AtomicBool::new(false));
     for sig in [SIGINT, SIGTERM] {

@@ -1,0 +1,387 @@
+//! The overlay's node commands (issue 5): `pathpool rv`, `pathpool fn`, `pathpool publish`
+//! and `pathpool get`, each one node of an overlay file (docs/overlay.md) on its UDP socket,
+//! driving the same state machines as the simulator.
+
+use std::io::IsTerminal;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use pathpool_cc::CcKind;
+use pathpool_core::{Dur, Time};
+use pathpool_net::get::{GetConfig, GetEndpoint, GetProgress, GetState};
+use pathpool_net::node::{run, Endpoint, NodeIo, Relay};
+use pathpool_net::overlay::Overlay;
+use pathpool_net::publisher::{FileStore, PublisherEndpoint, DEFAULT_CHUNK_BYTES};
+use pathpool_net::rv::RvEndpoint;
+use pathpool_psi::{ContentName, Matching};
+use pathpool_topo::NodeIx;
+use pathpool_wire::MsgType;
+
+use crate::CliError;
+
+/// The overlay file and this process's node in it.
+#[derive(Args, Debug, Clone)]
+pub struct NodeArgs {
+    /// The overlay file (TOML: nodes, links, tm; docs/overlay.md).
+    #[arg(long, value_name = "FILE")]
+    pub overlay: PathBuf,
+    /// This node's id in the overlay file.
+    #[arg(long, value_name = "ID")]
+    pub node: String,
+    /// Seed of the link emulation's random losses.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// `pathpool rv`.
+#[derive(Args, Debug, Clone)]
+pub struct RvArgs {
+    /// The overlay file.
+    pub overlay: PathBuf,
+    /// Seed of the link emulation's random losses.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// `pathpool publish`.
+#[derive(Args, Debug, Clone)]
+pub struct PublishArgs {
+    /// The file to serve (read from disk chunk by chunk, never whole).
+    pub file: PathBuf,
+    /// The content's name, `/scope/.../item`.
+    #[arg(long)]
+    pub name: String,
+    /// Chunk size in bytes (default 1135: 1200-byte datagrams).
+    #[arg(long, default_value_t = DEFAULT_CHUNK_BYTES)]
+    pub chunk_bytes: u32,
+    /// The overlay and this node.
+    #[command(flatten)]
+    pub node: NodeArgs,
+}
+
+/// `pathpool get`.
+#[derive(Args, Debug, Clone)]
+pub struct GetArgs {
+    /// The content's name, `/scope/.../item`.
+    pub name: String,
+    /// Where to write it (it appears under this name only when complete and verified).
+    #[arg(short, long)]
+    pub out: PathBuf,
+    /// Congestion controller of the subflows (nmcc, lia, olia, balia, uncoupled, ...).
+    #[arg(long, default_value = "nmcc")]
+    pub cc: String,
+    /// Most publishers to download from at once (1 = a single source).
+    #[arg(long, default_value_t = 8)]
+    pub max_sources: u16,
+    /// Give up when no chunk arrives for this long.
+    #[arg(long, default_value = "10s")]
+    pub stall_timeout: Dur,
+    /// Hide the progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// The overlay and this node.
+    #[command(flatten)]
+    pub node: NodeArgs,
+}
+
+fn load(path: &Path) -> Result<Overlay, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
+    Overlay::from_toml(&text, &path.display().to_string())
+        .map_err(|e| CliError::BadInput(e.to_string()))
+}
+
+fn node_of(overlay: &Overlay, args: &NodeArgs) -> Result<NodeIx, CliError> {
+    overlay.node(&args.node).ok_or_else(|| {
+        let names: Vec<&str> = overlay.nodes().iter().map(|n| n.id.as_str()).collect();
+        CliError::BadInput(format!(
+            "--node {}: not a node of {}; nodes are {}",
+            args.node,
+            args.overlay.display(),
+            names.join(", ")
+        ))
+    })
+}
+
+fn rendezvous_addr(overlay: &Overlay) -> Result<SocketAddr, CliError> {
+    let rv = &overlay.nodes()[overlay.rendezvous().0 as usize];
+    rv.addr.ok_or_else(|| {
+        CliError::BadInput(format!(
+            "the rendezvous node {:?} has no address in the overlay file",
+            rv.id
+        ))
+    })
+}
+
+fn bind(overlay: &Overlay, node: NodeIx, seed: u64) -> Result<NodeIo, CliError> {
+    NodeIo::bind(overlay, node, seed).map_err(|e| CliError::Failed(e.to_string()))
+}
+
+fn serve(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> Result<(), CliError> {
+    run(io, endpoint, stop).map_err(|e| CliError::Failed(format!("socket: {e}")))
+}
+
+fn print_forwarding(io: &NodeIo) {
+    let st = io.forwarder().stats();
+    eprintln!(
+        "forwarded {} copies of {} datagrams; kept {}; dropped {} (malformed {}, hop limit {}, no matching link {}); send errors {}",
+        st.copies,
+        st.received,
+        st.local,
+        st.dropped(),
+        st.malformed.total(),
+        st.hop_limit_expired,
+        st.no_match,
+        io.send_errors()
+    );
+    let kinds: Vec<String> = st
+        .malformed
+        .iter()
+        .filter(|&(_, n)| n > 0)
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect();
+    if !kinds.is_empty() {
+        eprintln!("malformed by reason: {}", kinds.join(", "));
+    }
+}
+
+/// `pathpool rv OVERLAY`: the rendezvous and topology manager (and a forwarding node).
+///
+/// # Errors
+/// A bad overlay file (exit 2); a socket failure (exit 1).
+pub fn rv_command(a: &RvArgs) -> Result<(), CliError> {
+    let overlay = load(&a.overlay)?;
+    let node = overlay.rendezvous();
+    let stop = crate::sweep::signal_flag()?;
+    let mut io = bind(&overlay, node, a.seed)?;
+    eprintln!(
+        "rendezvous {} on {}: {} nodes, {} links; Ctrl-C stops",
+        overlay.nodes()[node.0 as usize].id,
+        io.local_addr().map_or_else(|e| e.to_string(), |a| a.to_string()),
+        overlay.nodes().len(),
+        overlay.links().len()
+    );
+    let mut rv = RvEndpoint::new(&overlay);
+    serve(&mut io, &mut rv, &stop)?;
+    let st = rv.stats();
+    eprintln!(
+        "publishes {}, FID sets {}, refused {}, ignored {}",
+        st.publishes, st.fid_sets, st.refused, st.ignored
+    );
+    print_forwarding(&io);
+    Ok(())
+}
+
+/// `pathpool fn --overlay FILE --node ID`: a forwarding node.
+///
+/// # Errors
+/// A bad overlay file or node (exit 2); a socket failure (exit 1).
+pub fn fn_command(a: &NodeArgs) -> Result<(), CliError> {
+    let overlay = load(&a.overlay)?;
+    let node = node_of(&overlay, a)?;
+    let stop = crate::sweep::signal_flag()?;
+    let mut io = bind(&overlay, node, a.seed)?;
+    eprintln!(
+        "forwarding node {} on {} with {} links; Ctrl-C stops",
+        a.node,
+        io.local_addr().map_or_else(|e| e.to_string(), |a| a.to_string()),
+        overlay.node_links(node).len()
+    );
+    let mut relay = Relay::default();
+    serve(&mut io, &mut relay, &stop)?;
+    print_forwarding(&io);
+    Ok(())
+}
+
+/// `pathpool publish FILE --name NAME --overlay FILE --node ID`.
+///
+/// # Errors
+/// A bad name, file, overlay or node (exit 2); a socket failure (exit 1).
+pub fn publish_command(a: &PublishArgs) -> Result<(), CliError> {
+    let name = ContentName::new(&a.name)
+        .map_err(|e| CliError::BadInput(format!("--name {}: {e}", a.name)))?;
+    let overlay = load(&a.node.overlay)?;
+    let node = node_of(&overlay, &a.node)?;
+    let rv = rendezvous_addr(&overlay)?;
+    let store = FileStore::open(&a.file, &name, a.chunk_bytes)
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
+    let stop = crate::sweep::signal_flag()?;
+    let mut io = bind(&overlay, node, a.node.seed)?;
+    let mut publisher = PublisherEndpoint::new(store, name.clone(), node, rv);
+    let m = publisher.metadata();
+    eprintln!(
+        "publishing {name} ({} bytes, {} chunks of {} B) from {}; Ctrl-C stops",
+        m.size_bytes,
+        m.chunk_count,
+        m.chunk_bytes,
+        a.node.node
+    );
+    serve(&mut io, &mut publisher, &stop)?;
+    let st = publisher.stats();
+    eprintln!(
+        "sent {} chunks ({} payload bytes), {} metadata replies; refused {}, ignored {}, read errors {}",
+        st.chunks, st.payload_bytes, st.metadata, st.refused, st.ignored, st.read_errors
+    );
+    Ok(())
+}
+
+/// A download with a progress bar showing the rate from each source.
+struct WithBar<'a> {
+    inner: GetEndpoint,
+    bar: Option<ProgressBar>,
+    names: &'a Overlay,
+    next: Time,
+    last: Option<(Time, GetProgress)>,
+}
+
+const BAR_EVERY: Dur = Dur::from_ms(250);
+
+impl WithBar<'_> {
+    fn update(&mut self, now: Time) {
+        let Some(bar) = &self.bar else { return };
+        if now < self.next {
+            return;
+        }
+        self.next = now + BAR_EVERY;
+        let p = self.inner.progress(now);
+        if let Some(size) = p.size {
+            bar.set_length(size);
+        }
+        bar.set_position(p.bytes);
+        if let Some((t0, before)) = &self.last {
+            let secs = now.saturating_since(*t0).as_secs_f64().max(1e-9);
+            let rates: Vec<String> = p
+                .per_source
+                .iter()
+                .map(|(node, bytes)| {
+                    let prev = before
+                        .per_source
+                        .iter()
+                        .find(|(n, _)| n == node)
+                        .map_or(0, |(_, b)| *b);
+                    format!(
+                        "{} {:.1} Mb/s",
+                        self.names.nodes()[node.0 as usize].id,
+                        (bytes - prev) as f64 * 8.0 / secs / 1e6
+                    )
+                })
+                .collect();
+            bar.set_message(rates.join(" · "));
+        }
+        self.last = Some((now, p));
+    }
+}
+
+impl Endpoint for WithBar<'_> {
+    fn on_datagram(
+        &mut self,
+        io: &mut NodeIo,
+        now: Time,
+        from: SocketAddr,
+        msg: MsgType,
+        datagram: &[u8],
+    ) {
+        self.inner.on_datagram(io, now, from, msg, datagram);
+        self.update(now);
+    }
+    fn poll_timeout(&self) -> Option<Time> {
+        let inner = self.inner.poll_timeout();
+        if self.bar.is_none() {
+            return inner;
+        }
+        Some(inner.map_or(self.next, |t| t.min(self.next)))
+    }
+    fn on_timeout(&mut self, io: &mut NodeIo, now: Time) {
+        if self.inner.poll_timeout().is_some_and(|t| t <= now) {
+            self.inner.on_timeout(io, now);
+        }
+        self.update(now);
+    }
+    fn is_done(&self) -> bool {
+        self.inner.is_done()
+    }
+}
+
+/// `pathpool get NAME -o FILE --overlay FILE --node ID`.
+///
+/// # Errors
+/// Bad arguments (exit 2); a failed download (exit 1: unknown name, no reachable source,
+/// integrity mismatch, I/O), with no file left under the final name.
+pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
+    let name = ContentName::new(&a.name)
+        .map_err(|e| CliError::BadInput(format!("NAME {}: {e}", a.name)))?;
+    let cc: CcKind = a
+        .cc
+        .parse()
+        .map_err(|e| CliError::BadInput(format!("--cc {}: {e}", a.cc)))?;
+    if a.max_sources == 0 {
+        return Err(CliError::BadInput("--max-sources: must be at least 1".into()));
+    }
+    let overlay = load(&a.node.overlay)?;
+    let node = node_of(&overlay, &a.node)?;
+    let rv = rendezvous_addr(&overlay)?;
+    let stop = crate::sweep::signal_flag()?;
+    let mut io = bind(&overlay, node, a.node.seed)?;
+    let mut config = GetConfig::new(name.clone(), a.out.clone());
+    config.cc = cc;
+    config.matching = if a.max_sources == 1 {
+        Matching::Single
+    } else {
+        Matching::Multisource {
+            max_sources: usize::from(a.max_sources),
+        }
+    };
+    config.stall_timeout = a.stall_timeout;
+    let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
+        let b = ProgressBar::new(0);
+        b.set_style(
+            ProgressStyle::with_template(
+                "{bytes:>10}/{total_bytes:10} {wide_bar} {bytes_per_sec:>12} {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let mut ep = WithBar {
+        inner: GetEndpoint::new(config, node, rv),
+        bar,
+        names: &overlay,
+        next: Time::ZERO,
+        last: None,
+    };
+    serve(&mut io, &mut ep, &stop)?;
+    if let Some(b) = &ep.bar {
+        b.finish_and_clear();
+    }
+    let now = io.now();
+    let p = ep.inner.progress(now);
+    match ep.inner.state() {
+        GetState::Done => {
+            let secs = p.elapsed.as_secs_f64();
+            let per: Vec<String> = p
+                .per_source
+                .iter()
+                .map(|(n, b)| format!("{} {b} B", overlay.nodes()[n.0 as usize].id))
+                .collect();
+            eprintln!(
+                "{name}: {} bytes in {secs:.2} s ({:.1} Mb/s), SHA-256 verified, from {}; written to {}",
+                p.bytes,
+                p.bytes as f64 * 8.0 / secs.max(1e-9) / 1e6,
+                per.join(", "),
+                a.out.display()
+            );
+            Ok(())
+        }
+        GetState::Failed(e) => Err(CliError::Failed(format!("{name}: {e}"))),
+        GetState::Subscribing | GetState::Downloading => {
+            let _ = std::fs::remove_file(pathpool_net::get::part_path(&a.out));
+            Err(CliError::Interrupted(format!(
+                "{name}: stopped after {} bytes; nothing written",
+                p.bytes
+            )))
+        }
+    }
+}
