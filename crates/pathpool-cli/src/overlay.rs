@@ -76,6 +76,10 @@ pub struct GetArgs {
     /// Most publishers to download from at once (1 = a single source).
     #[arg(long, default_value_t = 8)]
     pub max_sources: u16,
+    /// Use at most this many paths from each publisher (default: all the topology manager
+    /// gives).
+    #[arg(long)]
+    pub paths: Option<usize>,
     /// Give up when no chunk arrives for this long.
     #[arg(long, default_value = "10s")]
     pub stall_timeout: Dur,
@@ -160,7 +164,8 @@ pub fn rv_command(a: &RvArgs) -> Result<(), CliError> {
     eprintln!(
         "rendezvous {} on {}: {} nodes, {} links; Ctrl-C stops",
         overlay.nodes()[node.0 as usize].id,
-        io.local_addr().map_or_else(|e| e.to_string(), |a| a.to_string()),
+        io.local_addr()
+            .map_or_else(|e| e.to_string(), |a| a.to_string()),
         overlay.nodes().len(),
         overlay.links().len()
     );
@@ -187,7 +192,8 @@ pub fn fn_command(a: &NodeArgs) -> Result<(), CliError> {
     eprintln!(
         "forwarding node {} on {} with {} links; Ctrl-C stops",
         a.node,
-        io.local_addr().map_or_else(|e| e.to_string(), |a| a.to_string()),
+        io.local_addr()
+            .map_or_else(|e| e.to_string(), |a| a.to_string()),
         overlay.node_links(node).len()
     );
     let mut relay = Relay::default();
@@ -214,10 +220,7 @@ pub fn publish_command(a: &PublishArgs) -> Result<(), CliError> {
     let m = publisher.metadata();
     eprintln!(
         "publishing {name} ({} bytes, {} chunks of {} B) from {}; Ctrl-C stops",
-        m.size_bytes,
-        m.chunk_count,
-        m.chunk_bytes,
-        a.node.node
+        m.size_bytes, m.chunk_count, m.chunk_bytes, a.node.node
     );
     serve(&mut io, &mut publisher, &stop)?;
     let st = publisher.stats();
@@ -313,12 +316,13 @@ impl Endpoint for WithBar<'_> {
 pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
     let name = ContentName::new(&a.name)
         .map_err(|e| CliError::BadInput(format!("NAME {}: {e}", a.name)))?;
-    let cc: CcKind = a
-        .cc
-        .parse()
-        .map_err(|e| CliError::BadInput(format!("--cc {}: {e}", a.cc)))?;
+    let cc: CcKind =
+        a.cc.parse()
+            .map_err(|e| CliError::BadInput(format!("--cc {}: {e}", a.cc)))?;
     if a.max_sources == 0 {
-        return Err(CliError::BadInput("--max-sources: must be at least 1".into()));
+        return Err(CliError::BadInput(
+            "--max-sources: must be at least 1".into(),
+        ));
     }
     let overlay = load(&a.node.overlay)?;
     let node = node_of(&overlay, &a.node)?;
@@ -335,6 +339,10 @@ pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
         }
     };
     config.stall_timeout = a.stall_timeout;
+    if a.paths == Some(0) {
+        return Err(CliError::BadInput("--paths: must be at least 1".into()));
+    }
+    config.paths_per_source = a.paths;
     let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
         let b = ProgressBar::new(0);
         b.set_style(

@@ -41,6 +41,9 @@ pub struct GetConfig {
     pub stall_timeout: Dur,
     /// Failure when the rendezvous answers no SUBSCRIBE for this long.
     pub rendezvous_timeout: Dur,
+    /// Use at most this many of each publisher's paths (the first ones of the FID set);
+    /// `None` uses every path the topology manager gives.
+    pub paths_per_source: Option<usize>,
 }
 
 impl GetConfig {
@@ -56,6 +59,7 @@ impl GetConfig {
             subscriber: SubscriberConfig::default(),
             stall_timeout: Dur::from_secs(10),
             rendezvous_timeout: Dur::from_secs(5),
+            paths_per_source: None,
         }
     }
 }
@@ -133,6 +137,10 @@ pub struct GetEndpoint {
     finished: Option<Time>,
     bytes: u64,
     per_path: Vec<u64>,
+    /// Chunks that arrived before the metadata (the subscriber accepts them: chunk 0 is
+    /// requested with the metadata, and a reply can overtake another), written once the
+    /// file exists.
+    early: Vec<(u32, Vec<u8>)>,
     buf: Vec<u8>,
 }
 
@@ -178,6 +186,7 @@ impl GetEndpoint {
             finished: None,
             bytes: 0,
             per_path: Vec::new(),
+            early: Vec::new(),
             buf: vec![0; MAX_PACKET_BYTES],
         }
     }
@@ -251,7 +260,21 @@ impl GetEndpoint {
         self.last_subscribe = Some(now);
     }
 
-    fn start(&mut self, now: Time, paths: Vec<PathFids>) {
+    fn start(&mut self, now: Time, mut paths: Vec<PathFids>) {
+        if let Some(k) = self.config.paths_per_source {
+            let mut kept: Vec<(NodeIx, usize)> = Vec::new();
+            paths.retain(|p| match kept.iter_mut().find(|(n, _)| *n == p.publisher) {
+                Some((_, c)) if *c >= k => false,
+                Some((_, c)) => {
+                    *c += 1;
+                    true
+                }
+                None => {
+                    kept.push((p.publisher, 1));
+                    k > 0
+                }
+            });
+        }
         for p in &paths {
             self.subscriber.add_path(&mut self.cc, p.group_id);
         }
@@ -289,7 +312,12 @@ impl GetEndpoint {
             .open(&self.part_path)
             .and_then(|f| f.set_len(size).map(|()| f));
         match opened {
-            Ok(f) => self.file = Some(f),
+            Ok(f) => {
+                self.file = Some(f);
+                for (index, payload) in std::mem::take(&mut self.early) {
+                    self.write_chunk(now, index, &payload);
+                }
+            }
             Err(e) => {
                 let e = GetError::Io(format!("{}: {e}", self.part_path.display()));
                 self.fail(now, e);
@@ -298,19 +326,26 @@ impl GetEndpoint {
     }
 
     fn store_chunk(&mut self, now: Time, index: u32, payload: &[u8], path: usize) {
+        self.bytes += payload.len() as u64;
+        if let Some(b) = self.per_path.get_mut(path) {
+            *b += payload.len() as u64;
+        }
+        self.last_progress = now;
+        if self.file.is_none() {
+            self.early.push((index, payload.to_vec()));
+            return;
+        }
+        self.write_chunk(now, index, payload);
+    }
+
+    fn write_chunk(&mut self, now: Time, index: u32, payload: &[u8]) {
         let (Some(file), Some(m)) = (&self.file, self.subscriber.metadata()) else {
             return;
         };
         if let Err(e) = file.write_all_at(payload, m.chunk_offset(index)) {
             let e = GetError::Io(format!("{}: {e}", self.part_path.display()));
             self.fail(now, e);
-            return;
         }
-        self.bytes += payload.len() as u64;
-        if let Some(b) = self.per_path.get_mut(path) {
-            *b += payload.len() as u64;
-        }
-        self.last_progress = now;
     }
 
     fn finish(&mut self, now: Time) {
@@ -453,5 +488,109 @@ impl Endpoint for GetEndpoint {
 
     fn is_done(&self) -> bool {
         matches!(self.state, GetState::Done | GetState::Failed(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::overlay::Overlay;
+    use pathpool_proto::mmtp::{Echo, MetadataReply, PathIndex};
+    use pathpool_wire::{ChunkMsg, FidSetMsg, MetadataReplyMsg};
+    use std::net::UdpSocket;
+
+    const PAIR: &str = r#"
+rendezvous = "p"
+nodes = [{ id = "p", transit = false }, { id = "s", transit = false }]
+links = [{ between = ["p", "s"] }]
+"#;
+
+    fn encode(message: Message<'_>) -> Vec<u8> {
+        Packet::<4> {
+            hop_limit: HOP_LIMIT,
+            fid: Fid::default(),
+            message,
+        }
+        .to_vec()
+        .unwrap()
+    }
+
+    /// The subscriber accepts a chunk that overtakes the metadata; its payload must still
+    /// reach the file (it was lost before: the download then failed its integrity check).
+    #[test]
+    fn a_chunk_before_the_metadata_is_kept() {
+        let mut overlay = Overlay::from_toml(PAIR, "pair").unwrap();
+        let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let peer = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let s = overlay.node("s").unwrap();
+        let p = overlay.node("p").unwrap();
+        overlay.set_addr(s, sock.local_addr().unwrap());
+        overlay.set_addr(p, peer.local_addr().unwrap());
+        let mut io = NodeIo::with_socket(&overlay, s, sock, 1).unwrap();
+        let dir = std::env::temp_dir().join(format!("pathpool-early-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("out.bin");
+        let name = ContentName::new("/t/x").unwrap();
+        let content: Vec<u8> = (0..2500u32).map(|i| (i * 7) as u8).collect();
+        let metadata = Metadata::for_content(&content, 1000, "x");
+        let mut ep = GetEndpoint::new(
+            GetConfig::new(name.clone(), out.clone()),
+            s,
+            peer.local_addr().unwrap(),
+        );
+        let from = peer.local_addr().unwrap();
+        let now = Time::from_ms(1);
+        ep.on_timeout(&mut io, now);
+        let set = FidSetMsg {
+            request_id: ep.request_id,
+            name,
+            paths: vec![PathFids {
+                publisher: p,
+                group_id: 0,
+                forward_fid: Fid::default(),
+                reverse_fid: Fid::default(),
+            }],
+        };
+        ep.on_datagram(
+            &mut io,
+            now,
+            from,
+            MsgType::FidSet,
+            &encode(Message::FidSet(set)),
+        );
+        assert_eq!(ep.state(), &GetState::Downloading);
+        let content_id = ContentId::from_name("/t/x");
+        let echo = Echo {
+            sent_at: now,
+            retransmission: false,
+        };
+        let chunk = |i: usize| {
+            let payload = &content[i * 1000..((i + 1) * 1000).min(content.len())];
+            encode(Message::Chunk(ChunkMsg {
+                content: content_id,
+                index: i as u32,
+                path: PathIndex(0),
+                echo,
+                payload,
+            }))
+        };
+        // Chunk 0 first, then the metadata, then the rest.
+        ep.on_datagram(&mut io, now, from, MsgType::Chunk, &chunk(0));
+        let reply = MetadataReply {
+            content: content_id,
+            path: PathIndex(0),
+            echo,
+            metadata,
+        };
+        let meta = encode(Message::MetadataReply(MetadataReplyMsg {
+            reply,
+            first_chunk: None,
+        }));
+        ep.on_datagram(&mut io, now, from, MsgType::MetadataReply, &meta);
+        ep.on_datagram(&mut io, now, from, MsgType::Chunk, &chunk(1));
+        ep.on_datagram(&mut io, now, from, MsgType::Chunk, &chunk(2));
+        assert_eq!(ep.state(), &GetState::Done, "{ep:?}");
+        assert_eq!(fs::read(&out).unwrap(), content);
+        let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -1,0 +1,276 @@
+//! A PSI overlay on loopback for tests: every node a thread with its own UDP socket, roles by
+//! id (`rv` the rendezvous, `f…` forwarding nodes, `p…` publishers of one file, `s…`
+//! subscribers the test drives).
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::fs;
+use std::net::{SocketAddr, UdpSocket};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use pathpool_core::{Rng, Time};
+use pathpool_net::forward::ForwardStats;
+use pathpool_net::get::{GetConfig, GetEndpoint};
+use pathpool_net::node::{run, Endpoint, NodeIo, Relay};
+use pathpool_net::overlay::Overlay;
+use pathpool_net::publisher::{FileStore, PublisherEndpoint, DEFAULT_CHUNK_BYTES};
+use pathpool_net::rv::RvEndpoint;
+use pathpool_psi::ContentName;
+use pathpool_topo::NodeIx;
+use pathpool_wire::MsgType;
+
+/// A scratch directory removed at the end.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(tag: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("pathpool-net-{tag}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn random_file(path: &Path, bytes: usize, seed: u64) -> Vec<u8> {
+    let mut rng = Rng::seed_from_u64(seed);
+    let data: Vec<u8> = (0..bytes.div_ceil(8))
+        .flat_map(|_| rng.next_u64().to_le_bytes())
+        .take(bytes)
+        .collect();
+    fs::write(path, &data).unwrap();
+    data
+}
+
+/// Runs `endpoint` on `node` until `stop`; gives back the endpoint and the node's I/O (for
+/// its counters).
+pub fn spawn<E: Endpoint + Send + 'static>(
+    overlay: &Overlay,
+    node: NodeIx,
+    socket: UdpSocket,
+    mut endpoint: E,
+    stop: &Arc<AtomicBool>,
+) -> thread::JoinHandle<(E, NodeIo)> {
+    let mut io = NodeIo::with_socket(overlay, node, socket, u64::from(node.0) + 1).unwrap();
+    let stop = Arc::clone(stop);
+    thread::spawn(move || {
+        run(&mut io, &mut endpoint, &stop).unwrap();
+        (endpoint, io)
+    })
+}
+
+/// A publisher thread with its own stop flag, so a test can kill and restart it.
+pub struct PublisherThread {
+    pub stop: Arc<AtomicBool>,
+    pub handle: Option<thread::JoinHandle<(PublisherEndpoint, NodeIo)>>,
+}
+
+/// The overlay's nodes running, except the subscribers.
+pub struct Bed {
+    pub overlay: Overlay,
+    pub stop: Arc<AtomicBool>,
+    pub file: PathBuf,
+    pub name: ContentName,
+    pub publishers: Vec<(NodeIx, PublisherThread)>,
+    others: Vec<(String, thread::JoinHandle<ForwardStats>)>,
+    subscriber_sockets: Vec<(NodeIx, Option<UdpSocket>)>,
+}
+
+impl Bed {
+    /// Binds every node of `text` on loopback and starts all but the subscribers; the
+    /// publishers serve `file` as `name`.
+    pub fn start(text: &str, file: &Path, name: &str) -> Bed {
+        let mut overlay = Overlay::from_toml(text, "test overlay").unwrap();
+        let sockets: Vec<UdpSocket> = (0..overlay.nodes().len())
+            .map(|_| UdpSocket::bind("127.0.0.1:0").unwrap())
+            .collect();
+        for (i, s) in sockets.iter().enumerate() {
+            overlay.set_addr(NodeIx(i as u32), s.local_addr().unwrap());
+        }
+        let name = ContentName::new(name).unwrap();
+        let mut bed = Bed {
+            overlay,
+            stop: Arc::new(AtomicBool::new(false)),
+            file: file.to_path_buf(),
+            name,
+            publishers: Vec::new(),
+            others: Vec::new(),
+            subscriber_sockets: Vec::new(),
+        };
+        for (i, socket) in sockets.into_iter().enumerate() {
+            let node = NodeIx(i as u32);
+            let id = bed.overlay.nodes()[i].id.clone();
+            if node == bed.overlay.rendezvous() {
+                let h = spawn(
+                    &bed.overlay,
+                    node,
+                    socket,
+                    RvEndpoint::new(&bed.overlay),
+                    &bed.stop,
+                );
+                bed.others.push((
+                    id,
+                    thread::spawn(move || *h.join().unwrap().1.forwarder().stats()),
+                ));
+            } else if id.starts_with('p') {
+                let t = bed.publisher(node, socket);
+                bed.publishers.push((node, t));
+            } else if id.starts_with('s') {
+                bed.subscriber_sockets.push((node, Some(socket)));
+            } else {
+                let h = spawn(&bed.overlay, node, socket, Relay::default(), &bed.stop);
+                bed.others.push((
+                    id,
+                    thread::spawn(move || *h.join().unwrap().1.forwarder().stats()),
+                ));
+            }
+        }
+        // Let the publishers announce themselves.
+        thread::sleep(Duration::from_millis(300));
+        bed
+    }
+
+    pub fn rv_addr(&self) -> SocketAddr {
+        self.overlay.nodes()[self.overlay.rendezvous().0 as usize]
+            .addr
+            .unwrap()
+    }
+
+    fn publisher(&self, node: NodeIx, socket: UdpSocket) -> PublisherThread {
+        let store = FileStore::open(&self.file, &self.name, DEFAULT_CHUNK_BYTES).unwrap();
+        let ep = PublisherEndpoint::new(store, self.name.clone(), node, self.rv_addr());
+        let stop = Arc::new(AtomicBool::new(false));
+        PublisherThread {
+            handle: Some(spawn(&self.overlay, node, socket, ep, &stop)),
+            stop,
+        }
+    }
+
+    /// Stops publisher `id` (its socket closes: requests to it are lost).
+    pub fn kill_publisher(&mut self, id: &str) {
+        let node = self.overlay.node(id).unwrap();
+        let (_, t) = self
+            .publishers
+            .iter_mut()
+            .find(|(n, _)| *n == node)
+            .unwrap();
+        t.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = t.handle.take() {
+            let _ = h.join();
+        }
+    }
+
+    /// Starts publisher `id` again on its address.
+    pub fn restart_publisher(&mut self, id: &str) {
+        let node = self.overlay.node(id).unwrap();
+        let addr = self.overlay.nodes()[node.0 as usize].addr.unwrap();
+        let socket = UdpSocket::bind(addr).unwrap();
+        let t = self.publisher(node, socket);
+        let slot = self
+            .publishers
+            .iter_mut()
+            .find(|(n, _)| *n == node)
+            .unwrap();
+        slot.1 = t;
+    }
+
+    /// Starts a download by subscriber `id`; `progress` follows its first-copy bytes.
+    pub fn get(
+        &mut self,
+        id: &str,
+        configure: impl FnOnce(&mut GetConfig),
+        out: &Path,
+        progress: &Arc<AtomicU64>,
+        stop: &Arc<AtomicBool>,
+    ) -> thread::JoinHandle<(Counting, NodeIo)> {
+        let node = self.overlay.node(id).unwrap();
+        let socket = self
+            .subscriber_sockets
+            .iter_mut()
+            .find(|(n, _)| *n == node)
+            .and_then(|(_, s)| s.take())
+            .expect("each subscriber downloads once");
+        let mut config = GetConfig::new(self.name.clone(), out.to_path_buf());
+        configure(&mut config);
+        let ep = Counting {
+            inner: GetEndpoint::new(config, node, self.rv_addr()),
+            bytes: Arc::clone(progress),
+        };
+        spawn(&self.overlay, node, socket, ep, stop)
+    }
+}
+
+impl Bed {
+    /// Stops every node and returns each one's forwarding counters, by id.
+    pub fn finish(&mut self) -> Vec<(String, ForwardStats)> {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut out = Vec::new();
+        for (node, t) in &mut self.publishers {
+            t.stop.store(true, Ordering::Relaxed);
+            if let Some(h) = t.handle.take() {
+                if let Ok((_, io)) = h.join() {
+                    out.push((
+                        self.overlay.nodes()[node.0 as usize].id.clone(),
+                        *io.forwarder().stats(),
+                    ));
+                }
+            }
+        }
+        for (id, h) in self.others.drain(..) {
+            if let Ok(st) = h.join() {
+                out.push((id, st));
+            }
+        }
+        out
+    }
+}
+
+impl Drop for Bed {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// A download that publishes its byte count for the test thread to sample.
+pub struct Counting {
+    pub inner: GetEndpoint,
+    pub bytes: Arc<AtomicU64>,
+}
+
+impl Endpoint for Counting {
+    fn on_datagram(
+        &mut self,
+        io: &mut NodeIo,
+        now: Time,
+        from: SocketAddr,
+        msg: MsgType,
+        datagram: &[u8],
+    ) {
+        self.inner.on_datagram(io, now, from, msg, datagram);
+        self.bytes
+            .store(self.inner.progress(now).bytes, Ordering::Relaxed);
+    }
+    fn poll_timeout(&self) -> Option<Time> {
+        self.inner.poll_timeout()
+    }
+    fn on_timeout(&mut self, io: &mut NodeIo, now: Time) {
+        self.inner.on_timeout(io, now);
+    }
+    fn is_done(&self) -> bool {
+        self.inner.is_done()
+    }
+}
+
+/// Seconds since `t`.
+pub fn secs(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64()
+}
