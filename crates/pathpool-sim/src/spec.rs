@@ -296,6 +296,10 @@ pub struct MmtpSpec {
     /// same requests.
     #[serde(default)]
     pub selection: Option<pathpool_proto::mmtp::Selection>,
+    /// Gap-based loss detection: replies to later requests of a subflow after which a chunk
+    /// request is presumed lost (default: none, timer only, thesis §4.5; D86).
+    #[serde(default)]
+    pub gap_threshold: Option<u32>,
 }
 
 /// One subflow of a multipath connection.

@@ -44,6 +44,8 @@ pub struct SubflowStats {
     pub duplicates: u64,
     /// Retransmission timer expiries.
     pub timeouts: u64,
+    /// Chunk requests presumed lost by gap-based detection (D86).
+    pub gap_losses: u64,
 }
 
 /// A part a subflow has requested and not received (for chunks: a cell in state
@@ -103,6 +105,12 @@ pub struct Subflow {
     /// Whether any reply has arrived on it (ends the start-up window, D54).
     pub(crate) got_reply: bool,
     pub(crate) deadline: Option<Time>,
+    /// Gap-based detection (D86): the oldest chunk request in flight and the replies to later
+    /// requests counted against it.
+    pub(crate) gap: Option<(Time, Part, u32)>,
+    /// The send time of the newest request in flight at the last gap-detected decrease:
+    /// losses of requests sent up to then belong to that round.
+    pub(crate) recover_until: Option<Time>,
     pub(crate) stats: SubflowStats,
 }
 
@@ -124,6 +132,8 @@ impl Subflow {
             consecutive_expiries: 0,
             got_reply: false,
             deadline: None,
+            gap: None,
+            recover_until: None,
             stats: SubflowStats::default(),
         }
     }

@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use pathpool_cc::{AckSample, CongestionEvent, MultipathController};
+use pathpool_cc::{AckSample, CongestionEvent, MultipathController, RecoveryAck};
 use pathpool_core::{Dur, RttConfig, Time};
 use serde::{Deserialize, Serialize};
 
@@ -49,6 +49,13 @@ pub struct SubscriberConfig {
     /// Which implementation of Algorithm 1 runs.
     #[serde(default)]
     pub selection: Selection,
+    /// Gap-based loss detection (D86): a chunk request is presumed lost once this many
+    /// replies to later requests of the same subflow have arrived, as TCP's duplicate-ACK
+    /// threshold; its chunk goes back to the shared array and the controller halves the
+    /// window once per round. `None` (the default, the thesis's §4.5 rule) detects losses by
+    /// the retransmission timer only.
+    #[serde(default)]
+    pub gap_threshold: Option<u32>,
 }
 
 impl SubscriberConfig {
@@ -67,6 +74,7 @@ impl Default for SubscriberConfig {
             initial_window_chunks: Self::default_initial_window_chunks(),
             first_chunk_with_metadata: Self::default_first_chunk_with_metadata(),
             selection: Selection::default(),
+            gap_threshold: None,
         }
     }
 }
@@ -353,6 +361,15 @@ impl Subscriber {
             }
         }
         let (held, sample) = self.answered(now, i, Part::Chunk(c.index), c.echo);
+        if let Some(threshold) = self.config.gap_threshold {
+            self.detect_gap(
+                now,
+                i,
+                (c.echo.sent_at, Part::Chunk(c.index)),
+                threshold,
+                cc,
+            );
+        }
         let prev = self.chunks.mark_downloaded(c.index);
         if prev == ChunkState::Downloaded {
             self.subflows[i].stats.duplicates += 1;
@@ -435,6 +452,75 @@ impl Subscriber {
             self.chunks.release(c);
         }
         self.flag_all(None);
+    }
+
+    /// Gap-based loss detection (D86): a reply to the request `answered` (its send time and
+    /// part) arrived on subflow `i`. Replies to requests sent after the oldest chunk request
+    /// in flight (in the flight's order: send time, then part, the order a burst is sent in)
+    /// count
+    /// against it; at `threshold` it is presumed lost: its chunk goes back to the shared
+    /// array (requested again before any new chunk, D56) and, unless it was sent before the
+    /// last decrease's round ended, the controller makes one multiplicative decrease (RFC
+    /// 5681 §3.2 through the controller: a fast retransmit whose recovery ends at once, since
+    /// mmTP counts the requests in flight instead of inflating the window).
+    fn detect_gap<C: MultipathController>(
+        &mut self,
+        now: Time,
+        i: usize,
+        answered: (Time, Part),
+        threshold: u32,
+        cc: &mut C,
+    ) {
+        let chunk_bytes = self
+            .metadata
+            .as_ref()
+            .map_or(0, |m| u64::from(m.chunk_bytes));
+        let sf = &mut self.subflows[i];
+        let Some(&(oldest_at, oldest)) =
+            sf.flight.iter().find(|(_, p)| matches!(p, Part::Chunk(_)))
+        else {
+            sf.gap = None;
+            return;
+        };
+        if (oldest_at, oldest) >= answered {
+            return;
+        }
+        let count = match sf.gap {
+            Some((at, part, n)) if at == oldest_at && part == oldest => n + 1,
+            _ => 1,
+        };
+        if count < threshold.max(1) {
+            sf.gap = Some((oldest_at, oldest, count));
+            return;
+        }
+        sf.gap = None;
+        let Part::Chunk(c) = oldest else { return };
+        let was_first = sf.flight.first().is_some_and(|&(_, p)| p == oldest);
+        sf.forget(oldest);
+        sf.lost_here.insert(c);
+        sf.stats.gap_losses += 1;
+        sf.stats.released += 1;
+        if was_first && !sf.flight.is_empty() {
+            // RFC 6298 §5.3: the request the timer guarded is settled; restart it.
+            sf.deadline = Some(now + sf.rtt.rto());
+        }
+        if let Some(path) = sf.path {
+            if sf.recover_until.is_none_or(|r| oldest_at > r) {
+                let flight_bytes = u64::from(sf.flight_chunks + 1) * chunk_bytes;
+                cc.on_congestion_event(path, CongestionEvent::FastRetransmit { flight_bytes });
+                cc.on_recovery_ack(
+                    path,
+                    RecoveryAck::Full {
+                        flight_bytes: u64::from(sf.flight_chunks) * chunk_bytes,
+                    },
+                );
+                // One decrease per round: losses of requests sent before now belong to it.
+                sf.recover_until = Some(sf.flight.last().map_or(now, |&(t, _)| t));
+            }
+        }
+        self.chunks.release(c);
+        self.flag_all(Some(i));
+        self.flag(i);
     }
 
     /// Subflow `i`'s retransmission timer expired (thesis §4.5; D56, D57).

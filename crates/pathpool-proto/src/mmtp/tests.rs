@@ -557,3 +557,77 @@ fn chunk_0_overtaking_the_metadata_counts_once_the_metadata_arrives() {
     );
     assert_eq!(summary(&h.poll(ms(60))), vec![(0, c(1), false)]);
 }
+
+#[test]
+fn gap_detection_releases_a_chunk_after_three_later_replies_and_halves_once_per_round() {
+    let config = SubscriberConfig {
+        gap_threshold: Some(3),
+        ..SubscriberConfig::default()
+    };
+    let mut h = Harness::new(60, 1, 10, config);
+    let first = h.poll(ms(0));
+    h.answer(ms(100), &first[0]);
+    h.answer(ms(100), &first[1]);
+    let reqs = h.poll(ms(100));
+    let n = reqs.len();
+    assert!(n >= 9, "a window of several chunks: {n}");
+    assert_eq!(reqs[0].part(), c(1));
+    // Chunk 1's request is lost; the replies to the next two do not yet condemn it.
+    h.answer(ms(200), &reqs[1]);
+    h.answer(ms(200), &reqs[2]);
+    assert_eq!(h.sub.subflow(PathIndex(0)).stats().gap_losses, 0);
+    assert_eq!(h.sub.chunks().state(1), ChunkState::Requested(PathIndex(0)));
+    let cwnd_before = h.path_state(0).cwnd;
+    h.answer(ms(200), &reqs[3]);
+    let sf = h.sub.subflow(PathIndex(0));
+    assert_eq!(sf.stats().gap_losses, 1);
+    assert_eq!(
+        h.sub.chunks().state(1),
+        ChunkState::Idle,
+        "back in the shared array"
+    );
+    // One decrease: ssthresh = max(FlightSize / 2, 2 chunks), FlightSize counting the lost
+    // request; cwnd = ssthresh (the recovery ends at once).
+    let flight = (n as u64 - 3) * u64::from(CHUNK);
+    let ssthresh = (flight / 2).max(2 * u64::from(CHUNK));
+    assert_eq!(h.path_state(0).ssthresh, ssthresh);
+    assert_eq!(h.path_state(0).cwnd, ssthresh);
+    assert!(ssthresh < cwnd_before);
+    // The lost chunk is requested again first, marked as a retransmission on this path.
+    let again = h.poll(ms(200));
+    assert_eq!(
+        again.first().map(|r| (r.part(), r.echo().retransmission)),
+        Some((c(1), true))
+    );
+    // A second loss in the same round (chunk of reqs[4], sent before the decrease) is
+    // repaired the same way without a second decrease.
+    for r in &reqs[5..8] {
+        h.answer(ms(210), r);
+    }
+    assert_eq!(h.sub.subflow(PathIndex(0)).stats().gap_losses, 2);
+    assert_eq!(h.path_state(0).ssthresh, ssthresh, "one decrease per round");
+    // Every chunk still arrives: answer everything until complete.
+    let mut now = 300;
+    while !h.sub.is_complete() {
+        for r in h.poll(ms(now)) {
+            h.answer(ms(now + 50), &r);
+        }
+        now += 100;
+        h.timeout(ms(now));
+        assert!(now < 100_000, "stuck");
+    }
+}
+
+#[test]
+fn without_a_gap_threshold_only_the_timer_detects_losses() {
+    let mut h = Harness::new(60, 1, 10, SubscriberConfig::default());
+    let first = h.poll(ms(0));
+    h.answer(ms(100), &first[0]);
+    h.answer(ms(100), &first[1]);
+    let reqs = h.poll(ms(100));
+    for r in &reqs[1..] {
+        h.answer(ms(200), r);
+    }
+    assert_eq!(h.sub.subflow(PathIndex(0)).stats().gap_losses, 0);
+    assert_eq!(h.sub.chunks().state(1), ChunkState::Requested(PathIndex(0)));
+}
