@@ -1,0 +1,193 @@
+//! Speed of the overlay on loopback (issue 5, acceptance 7; printed, never asserted): one
+//! publisher, one subscriber, one path without emulation, directly and through one forwarding
+//! node, next to a Linux TCP transfer of the same file over loopback in the same run. CPU
+//! time is the whole process's (user + system, from /proc/self/stat), per GB of payload.
+//!
+//! `cargo run --release -p pathpool-net --example overlay_speed -- [MB]` (default 256).
+
+use std::fs;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream, UdpSocket};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::Instant;
+
+use pathpool_core::Rng;
+use pathpool_net::get::{GetConfig, GetEndpoint, GetState};
+use pathpool_net::node::{run, NodeIo, Relay};
+use pathpool_net::overlay::Overlay;
+use pathpool_net::publisher::{FileStore, PublisherEndpoint, DEFAULT_CHUNK_BYTES};
+use pathpool_net::rv::RvEndpoint;
+use pathpool_psi::ContentName;
+use pathpool_topo::NodeIx;
+
+/// User + system CPU seconds of this process so far.
+fn cpu_seconds() -> f64 {
+    let stat = fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 (1-based) of the whole line: 11 and 12 here.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+struct Figures {
+    goodput_gbps: f64,
+    cpu_s_per_gb: f64,
+}
+
+fn report(what: &str, bytes: u64, wall: f64, cpu: f64) -> Figures {
+    let gb = bytes as f64 / 1e9;
+    let f = Figures {
+        goodput_gbps: bytes as f64 * 8.0 / wall / 1e9,
+        cpu_s_per_gb: cpu / gb,
+    };
+    println!(
+        "{what:<44} {:>6.2} Gb/s   {:>5.2} CPU s/GB   ({bytes} B in {wall:.2} s)",
+        f.goodput_gbps, f.cpu_s_per_gb
+    );
+    f
+}
+
+fn overlay_run(file: &Path, size: u64, via_forwarder: bool) -> Figures {
+    let text = if via_forwarder {
+        r#"
+rendezvous = "rv"
+nodes = [{ id = "rv" }, { id = "f" }, { id = "p", transit = false }, { id = "s", transit = false }]
+links = [{ between = ["p", "f"] }, { between = ["f", "s"] }, { between = ["f", "rv"] }]
+"#
+    } else {
+        r#"
+rendezvous = "rv"
+nodes = [{ id = "rv" }, { id = "p", transit = false }, { id = "s", transit = false }]
+links = [{ between = ["p", "s"] }, { between = ["p", "rv"] }]
+"#
+    };
+    let mut overlay = Overlay::from_toml(text, "speed").unwrap();
+    let sockets: Vec<UdpSocket> = (0..overlay.nodes().len())
+        .map(|_| UdpSocket::bind("127.0.0.1:0").unwrap())
+        .collect();
+    for (i, s) in sockets.iter().enumerate() {
+        overlay.set_addr(NodeIx(i as u32), s.local_addr().unwrap());
+    }
+    let rv_addr = overlay.nodes()[overlay.rendezvous().0 as usize].addr.unwrap();
+    let name = ContentName::new("/bench/file").unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut handles = Vec::new();
+    let mut sub_socket = None;
+    for (i, socket) in sockets.into_iter().enumerate() {
+        let node = NodeIx(i as u32);
+        let id = overlay.nodes()[i].id.clone();
+        let mut io = NodeIo::with_socket(&overlay, node, socket, 1).unwrap();
+        let stop = Arc::clone(&stop);
+        match id.as_str() {
+            "rv" => {
+                let mut ep = RvEndpoint::new(&overlay);
+                handles.push(thread::spawn(move || drop(run(&mut io, &mut ep, &stop))));
+            }
+            "p" => {
+                let store = FileStore::open(file, &name, DEFAULT_CHUNK_BYTES).unwrap();
+                let mut ep = PublisherEndpoint::new(store, name.clone(), node, rv_addr);
+                handles.push(thread::spawn(move || drop(run(&mut io, &mut ep, &stop))));
+            }
+            "s" => sub_socket = Some((node, io)),
+            _ => {
+                let mut ep = Relay::default();
+                handles.push(thread::spawn(move || drop(run(&mut io, &mut ep, &stop))));
+            }
+        }
+    }
+    thread::sleep(std::time::Duration::from_millis(200));
+    let (s, mut io) = sub_socket.unwrap();
+    let out = file.with_extension("got");
+    let mut config = GetConfig::new(name, out.clone());
+    config.subscriber.gap_threshold = Some(3);
+    let mut ep = GetEndpoint::new(config, s, rv_addr);
+    let cpu0 = cpu_seconds();
+    let t0 = Instant::now();
+    run(&mut io, &mut ep, &AtomicBool::new(false)).unwrap();
+    let wall = t0.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu0;
+    stop.store(true, Ordering::Relaxed);
+    for h in handles {
+        let _ = h.join();
+    }
+    assert_eq!(ep.state(), &GetState::Done, "{ep:?}");
+    let _ = fs::remove_file(out);
+    let what = if via_forwarder {
+        "mmTP over the overlay, through 1 forwarding node"
+    } else {
+        "mmTP over the overlay, publisher -> subscriber"
+    };
+    report(what, size, wall, cpu)
+}
+
+fn tcp_run(file: &Path, size: u64) -> Figures {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let path = file.to_path_buf();
+    let cpu0 = cpu_seconds();
+    let t0 = Instant::now();
+    let server = thread::spawn(move || {
+        let (mut conn, _) = listener.accept().unwrap();
+        let mut f = fs::File::open(path).unwrap();
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let n = f.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            conn.write_all(&buf[..n]).unwrap();
+        }
+    });
+    let mut conn = TcpStream::connect(addr).unwrap();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut got = 0u64;
+    loop {
+        let n = conn.read(&mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        got += n as u64;
+    }
+    server.join().unwrap();
+    let wall = t0.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu0;
+    assert_eq!(got, size);
+    report("Linux TCP over loopback (same file)", size, wall, cpu)
+}
+
+fn main() {
+    let mb: u64 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(256);
+    let size = mb << 20;
+    let dir = std::env::temp_dir().join(format!("pathpool-speed-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("file.bin");
+    {
+        let mut rng = Rng::seed_from_u64(1);
+        let mut f = fs::File::create(&file).unwrap();
+        let mut block = vec![0u8; 1 << 20];
+        for _ in 0..mb {
+            for chunk in block.chunks_mut(8) {
+                chunk.copy_from_slice(&rng.next_u64().to_le_bytes()[..chunk.len()]);
+            }
+            f.write_all(&block).unwrap();
+        }
+    }
+    println!("{mb} MB file, loopback, no emulation, gap-based loss detection (D86):");
+    let direct = overlay_run(&file, size, false);
+    let forwarded = overlay_run(&file, size, true);
+    let tcp = tcp_run(&file, size);
+    println!(
+        "forwarding node: {:+.0}% CPU per GB; overlay goodput {:.0}% of TCP's",
+        (forwarded.cpu_s_per_gb / direct.cpu_s_per_gb - 1.0) * 100.0,
+        direct.goodput_gbps / tcp.goodput_gbps * 100.0
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
