@@ -73,7 +73,9 @@ links = [{ between = ["p", "s"] }, { between = ["p", "rv"] }]
     for (i, s) in sockets.iter().enumerate() {
         overlay.set_addr(NodeIx(i as u32), s.local_addr().unwrap());
     }
-    let rv_addr = overlay.nodes()[overlay.rendezvous().0 as usize].addr.unwrap();
+    let rv_addr = overlay.nodes()[overlay.rendezvous().0 as usize]
+        .addr
+        .unwrap();
     let name = ContentName::new("/bench/file").unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let mut handles = Vec::new();
