@@ -10,7 +10,9 @@
 //! in floating point and its fraction carried to the next ACK, which is the exact form of
 //! eq. 1 (RFC 6356 §4.1's integer scaling approximates it).
 
-use crate::path::{group_members, PathState};
+use pathpool_core::time::PS_PER_S;
+
+use crate::path::{small_to_f64, PathState};
 use crate::windows::Coupling;
 
 /// LIA (RFC 6356).
@@ -39,21 +41,32 @@ struct GroupSums {
 
 impl GroupSums {
     /// `None` if a member has no RTT sample or the group's window is empty.
+    ///
+    /// The arithmetic is exactly that of the plain form (`cwnd as f64`, `srtt.as_secs_f64()`,
+    /// `f64::max`), only cheaper to execute: the conversions go through
+    /// `small_to_f64`, and the quotients compared are never NaN, where a plain comparison
+    /// agrees with `f64::max`.
     #[inline]
     fn of(paths: &[PathState], i: usize) -> Option<GroupSums> {
+        let g = paths[i].group;
         let mut total = 0u64;
         let mut best = 0.0f64;
         let mut sum = 0.0f64;
-        for j in group_members(paths, i) {
-            let p = &paths[j];
-            let rtt = p.rtt_s()?;
-            let w = p.cwnd as f64;
-            best = best.max(w / (rtt * rtt));
+        for p in paths.iter().filter(|p| p.active && p.group == g) {
+            let ps = p.srtt.as_ps();
+            if ps == 0 {
+                return None;
+            }
+            let rtt = small_to_f64(ps) / PS_PER_S as f64;
+            let w = small_to_f64(p.cwnd);
+            let per_rtt2 = w / (rtt * rtt);
+            // A select, not a branch: which path has the largest ratio is unpredictable.
+            best = if per_rtt2 > best { per_rtt2 } else { best };
             sum += w / rtt;
             total += p.cwnd;
         }
         (sum > 0.0).then_some(GroupSums {
-            total_cwnd: total as f64,
+            total_cwnd: small_to_f64(total),
             max_cwnd_per_rtt2: best,
             sum_cwnd_per_rtt: sum,
         })
@@ -63,8 +76,8 @@ impl GroupSums {
 impl Coupling for Lia {
     fn ca_increase(&mut self, paths: &[PathState], i: usize, acked: u64) -> f64 {
         let p = &paths[i];
-        let bytes = acked as f64 * p.mss as f64;
-        let reno = bytes / p.cwnd as f64;
+        let bytes = small_to_f64(acked) * small_to_f64(p.mss);
+        let reno = bytes / small_to_f64(p.cwnd);
         match GroupSums::of(paths, i) {
             Some(g) => {
                 // RFC 6356 eq. 1: min(alpha·bytes_acked·MSS / cwnd_total, bytes_acked·MSS /

@@ -60,11 +60,14 @@ impl PathState {
     /// fraction to the next call; the window never falls below one segment.
     pub fn add_bytes(&mut self, bytes: f64) {
         self.frac += bytes;
-        let whole = libm::floor(self.frac);
+        let whole = floor(self.frac);
         self.frac -= whole;
-        let cwnd = self.cwnd as f64 + whole;
-        self.cwnd = if cwnd < self.mss as f64 {
+        let cwnd = small_to_f64(self.cwnd) + whole;
+        self.cwnd = if cwnd < small_to_f64(self.mss) {
             self.mss
+        } else if cwnd < TWO_POW_63 {
+            // Positive and below 2^63: the signed conversion gives the same integer.
+            cwnd as i64 as u64
         } else {
             cwnd as u64
         };
@@ -76,6 +79,30 @@ impl PathState {
     pub fn send_window(&self) -> u64 {
         let w = self.cwnd as i64 + self.inflation;
         (w.max(self.mss as i64)) as u64
+    }
+}
+
+/// 2^63 as a double.
+const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+
+/// `x as f64` for `x < 2^63` (a window, a segment size or a duration in picoseconds), where
+/// the signed conversion gives the same double in one instruction (x86-64 before AVX-512 has
+/// no unsigned one). Controllers run these conversions on every ACK.
+#[inline]
+pub(crate) fn small_to_f64(x: u64) -> f64 {
+    debug_assert!(i64::try_from(x).is_ok());
+    x as i64 as f64
+}
+
+/// `libm::floor(x)`, exactly, with the common case of a positive `x` below 2^63 done by
+/// truncation (equal to the floor there) instead of libm's bit manipulation: the window
+/// increase of coupled controllers takes one per ACK.
+#[inline]
+fn floor(x: f64) -> f64 {
+    if x > 0.0 && x < TWO_POW_63 {
+        x as i64 as f64
+    } else {
+        libm::floor(x)
     }
 }
 
