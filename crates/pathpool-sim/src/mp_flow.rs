@@ -46,8 +46,9 @@ pub(crate) struct MpConn {
     stopped: bool,
     size: Option<u64>,
     pub(crate) completed_at: Option<Time>,
-    /// The next time a subflow opens or closes (kept, since the source's deadline is asked
-    /// for after every ACK and changes only when the source's timer runs).
+    /// The next time a subflow opens or closes or the application stops (kept, since the
+    /// source's deadline is asked for after every ACK and this changes only when the source's
+    /// timer runs).
     next_change: Option<Time>,
 }
 
@@ -88,7 +89,8 @@ impl MpConn {
         self
     }
 
-    /// The next time a subflow opens or closes, after `now` is handled.
+    /// The next time a subflow opens or closes or the application stops, after `now` is
+    /// handled.
     fn compute_next_change(&self) -> Option<Time> {
         self.plan
             .iter()
@@ -99,6 +101,7 @@ impl MpConn {
                     .stop
                     .filter(|_| self.sender.subflows()[i as usize].state() == SubflowState::Active),
             })
+            .chain(self.stop.filter(|_| !self.stopped))
             .min()
     }
 
@@ -108,14 +111,10 @@ impl MpConn {
         match self.state {
             SourceState::Waiting => Some(self.start),
             SourceState::Done => None,
-            SourceState::Active => [
-                self.sender.poll_timeout(),
-                self.stop.filter(|_| !self.stopped),
-                self.next_change,
-            ]
-            .into_iter()
-            .flatten()
-            .min(),
+            SourceState::Active => match (self.sender.poll_timeout(), self.next_change) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
         }
     }
 

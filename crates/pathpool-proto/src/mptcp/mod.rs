@@ -26,6 +26,82 @@ mod receiver;
 mod scheduler;
 mod sender;
 
+use pathpool_core::Time;
+
 pub use receiver::MpReceiver;
 pub use scheduler::Scheduler;
 pub use sender::{Mapping, MpSegment, MpSender, Subflow, SubflowState};
+
+/// The timer deadlines of one end's subflows, with the earliest kept up to date: it is asked
+/// for after every packet, and changes far less often than a deadline does. [`Time::MAX`]
+/// stands for "no timer" (a timer at the end of time never fires, so nothing is lost).
+#[derive(Clone, Debug)]
+struct Deadlines {
+    at: Vec<Time>,
+    /// The minimum of `at` (`Time::MAX` if empty).
+    earliest: Time,
+}
+
+impl Default for Deadlines {
+    fn default() -> Self {
+        Deadlines {
+            at: Vec::new(),
+            earliest: Time::MAX,
+        }
+    }
+}
+
+impl Deadlines {
+    /// Adds a subflow without a timer.
+    fn push(&mut self) {
+        self.at.push(Time::MAX);
+    }
+
+    /// Sets subflow `i`'s deadline.
+    #[inline]
+    fn set(&mut self, i: usize, deadline: Option<Time>) {
+        let d = deadline.unwrap_or(Time::MAX);
+        let old = std::mem::replace(&mut self.at[i], d);
+        if d <= self.earliest {
+            self.earliest = d;
+        } else if old == self.earliest {
+            // The earliest timer moved later (a retransmission timer restarted by an ACK):
+            // only then must the others be looked at.
+            self.earliest = self.at.iter().fold(Time::MAX, |a, &b| a.min(b));
+        }
+    }
+
+    /// The earliest deadline, if any subflow has one.
+    #[inline]
+    fn earliest(&self) -> Option<Time> {
+        (self.earliest != Time::MAX).then_some(self.earliest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever the sequence of changes, the kept minimum is the minimum of the array.
+        #[test]
+        fn earliest_is_the_minimum(
+            n in 1usize..6,
+            changes in proptest::collection::vec((0usize..6, proptest::option::of(0u64..50)), 0..80),
+        ) {
+            let mut d = Deadlines::default();
+            let mut plain = vec![None; n];
+            for _ in 0..n {
+                d.push();
+            }
+            for (i, t) in changes {
+                let i = i % n;
+                let t = t.map(Time::from_ps);
+                d.set(i, t);
+                plain[i] = t;
+                prop_assert_eq!(d.earliest(), plain.iter().flatten().min().copied());
+            }
+        }
+    }
+}

@@ -3,7 +3,8 @@
 
 use pathpool_core::Time;
 
-use crate::reassembly::Reassembly;
+use super::Deadlines;
+use crate::reassembly::{Inserted, Reassembly};
 use crate::tcp::{AckSegment, DataSegment, TcpReceiver, TcpReceiverConfig};
 
 /// The receiving end of a multipath connection.
@@ -23,7 +24,7 @@ pub struct MpReceiver {
     duplicate_data_bytes: u64,
     /// Each subflow's delayed-ACK deadline, refreshed whenever its receiver is touched (read
     /// after every segment by `poll_timeout`).
-    deadlines: Vec<Option<Time>>,
+    deadlines: Deadlines,
 }
 
 impl MpReceiver {
@@ -35,7 +36,7 @@ impl MpReceiver {
             subflows: Vec::new(),
             data: Reassembly::new(),
             duplicate_data_bytes: 0,
-            deadlines: Vec::new(),
+            deadlines: Deadlines::default(),
         }
     }
 
@@ -43,7 +44,7 @@ impl MpReceiver {
     /// subflows in the same order).
     pub fn add_subflow(&mut self) -> usize {
         self.subflows.push(TcpReceiver::new(self.config));
-        self.deadlines.push(None);
+        self.deadlines.push();
         self.subflows.len() - 1
     }
 
@@ -51,23 +52,22 @@ impl MpReceiver {
     pub fn handle_segment(&mut self, now: Time, i: usize, seg: &DataSegment) -> Option<AckSegment> {
         let rx = self.subflows.get_mut(i)?;
         let ack = rx.handle_segment(now, seg);
-        self.deadlines[i] = rx.poll_timeout();
+        self.deadlines.set(i, rx.poll_timeout());
         ack
     }
 
     /// The data bytes `[start, end)` arrived (one DSS mapping of a received segment).
     pub fn handle_mapping(&mut self, start: u64, end: u64) {
-        if self.data.contains(start, end) {
+        // `insert` reports a duplicate exactly when `contains` would have: one search, not two.
+        if self.data.insert(start, end) == Inserted::Duplicate {
             self.duplicate_data_bytes += end - start;
-        } else {
-            self.data.insert(start, end);
         }
     }
 
     /// When [`handle_timeout`](Self::handle_timeout) must be called next, if ever.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Time> {
-        self.deadlines.iter().flatten().min().copied()
+        self.deadlines.earliest()
     }
 
     /// Sends the delayed ACKs whose timers expired: `send(subflow, ack)` for each.
@@ -76,7 +76,7 @@ impl MpReceiver {
             if let Some(a) = rx.handle_timeout(now) {
                 send(i, a);
             }
-            self.deadlines[i] = rx.poll_timeout();
+            self.deadlines.set(i, rx.poll_timeout());
         }
     }
 

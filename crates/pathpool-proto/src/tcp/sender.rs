@@ -263,8 +263,19 @@ impl TcpSender {
     /// Whether the sender has sent everything it was given (it may still be waiting for ACKs
     /// or have retransmissions to make after a timeout).
     #[must_use]
+    #[inline]
     pub fn all_sent(&self) -> bool {
         self.snd_nxt >= self.data_end
+    }
+
+    /// Whether [`poll_transmit`](Self::poll_transmit) may return a segment: a retransmission
+    /// is due or some data given to the sender is unsent. When this is `false`,
+    /// `poll_transmit` returns `None` without changing anything, so a caller polling many
+    /// senders can skip the call.
+    #[must_use]
+    #[inline]
+    pub fn has_queued(&self) -> bool {
+        self.retransmit_pending || !self.all_sent()
     }
 
     /// Hands the sender `bytes` more of the application's data. A multipath connection creates
@@ -272,6 +283,27 @@ impl TcpSender {
     /// assigns.
     pub fn push_data(&mut self, bytes: u64) {
         self.data_end = self.data_end.saturating_add(bytes);
+    }
+
+    /// Hands the sender `len` more bytes (at most one segment) and sends them at once; the
+    /// caller has checked that everything given before was sent ([`all_sent`]) and that the
+    /// window has room for `len` bytes ([`send_room`]). The same as [`push_data`] then
+    /// [`poll_transmit`], without looking the window up again: a multipath scheduler, which
+    /// has just looked, gives out every segment this way.
+    ///
+    /// [`all_sent`]: Self::all_sent
+    /// [`send_room`]: Self::send_room
+    /// [`push_data`]: Self::push_data
+    /// [`poll_transmit`]: Self::poll_transmit
+    pub fn push_and_transmit(&mut self, now: Time, len: u64) -> DataSegment {
+        debug_assert!(self.all_sent() && !self.retransmit_pending && len <= self.config.mss);
+        self.data_end = self.data_end.saturating_add(len);
+        let seq = self.snd_nxt;
+        let len = self.segment_len(seq);
+        let retransmission = seq < self.snd_max;
+        self.snd_nxt += len;
+        self.snd_max = self.snd_max.max(self.snd_nxt);
+        self.emit(now, seq, len, retransmission)
     }
 
     /// One past the last byte the sender was given.
