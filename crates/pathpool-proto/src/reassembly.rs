@@ -35,7 +35,20 @@ impl Reassembly {
     }
 
     /// Records that bytes `[start, end)` arrived.
+    #[inline]
     pub fn insert(&mut self, start: u64, end: u64) -> Inserted {
+        // The common case, new bytes in order with nothing held above a gap, where it is
+        // called; the rest out of line.
+        if start <= self.cumulative && self.cumulative < end && self.above_gap.is_empty() {
+            self.cumulative = end;
+            return Inserted::InOrder { filled_gap: false };
+        }
+        self.insert_general(start, end)
+    }
+
+    /// [`insert`](Self::insert) in every case.
+    #[inline(never)]
+    fn insert_general(&mut self, start: u64, end: u64) -> Inserted {
         if end <= self.cumulative {
             return Inserted::Duplicate;
         }

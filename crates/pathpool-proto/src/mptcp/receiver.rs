@@ -49,6 +49,7 @@ impl MpReceiver {
     }
 
     /// A data segment arrived on subflow `i`; returns the subflow ACK to send now, if due.
+    #[inline]
     pub fn handle_segment(&mut self, now: Time, i: usize, seg: &DataSegment) -> Option<AckSegment> {
         let rx = self.subflows.get_mut(i)?;
         let ack = rx.handle_segment(now, seg);

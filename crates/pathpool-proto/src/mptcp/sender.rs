@@ -277,7 +277,7 @@ impl MpSender {
             self.pending = Pending::None;
             return None;
         };
-        let Some(i) = self.schedule(cc, len, range) else {
+        let Some((i, room)) = self.schedule(cc, len, range) else {
             self.pending = Pending::None;
             return None;
         };
@@ -292,6 +292,20 @@ impl MpSender {
         // The scheduler chose a subflow with everything sent and room for this segment.
         let seg = sf.sender.push_and_transmit(now, len);
         self.deadlines.set(i, sf.sender.poll_timeout());
+        if matches!(self.pending, Pending::One(_)) && self.reinject.is_empty() {
+            // What the next call would find is known now: the other subflows had nothing to
+            // do before this ACK, this one has sent all it had and its window shrank by
+            // exactly `len`; if that cannot take the next segment, nothing can go until the
+            // next event, so the next call returns at once (it would otherwise be made after
+            // every ACK only to find this out).
+            let next = self
+                .subflow_config
+                .mss
+                .min(self.data_end.saturating_sub(self.next_data_seq));
+            if next == 0 || room - len < next {
+                self.pending = Pending::None;
+            }
+        }
         Some(MpSegment { subflow: i, seg })
     }
 
@@ -322,13 +336,14 @@ impl MpSender {
         }
     }
 
-    /// The subflow among `range` that gets a segment of `len` bytes, if any has room for it.
+    /// The subflow among `range` that gets a segment of `len` bytes, if any has room for it,
+    /// and its room ([`TcpSender::send_room`]).
     fn schedule<C: MultipathController>(
         &self,
         cc: &C,
         len: u64,
         range: std::ops::Range<usize>,
-    ) -> Option<usize> {
+    ) -> Option<(usize, u64)> {
         let is_candidate = |sf: &Subflow| {
             sf.state == SubflowState::Active
                 && sf.sender.all_sent()
@@ -337,8 +352,12 @@ impl MpSender {
         if range.len() == 1 {
             // After an ACK only that ACK's subflow is looked at (`Pending::One`), and every
             // policy picks a sole candidate: no need for the scheduler's comparison.
-            let i = range.start;
-            return is_candidate(&self.subflows[i]).then_some(i);
+            let sf = &self.subflows[range.start];
+            if sf.state != SubflowState::Active || !sf.sender.all_sent() {
+                return None;
+            }
+            let room = sf.sender.send_room(cc);
+            return (room >= len).then_some((range.start, room));
         }
         let candidates = self.subflows[range.clone()]
             .iter()
@@ -348,7 +367,9 @@ impl MpSender {
                 subflow: i,
                 srtt: sf.sender.rtt().srtt(),
             });
-        self.scheduler.pick(candidates, self.last_scheduled)
+        self.scheduler
+            .pick(candidates, self.last_scheduled)
+            .map(|i| (i, self.subflows[i].sender.send_room(cc)))
     }
 
     /// Stops the application: no data beyond what was given to subflows; what was given is
