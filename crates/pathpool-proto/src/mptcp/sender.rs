@@ -397,6 +397,14 @@ impl MpSender {
             ((seq.saturating_sub(f.subflow_seq) as i64 as f64 + 0.5) * self.inv_mss) as usize
         });
         let first = match m.get(guess) {
+            Some(g) if g.subflow_seq <= seq && seq < end && end <= g.subflow_seq + g.len => {
+                // The whole segment in one mapping, as nearly every segment is.
+                f(
+                    g.data_seq + (seq - g.subflow_seq),
+                    g.data_seq + (end - g.subflow_seq),
+                );
+                return;
+            }
             Some(g) if g.subflow_seq <= seq && seq < g.subflow_seq + g.len => guess,
             _ => m.partition_point(|m| m.subflow_seq + m.len <= seq),
         };
