@@ -66,8 +66,14 @@ impl Deadlines {
             self.earliest = d;
         } else if old == self.earliest {
             // The earliest timer moved later (a retransmission timer restarted by an ACK):
-            // only then must the others be looked at.
-            self.earliest = self.at.iter().fold(Time::MAX, |a, &b| a.min(b));
+            // only then must the others be looked at. That is most ACKs, since subflows'
+            // ACKs tend to take turns, so the scan is on plain integers, which compiles to a
+            // short loop of conditional moves.
+            let mut earliest = u64::MAX;
+            for t in &self.at {
+                earliest = earliest.min(t.as_ps());
+            }
+            self.earliest = Time::from_ps(earliest);
         }
     }
 
