@@ -33,8 +33,9 @@ pub use scheduler::Scheduler;
 pub use sender::{Mapping, MpSegment, MpSender, Subflow, SubflowState};
 
 /// The timer deadlines of one end's subflows, with the earliest kept up to date: it is asked
-/// for after every packet, and changes far less often than a deadline does. [`Time::MAX`]
-/// stands for "no timer" (a timer at the end of time never fires, so nothing is lost).
+/// for after every packet, and must be recomputed only when the subflow holding it moves its
+/// timer later. [`Time::MAX`] stands for "no timer" (a timer at the end of time never fires,
+/// so nothing is lost).
 #[derive(Clone, Debug)]
 struct Deadlines {
     at: Vec<Time>,
