@@ -8,6 +8,7 @@ mod disjoint;
 mod graph;
 mod group;
 mod lipsin;
+mod placement;
 mod shortest;
 mod yen;
 mod zoo;
@@ -18,6 +19,7 @@ pub use group::{bottleneck_groups, shared_link_groups, FbFactor};
 pub use lipsin::{
     ttl_after_hop, Fid, LinkTags, LipsinError, TagSpace, DEFAULT_K, DEFAULT_TTL, MAX_K,
 };
+pub use placement::{place, Client, Placement, PlacementError, PlacementRules};
 pub use shortest::shortest_path;
 pub use yen::k_shortest_paths;
 pub use zoo::{
