@@ -392,6 +392,10 @@ fn flow_paths(
 
 /// Compiles a scenario for one seed.
 pub(crate) fn compile(sc: &Scenario, seed: u64) -> Result<Simulation, SpecError> {
+    if let Some(d) = sc.generate.as_ref().and_then(|g| g.domain.as_ref()) {
+        let expanded = crate::domain::expand(sc, d, seed)?;
+        return compile(&expanded, seed);
+    }
     if sc.duration == Dur::ZERO {
         return Err(SpecError::at(at(&[k("duration")]), "must be positive"));
     }

@@ -15,6 +15,7 @@
 //! [`Simulation::results`].
 
 mod build;
+mod domain;
 mod event;
 mod link;
 pub mod load;
@@ -31,6 +32,7 @@ pub mod table;
 mod tcp_flow;
 mod udp_flow;
 
+pub use domain::read_topology;
 pub use load::{apply_override, LoadedScenario, ScenarioError};
 pub use results::{FlowResult, LinkResult, Results, SubflowResult, Summary};
 pub use sim::{RunStats, Simulation};

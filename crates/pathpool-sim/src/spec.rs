@@ -26,9 +26,11 @@ pub struct Scenario {
     /// Seed used when none is given on the command line (default 1).
     #[serde(default)]
     pub seed: Option<u64>,
-    /// The network's nodes.
+    /// The network's nodes (with a generator, added to the generated ones).
+    #[serde(default)]
     pub nodes: NodesSpec,
-    /// The network's links.
+    /// The network's links (with a generator, added to the generated ones).
+    #[serde(default)]
     pub links: Vec<LinkSpec>,
     /// Individual flows.
     #[serde(default)]
@@ -45,6 +47,91 @@ pub struct Scenario {
     /// How routes are computed when a flow does not give one.
     #[serde(default)]
     pub routing: RoutingSpec,
+    /// Nodes, links and flows generated from a model, expanded from the run's seed before
+    /// the scenario is compiled.
+    #[serde(default)]
+    pub generate: Option<GenerateSpec>,
+}
+
+/// Scenario generators.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenerateSpec {
+    /// A domain-scale network (thesis §4.4 E7): an AS topology with clients and servers
+    /// placed by the thesis's rules, one download per client.
+    #[serde(default)]
+    pub domain: Option<DomainSpec>,
+}
+
+/// The transport of the downloads of a generated domain.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DomainTransport {
+    /// mmTP downloads (`kind = "mmtp"`), as the thesis's NS-3 runs (E7).
+    #[default]
+    Mmtp,
+    /// Long-lived (multipath) TCP connections.
+    Tcp,
+}
+
+/// A domain-scale network generated from an AS topology and a placement seed (thesis §4.4
+/// E7, `docs/scenario-reference.md`). Defaults are the thesis's values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DomainSpec {
+    /// A Topology Zoo GML file (`.gml`) or a topohub JSON file (`.json`); relative paths
+    /// are relative to the working directory.
+    pub topology: String,
+    /// Clients per access node (default 2).
+    #[serde(default)]
+    pub clients_per_access_node: Option<u32>,
+    /// Servers are this fraction of clients, uniform in `[lo, hi]` (default `[0.1, 0.2]`).
+    #[serde(default)]
+    pub server_fraction: Option<[f64; 2]>,
+    /// Rate of a client's (primary) access link (default 100Mbps).
+    #[serde(default)]
+    pub access_rate: Option<Rate>,
+    /// Rate of a dual-homed client's second access link (default 12Mbps).
+    #[serde(default)]
+    pub second_access_rate: Option<Rate>,
+    /// Whether multipath clients get a second access link to another access node.
+    #[serde(default)]
+    pub dual_homed: bool,
+    /// Access-link delays are uniform in `[lo, hi]` (default `["5ms", "125ms"]`).
+    #[serde(default)]
+    pub access_delay: Option<[Dur; 2]>,
+    /// Rate of every intra-AS link (default 100Mbps).
+    #[serde(default)]
+    pub core_rate: Option<Rate>,
+    /// Delay of every intra-AS link (default 5ms).
+    #[serde(default)]
+    pub core_delay: Option<Dur>,
+    /// Output queue of the intra-AS and access links (default drop-tail, 100 packets).
+    #[serde(default)]
+    pub queue: Option<QueueSpec>,
+    /// mmTP downloads (default) or TCP connections.
+    #[serde(default)]
+    pub transport: DomainTransport,
+    /// Share of clients with multipath transfers (default 1).
+    #[serde(default)]
+    pub multipath_share: Option<f64>,
+    /// Congestion control of multipath transfers (default nmcc).
+    #[serde(default)]
+    pub cc: Option<CcKind>,
+    /// Congestion control of single-path transfers (default newreno).
+    #[serde(default)]
+    pub single_path_cc: Option<CcKind>,
+    /// The topology manager's paths for multipath transfers (default `k = 2`, k-shortest,
+    /// shared-link groups).
+    #[serde(default)]
+    pub paths: Option<TmSpec>,
+    /// Size of each mmTP download (default: twice what the client's access links carry in the
+    /// run, so it never completes).
+    #[serde(default)]
+    pub size: Option<BufferSize>,
+    /// Seed of the placement (default: the run's seed).
+    #[serde(default)]
+    pub placement_seed: Option<u64>,
 }
 
 /// Hosts (flow endpoints, never forward) and routers (forward, never terminate flows).

@@ -1,0 +1,370 @@
+//! The domain-scale generator (`[generate.domain]`, thesis §4.4 E7): an AS topology read from
+//! a Topology Zoo file, clients and servers placed on it by `pathpool_topo::place`, and one
+//! long-lived download from a server to every client, expanded into plain nodes, links and
+//! flows before the scenario is compiled.
+//!
+//! Names: the AS's nodes are routers `r<i>` (`i` = node index in the file, in file order),
+//! clients hosts `c<j>`, servers hosts `s<i>`. Links: `core<i>` (intra-AS, duplex),
+//! `acc<j>` (client `j`'s primary access link), `acc<j>b` (its second one), `srv<i>`
+//! (a server on its router: infinite rate, no delay, so it never queues, decision D52).
+//! Flows: `mp<j>` (multipath client `j`) and `sp<j>` (single-path client `j`).
+
+use pathpool_cc::CcKind;
+use pathpool_core::{BufferSize, Dur, Rate, Rng};
+use pathpool_topo::{parse_gml, parse_topohub_json, place, PlacementRules, Topology};
+
+use crate::load::{PathSeg, SpecError};
+use crate::spec::{
+    DomainSpec, DomainTransport, FlowKind, FlowSpec, LinkSpec, QueueSpec, Scenario, TmSpec,
+};
+
+/// Random stream of the placement (the simulator's other streams are 1–4).
+const STREAM_PLACEMENT: u64 = 5;
+
+fn here(field: &str) -> Vec<PathSeg> {
+    let mut p = vec![
+        PathSeg::Key("generate".into()),
+        PathSeg::Key("domain".into()),
+    ];
+    if !field.is_empty() {
+        p.push(PathSeg::Key(field.into()));
+    }
+    p
+}
+
+/// Reads a Topology Zoo GML file or a topohub JSON file, by extension.
+///
+/// # Errors
+/// A message naming the file: unreadable, unknown extension, or a parse error.
+pub fn read_topology(path: &str) -> Result<Topology, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path:?}: {e}"))?;
+    let lower = path.to_ascii_lowercase();
+    let parsed = if lower.ends_with(".gml") {
+        parse_gml(&text)
+    } else if lower.ends_with(".json") {
+        parse_topohub_json(&text)
+    } else {
+        return Err(format!(
+            "{path:?}: expected a Topology Zoo .gml file or a topohub .json file"
+        ));
+    };
+    parsed.map_err(|e| format!("{path:?}: {e}"))
+}
+
+/// The scenario with the domain generator expanded: generated nodes, links and flows first,
+/// then the scenario's own; `generate` removed.
+pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenario, SpecError> {
+    let topo = read_topology(&d.topology).map_err(|m| SpecError::at(here("topology"), m))?;
+    let [f_lo, f_hi] = d.server_fraction.unwrap_or([0.1, 0.2]);
+    let [d_lo, d_hi] = d
+        .access_delay
+        .unwrap_or([Dur::from_ms(5), Dur::from_ms(125)]);
+    let rules = PlacementRules {
+        clients_per_access_node: d.clients_per_access_node.unwrap_or(2) as usize,
+        server_fraction: (f_lo, f_hi),
+        access_delay: (d_lo, d_hi),
+        dual_homed: d.dual_homed,
+        multipath_share: d.multipath_share.unwrap_or(1.0),
+    };
+    let mut rng = Rng::stream(d.placement_seed.unwrap_or(seed), STREAM_PLACEMENT, 0);
+    let placement = place(&topo, &rules, &mut rng).map_err(|e| match e {
+        pathpool_topo::PlacementError::BadRule(field, why) => SpecError::at(here(field), why),
+        e => SpecError::at(here("topology"), format!("{}: {e}", topo.name())),
+    })?;
+    let queue = d.queue.clone().unwrap_or_default();
+    let access_rate = d.access_rate.unwrap_or(Rate::from_mbps(100));
+    let second_rate = d.second_access_rate.unwrap_or(Rate::from_mbps(12));
+    let core_rate = d.core_rate.unwrap_or(Rate::from_mbps(100));
+    let core_delay = d.core_delay.unwrap_or(Dur::from_ms(5));
+    let paths = d.paths.clone().unwrap_or_default();
+    if d.transport == DomainTransport::Tcp && paths.k < 2 {
+        return Err(SpecError::at(
+            here("paths"),
+            "TCP multipath clients need k >= 2 (single-path clients: multipath_share = 0)",
+        ));
+    }
+
+    // A download that cannot finish within the run: twice what both access links could
+    // carry in the whole run (an mmTP subscriber keeps state per chunk, so not more).
+    let long_lived_bytes = {
+        let bps = access_rate.bps().saturating_add(second_rate.bps());
+        let bytes = (bps as f64 / 8.0 * sc.duration.as_secs_f64() * 2.0) as u64;
+        bytes.max(1_000_000)
+    };
+    let mut out = sc.clone();
+    out.generate = None;
+    let duplex =
+        |id: String, a: String, b: String, rate: Rate, delay: Dur, q: &QueueSpec| LinkSpec {
+            id: Some(id),
+            between: Some(vec![a, b]),
+            from: None,
+            to: None,
+            rate,
+            delay,
+            queue: q.clone(),
+            loss: 0.0,
+            weight: 1.0,
+        };
+    let mut routers: Vec<String> = (0..topo.nodes().len()).map(|i| format!("r{i}")).collect();
+    let mut hosts: Vec<String> = Vec::new();
+    let mut links = Vec::new();
+    for (i, l) in topo.links().iter().enumerate() {
+        links.push(duplex(
+            format!("core{i}"),
+            format!("r{}", l.a),
+            format!("r{}", l.b),
+            core_rate,
+            core_delay,
+            &queue,
+        ));
+    }
+    for (i, &node) in placement.servers.iter().enumerate() {
+        hosts.push(format!("s{i}"));
+        links.push(duplex(
+            format!("srv{i}"),
+            format!("s{i}"),
+            format!("r{node}"),
+            Rate::INFINITE,
+            Dur::ZERO,
+            &QueueSpec::default(),
+        ));
+    }
+    let mut flows = Vec::new();
+    for (j, c) in placement.clients.iter().enumerate() {
+        let client = format!("c{j}");
+        hosts.push(client.clone());
+        links.push(duplex(
+            format!("acc{j}"),
+            client.clone(),
+            format!("r{}", c.access_node),
+            access_rate,
+            c.access_delay,
+            &queue,
+        ));
+        // A single-path client uses its primary interface only: its second link would carry
+        // nothing, and leaving it out makes the one path the topology manager gives run on
+        // the primary access link (decision D68).
+        if let (true, Some(an), Some(delay)) =
+            (c.multipath, c.second_access_node, c.second_access_delay)
+        {
+            links.push(duplex(
+                format!("acc{j}b"),
+                client.clone(),
+                format!("r{an}"),
+                second_rate,
+                delay,
+                &queue,
+            ));
+        }
+        let server = format!("s{}", c.server);
+        let (id, cc, tm) = if c.multipath {
+            (
+                format!("mp{j}"),
+                d.cc.unwrap_or(CcKind::Nmcc),
+                Some(paths.clone()),
+            )
+        } else {
+            (
+                format!("sp{j}"),
+                d.single_path_cc.unwrap_or(CcKind::NewReno),
+                None,
+            )
+        };
+        let mut f = FlowSpec {
+            id: Some(id),
+            kind: FlowKind::Tcp,
+            from: server,
+            to: client,
+            start: Dur::ZERO,
+            start_spread: Dur::ZERO,
+            stop: None,
+            size: None,
+            count: 1,
+            route: None,
+            paths: None,
+            subflows: None,
+            k_paths: None,
+            tm: None,
+            scheduler: None,
+            cc: Some(cc),
+            tcp: None,
+            rate: None,
+            packet_size: None,
+            on: None,
+            off: None,
+            periods: Default::default(),
+            sources: None,
+            outages: None,
+            mmtp: None,
+        };
+        match d.transport {
+            DomainTransport::Mmtp => {
+                f.kind = FlowKind::Mmtp;
+                f.size = Some(d.size.unwrap_or(BufferSize::Bytes(long_lived_bytes)));
+                f.tm = Some(tm.unwrap_or(TmSpec {
+                    k: 1,
+                    ..TmSpec::default()
+                }));
+            }
+            DomainTransport::Tcp => {
+                if d.size.is_some() {
+                    return Err(SpecError::at(
+                        here("size"),
+                        "TCP connections of a generated domain are long-lived",
+                    ));
+                }
+                f.tm = tm;
+            }
+        }
+        flows.push(f);
+    }
+    routers.append(&mut out.nodes.routers);
+    hosts.append(&mut out.nodes.hosts);
+    out.nodes.routers = routers;
+    out.nodes.hosts = hosts;
+    links.append(&mut out.links);
+    out.links = links;
+    flows.append(&mut out.flows);
+    out.flows = flows;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::load::LoadedScenario;
+
+    /// A ring of 4 routers with 3 leaves (access nodes 4, 5, 6).
+    const GML: &str = "graph [\n node [ id 0 label \"a\" ]\n node [ id 1 label \"b\" ]\n \
+        node [ id 2 label \"c\" ]\n node [ id 3 label \"d\" ]\n node [ id 4 label \"x\" ]\n \
+        node [ id 5 label \"y\" ]\n node [ id 6 label \"z\" ]\n \
+        edge [ source 0 target 1 ]\n edge [ source 1 target 2 ]\n edge [ source 2 target 3 ]\n \
+        edge [ source 3 target 0 ]\n edge [ source 4 target 0 ]\n edge [ source 5 target 1 ]\n \
+        edge [ source 6 target 2 ]\n]\n";
+
+    fn gml_file() -> String {
+        let dir = std::env::temp_dir().join(format!("pathpool-domain-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("ring.gml");
+        std::fs::write(&p, GML).unwrap();
+        p.display().to_string()
+    }
+
+    fn scenario(extra: &str) -> String {
+        format!(
+            "duration = \"2s\"\n[measure]\ntrace_queues = false\n[generate.domain]\n\
+             topology = {:?}\n{extra}",
+            gml_file()
+        )
+    }
+
+    fn expanded(extra: &str, seed: u64) -> crate::spec::Scenario {
+        let l = LoadedScenario::from_toml(&scenario(extra), "t.toml", &[]).unwrap();
+        let d = l.scenario.generate.clone().unwrap().domain.unwrap();
+        super::expand(&l.scenario, &d, seed).unwrap()
+    }
+
+    #[test]
+    fn expands_the_placement_rules() {
+        let sc = expanded("dual_homed = true\nmultipath_share = 0.5\n", 3);
+        // 3 access nodes x 2 clients; 10-20% of 6 rounds to 1 server.
+        let clients: Vec<&String> = sc
+            .nodes
+            .hosts
+            .iter()
+            .filter(|h| h.starts_with('c'))
+            .collect();
+        assert_eq!(clients.len(), 6);
+        assert_eq!(
+            sc.nodes.hosts.iter().filter(|h| h.starts_with('s')).count(),
+            1
+        );
+        assert_eq!(sc.nodes.routers.len(), 7);
+        assert_eq!(sc.flows.len(), 6);
+        let mp: Vec<_> = sc
+            .flows
+            .iter()
+            .filter(|f| f.id.as_deref().unwrap().starts_with("mp"))
+            .collect();
+        assert_eq!(mp.len(), 3);
+        // Only multipath clients have a second access link, on another access node.
+        for f in &sc.flows {
+            let j = &f.to[1..];
+            let second = sc
+                .links
+                .iter()
+                .find(|l| l.id.as_deref() == Some(&format!("acc{j}b")));
+            let first = sc
+                .links
+                .iter()
+                .find(|l| l.id.as_deref() == Some(&format!("acc{j}")))
+                .unwrap();
+            assert_eq!(first.rate.bps(), 100_000_000);
+            let multipath = f.id.as_deref().unwrap().starts_with("mp");
+            assert_eq!(second.is_some(), multipath);
+            if let Some(s) = second {
+                assert_eq!(s.rate.bps(), 12_000_000);
+                assert_ne!(
+                    s.between.as_ref().unwrap()[1],
+                    first.between.as_ref().unwrap()[1]
+                );
+            }
+            assert_eq!(f.kind, crate::spec::FlowKind::Mmtp);
+        }
+        let core: Vec<_> = sc
+            .links
+            .iter()
+            .filter(|l| l.id.as_deref().unwrap().starts_with("core"))
+            .collect();
+        assert_eq!(core.len(), 7);
+        assert!(core
+            .iter()
+            .all(|l| l.delay == pathpool_core::Dur::from_ms(5)));
+        // The same seed gives the same network; the generated scenario compiles and runs.
+        assert_eq!(
+            sc,
+            expanded("dual_homed = true\nmultipath_share = 0.5\n", 3)
+        );
+        let l = LoadedScenario::from_toml(&scenario("dual_homed = true\n"), "t.toml", &[]).unwrap();
+        let mut sim = l.compile(Some(3)).unwrap();
+        sim.run();
+        let r = sim.results();
+        assert_eq!(r.flows.len(), 6);
+        assert!(r.flows.iter().all(|f| f.bytes_delivered > 0));
+    }
+
+    #[test]
+    fn placement_seed_fixes_the_network() {
+        let a = expanded("placement_seed = 9\n", 1);
+        let b = expanded("placement_seed = 9\n", 2);
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        for (extra, field) in [
+            (
+                "server_fraction = [0.5, 0.1]\n",
+                "generate.domain.server_fraction",
+            ),
+            ("multipath_share = 2.0\n", "generate.domain.multipath_share"),
+            (
+                "transport = \"tcp\"\npaths = { k = 1 }\n",
+                "generate.domain.paths",
+            ),
+        ] {
+            let l = LoadedScenario::from_toml(&scenario(extra), "t.toml", &[]).unwrap();
+            let e = l.compile(Some(1)).unwrap_err();
+            assert_eq!(e.path, field, "{e}");
+        }
+        let text = "duration = \"2s\"\n[generate.domain]\ntopology = \"/nonexistent/x.gml\"\n";
+        let e = LoadedScenario::from_toml(text, "t.toml", &[])
+            .unwrap()
+            .compile(Some(1))
+            .unwrap_err();
+        assert_eq!(e.path, "generate.domain.topology");
+        assert!(e.message.contains("cannot read"), "{e}");
+        let text = "duration = \"2s\"\n[generate.domain]\ntopology = \"x.gml\"\nclients = 3\n";
+        let e = LoadedScenario::from_toml(text, "t.toml", &[]).unwrap_err();
+        assert!(e.to_string().contains("unknown field `clients`"), "{e}");
+    }
+}
