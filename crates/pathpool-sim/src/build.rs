@@ -1313,7 +1313,9 @@ fn add_mmtp_flows(
         } else {
             field("from")
         };
-        let n = net.host(name, place.clone())?;
+        // A publisher may be a router: a server at a node inside the network (thesis E7
+        // places servers at AS nodes, decision D68); it keeps forwarding others' packets.
+        let n = net.node(name, place.clone())?;
         if n == to {
             return Err(SpecError::at(place, "a publisher cannot be the subscriber"));
         }

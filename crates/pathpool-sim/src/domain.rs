@@ -4,9 +4,10 @@
 //! flows before the scenario is compiled.
 //!
 //! Names: the AS's nodes are routers `r<i>` (`i` = node index in the file, in file order),
-//! clients hosts `c<j>`, servers hosts `s<i>`. Links: `core<i>` (intra-AS, duplex),
-//! `acc<j>` (client `j`'s primary access link), `acc<j>b` (its second one), `srv<i>`
-//! (a server on its router: infinite rate, no delay, so it never queues, decision D52).
+//! clients hosts `c<j>`. An mmTP server is its router itself (a router may publish); a TCP
+//! server is a host `s<i>` on link `srv<i>` to its router (infinite rate, no delay, so it
+//! never queues, decision D52). Links: `core<i>` (intra-AS, duplex), `acc<j>` (client
+//! `j`'s primary access link), `acc<j>b` (its second one).
 //! Flows: `mp<j>` (multipath client `j`) and `sp<j>` (single-path client `j`).
 
 use pathpool_cc::CcKind;
@@ -118,16 +119,24 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
             &queue,
         ));
     }
-    for (i, &node) in placement.servers.iter().enumerate() {
-        hosts.push(format!("s{i}"));
-        links.push(duplex(
-            format!("srv{i}"),
-            format!("s{i}"),
-            format!("r{node}"),
-            Rate::INFINITE,
-            Dur::ZERO,
-            &QueueSpec::default(),
-        ));
+    // mmTP publishers sit at their AS node (a router may publish); TCP servers are hosts
+    // on an infinite-rate wire to it (decision D68).
+    let server_name = |i: usize| match d.transport {
+        DomainTransport::Mmtp => format!("r{}", placement.servers[i]),
+        DomainTransport::Tcp => format!("s{i}"),
+    };
+    if d.transport == DomainTransport::Tcp {
+        for (i, &node) in placement.servers.iter().enumerate() {
+            hosts.push(format!("s{i}"));
+            links.push(duplex(
+                format!("srv{i}"),
+                format!("s{i}"),
+                format!("r{node}"),
+                Rate::INFINITE,
+                Dur::ZERO,
+                &QueueSpec::default(),
+            ));
+        }
     }
     let mut flows = Vec::new();
     for (j, c) in placement.clients.iter().enumerate() {
@@ -156,7 +165,7 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
                 &queue,
             ));
         }
-        let server = format!("s{}", c.server);
+        let server = server_name(c.server);
         let (id, cc, tm) = if c.multipath {
             (
                 format!("mp{j}"),
@@ -274,10 +283,12 @@ mod tests {
             .filter(|h| h.starts_with('c'))
             .collect();
         assert_eq!(clients.len(), 6);
-        assert_eq!(
-            sc.nodes.hosts.iter().filter(|h| h.starts_with('s')).count(),
-            1
-        );
+        assert_eq!(sc.nodes.hosts.len(), 6, "mmTP servers are routers");
+        // One server (10-20% of 6 rounds to 1), at an AS node.
+        assert!(sc
+            .flows
+            .iter()
+            .all(|f| f.from == sc.flows[0].from && f.from.starts_with('r')));
         assert_eq!(sc.nodes.routers.len(), 7);
         assert_eq!(sc.flows.len(), 6);
         let mp: Vec<_> = sc

@@ -349,12 +349,11 @@ mod tests {
         let tri = Topology::new(
             "tri",
             nodes,
-            (0..3)
-                .map(|i| TopoLink {
-                    a: i,
-                    b: (i + 1) % 3,
-                    length_km: None,
-                }),
+            (0..3).map(|i| TopoLink {
+                a: i,
+                b: (i + 1) % 3,
+                length_km: None,
+            }),
         )
         .unwrap();
         assert_eq!(

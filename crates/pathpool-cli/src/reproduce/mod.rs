@@ -8,6 +8,7 @@
 //! one object per comparison (`docs/reproductions.md` documents the interface).
 
 mod convergence;
+mod domain_scale;
 mod mmtp_multisource;
 mod partial_congestion;
 mod runner;
@@ -61,6 +62,10 @@ pub struct ReproduceArgs {
     /// of the experiment; the published values stay those of the documents.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// domain-scale: a directory of Topology Zoo GML files (NAME.gml) to use instead of the
+    /// topohub package's JSON files.
+    #[arg(long, value_name = "DIR")]
+    pub zoo_dir: Option<PathBuf>,
 }
 
 /// One published figure next to what we measured.
@@ -159,6 +164,16 @@ pub struct Ctx<'a> {
     pub seeds: Option<u32>,
     /// Runs scenarios in parallel.
     pub runner: &'a Runner,
+    /// The experiment's output directory (sweeps keep their runs there).
+    pub out: PathBuf,
+    /// Topology Zoo GML files (`--zoo-dir`).
+    pub zoo_dir: Option<PathBuf>,
+    /// Worker threads.
+    pub jobs: usize,
+    /// Whether to show progress on standard error.
+    pub progress: bool,
+    /// `--set` overrides for every run.
+    pub extra: Vec<(String, String)>,
 }
 
 impl Ctx<'_> {
@@ -190,6 +205,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     sqrt_n::EXPERIMENT,
     tm_assistance::EXPERIMENT,
     mmtp_multisource::EXPERIMENT,
+    domain_scale::EXPERIMENT,
 ];
 
 /// `pathpool reproduce`.
@@ -233,13 +249,23 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
         .max(1);
     let progress = !args.quiet && !args.json && std::io::stderr().is_terminal();
     let extra = crate::parse_overrides(&args.set)?;
-    let runner = Runner::new(jobs, progress, extra);
+    let runner = Runner::new(jobs, progress, extra.clone());
     let mut failed = Vec::new();
     for e in selected {
+        let out = args
+            .out
+            .clone()
+            .map(|o| if id == "all" { o.join(e.id) } else { o })
+            .unwrap_or_else(|| PathBuf::from("results/reproduce").join(e.id));
         let ctx = Ctx {
             quick: args.quick,
             seeds: args.seeds,
             runner: &runner,
+            out: out.clone(),
+            zoo_dir: args.zoo_dir.clone(),
+            jobs,
+            progress: !args.quiet && !args.json,
+            extra: extra.clone(),
         };
         if !args.json {
             println!(
@@ -259,11 +285,6 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
                 continue;
             }
         };
-        let out = args
-            .out
-            .clone()
-            .map(|o| if id == "all" { o.join(e.id) } else { o })
-            .unwrap_or_else(|| PathBuf::from("results/reproduce").join(e.id));
         if let Err(msg) = write_outputs(e, &report, &out) {
             eprintln!("error: {}: {msg}", e.id);
             failed.push(e.id);
