@@ -79,25 +79,29 @@ struct Topo {
     density: f64,
 }
 
-/// Where topohub's Topology Zoo JSON files are, asking the installed Python package.
+/// Where topohub's Topology Zoo JSON files are, asking the installed Python package
+/// (`python3`, then the project's `.venv/bin/python` that `scripts/bootstrap.sh` makes).
 fn topohub_dir() -> Result<PathBuf, String> {
-    let out = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import os, topohub; print(os.path.join(os.path.dirname(topohub.__file__), 'data', 'topozoo'))",
-        ])
-        .output()
-        .map_err(|e| format!("cannot run python3 to find topohub: {e}"))?;
-    if !out.status.success() {
-        return Err(
-            "no topology data: install the topohub Python package (pip install topohub) or give \
-             --zoo-dir DIR with the Topology Zoo GML files"
-                .into(),
-        );
+    let script = "import os, topohub; \
+        print(os.path.join(os.path.dirname(topohub.__file__), 'data', 'topozoo'))";
+    for python in ["python3", ".venv/bin/python"] {
+        let Ok(out) = std::process::Command::new(python)
+            .args(["-c", script])
+            .output()
+        else {
+            continue;
+        };
+        if out.status.success() {
+            return Ok(PathBuf::from(
+                String::from_utf8_lossy(&out.stdout).trim().to_string(),
+            ));
+        }
     }
-    Ok(PathBuf::from(
-        String::from_utf8_lossy(&out.stdout).trim().to_string(),
-    ))
+    Err(
+        "no topology data: install the topohub Python package (pip install topohub) or give \
+         --zoo-dir DIR with the Topology Zoo GML files"
+            .into(),
+    )
 }
 
 /// The Table 4.2 networks found in `--zoo-dir` (GML) or in topohub (JSON), with what is
@@ -282,7 +286,7 @@ struct Row {
     path: String,
 }
 
-fn str_col<'a>(t: &'a Table, name: &str) -> Result<Vec<String>, String> {
+fn str_col(t: &Table, name: &str) -> Result<Vec<String>, String> {
     match t.column(name) {
         Some(Column::Str(v)) => Ok(v.clone()),
         Some(Column::OptStr(v)) => Ok(v.iter().map(|s| s.clone().unwrap_or_default()).collect()),
@@ -798,8 +802,11 @@ fn e7a(tables: &BTreeMap<&'static str, Vec<Row>>, report: &mut Report) -> Result
     Ok(())
 }
 
+/// Aggregate throughput (bit/s) per (topology, placement).
+type Aggregates = BTreeMap<(String, u64), f64>;
+
 /// Aggregate throughput per (topology, placement) of the rows matching `config`.
-fn aggregates(rows: &[Row], config: &[&str]) -> BTreeMap<(String, u64), f64> {
+fn aggregates(rows: &[Row], config: &[&str]) -> Aggregates {
     let mut m = BTreeMap::new();
     for r in rows.iter().filter(|r| same_config(&r.config, config)) {
         *m.entry((r.topology.clone(), r.rep)).or_insert(0.0) += r.throughput_bps;
@@ -826,7 +833,7 @@ fn e7b(
     let mut means: BTreeMap<(String, String, bool), Vec<(String, f64)>> = BTreeMap::new();
     for (rate, rate_label) in rates {
         let base = aggregates(single, &[rate]);
-        let mut configs: Vec<(String, bool, BTreeMap<(String, u64), f64>)> = Vec::new();
+        let mut configs: Vec<(String, bool, Aggregates)> = Vec::new();
         for k in ["2", "3"] {
             for (a, tm) in [("\"none\"", false), ("\"shared-link\"", true)] {
                 configs.push((format!("Yen {k}"), tm, aggregates(yen, &[rate, k, a])));
