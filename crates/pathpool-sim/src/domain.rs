@@ -250,10 +250,14 @@ mod tests {
         edge [ source 3 target 0 ]\n edge [ source 4 target 0 ]\n edge [ source 5 target 1 ]\n \
         edge [ source 6 target 2 ]\n]\n";
 
+    /// A fresh copy of [`GML`] per call: tests run in parallel, and one writing the file
+    /// while another reads it would hand the reader a truncated file.
     fn gml_file() -> String {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("pathpool-domain-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("ring.gml");
+        let p = dir.join(format!("ring{n}.gml"));
         std::fs::write(&p, GML).unwrap();
         p.display().to_string()
     }
