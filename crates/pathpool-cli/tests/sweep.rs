@@ -268,7 +268,7 @@ fn ctrl_c_keeps_finished_runs_and_marks_no_other() {
             "sweep",
             &d.s("tiny.toml"),
             "--set",
-            "duration=600s",
+            "duration=100000s",
             "--grid",
             "flows.f.count=1,2,3,4",
             "--jobs",

@@ -10,6 +10,7 @@
 pub mod ids;
 pub mod rng;
 pub mod rtt;
+pub mod text;
 pub mod time;
 pub mod units;
 

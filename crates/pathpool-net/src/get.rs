@@ -18,7 +18,7 @@ use pathpool_proto::mmtp::{
 };
 use pathpool_psi::{ContentName, Matching};
 use pathpool_topo::{Fid, NodeIx};
-use pathpool_wire::{Message, MsgType, Packet, PathFids, Subscribe, MAX_PACKET_BYTES};
+use pathpool_wire::{Message, MsgType, Packet, PathFids, Subscribe};
 
 use crate::node::{Endpoint, NodeIo};
 use crate::rv::HOP_LIMIT;
@@ -141,7 +141,6 @@ pub struct GetEndpoint {
     /// requested with the metadata, and a reply can overtake another), written once the
     /// file exists.
     early: Vec<(u32, Vec<u8>)>,
-    buf: Vec<u8>,
 }
 
 impl fmt::Debug for GetEndpoint {
@@ -187,7 +186,6 @@ impl GetEndpoint {
             bytes: 0,
             per_path: Vec::new(),
             early: Vec::new(),
-            buf: vec![0; MAX_PACKET_BYTES],
         }
     }
 
@@ -253,9 +251,7 @@ impl GetEndpoint {
                 name: self.config.name.clone(),
             }),
         };
-        if let Ok(bytes) = packet.to_vec() {
-            io.send_to(self.rendezvous, &bytes);
-        }
+        io.send_packet_to(self.rendezvous, &packet);
         self.started.get_or_insert(now);
         self.last_subscribe = Some(now);
     }
@@ -289,14 +285,11 @@ impl GetEndpoint {
             let Some(path) = self.paths.get(request.path().index()) else {
                 continue;
             };
-            let packet = Packet::<4> {
+            io.send_packet_on_fid(&Packet::<4> {
                 hop_limit: HOP_LIMIT,
                 fid: path.reverse_fid,
                 message: Message::from_request(request, path.forward_fid),
-            };
-            if let Ok(n) = packet.encode(&mut self.buf) {
-                io.send_on_fid(&path.reverse_fid, &self.buf[..n]);
-            }
+            });
         }
     }
 

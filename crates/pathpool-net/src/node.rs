@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use pathpool_core::{Rng, Time};
 use pathpool_topo::{Fid, NodeIx};
-use pathpool_wire::MsgType;
+use pathpool_wire::{MsgType, Packet, MAX_PACKET_BYTES};
 
 use crate::emulation::{EmulatedLink, LinkEmulation, LinkStats};
 use crate::forward::{Forwarder, Route};
@@ -72,6 +72,7 @@ pub struct NodeIo {
     read_timeout: Option<Duration>,
     send_errors: u64,
     spare: Vec<Vec<u8>>,
+    encode_buf: Vec<u8>,
 }
 
 impl NodeIo {
@@ -133,6 +134,7 @@ impl NodeIo {
             read_timeout: None,
             send_errors: 0,
             spare: Vec::new(),
+            encode_buf: vec![0; MAX_PACKET_BYTES],
         })
     }
 
@@ -185,6 +187,29 @@ impl NodeIo {
             self.transmit(i, datagram);
         }
         mask.len()
+    }
+
+    /// Encodes `packet` and sends it on its FID (as [`send_on_fid`](Self::send_on_fid)); a
+    /// packet that does not encode (a field over its limit) is counted as a send error.
+    pub fn send_packet_on_fid(&mut self, packet: &Packet<'_>) {
+        let mut buf = std::mem::take(&mut self.encode_buf);
+        match packet.encode(&mut buf) {
+            Ok(n) => {
+                self.send_on_fid(&packet.fid, &buf[..n]);
+            }
+            Err(_) => self.send_errors += 1,
+        }
+        self.encode_buf = buf;
+    }
+
+    /// Encodes `packet` and sends it straight to `addr` (the slow path, D87).
+    pub fn send_packet_to(&mut self, addr: SocketAddr, packet: &Packet<'_>) {
+        let mut buf = std::mem::take(&mut self.encode_buf);
+        match packet.encode(&mut buf) {
+            Ok(n) => self.send_to(addr, &buf[..n]),
+            Err(_) => self.send_errors += 1,
+        }
+        self.encode_buf = buf;
     }
 
     /// Sends a datagram straight to `addr` (the slow path to and from the rendezvous).

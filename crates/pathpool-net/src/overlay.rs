@@ -26,6 +26,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::net::SocketAddr;
 
+use pathpool_core::text::line_col;
 use pathpool_core::{ByteSize, Dur, Rate};
 use pathpool_psi::{TmSpec, TopologyManager};
 use pathpool_topo::{EdgeId, Fid, Graph, NodeIx};
@@ -358,17 +359,6 @@ impl Overlay {
             })
             .collect()
     }
-}
-
-/// 1-based line and column of a byte offset.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before
-        .rfind('\n')
-        .map_or(before.len(), |i| before.len() - i - 1)
-        + 1;
-    (line, col)
 }
 
 #[cfg(test)]

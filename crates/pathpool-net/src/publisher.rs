@@ -172,15 +172,12 @@ impl PublisherEndpoint {
         &self.publisher.store().metadata
     }
 
-    fn send_message(&mut self, io: &mut NodeIo, fid: &Fid, message: Message<'_>) {
-        let packet = Packet {
+    fn send_message(io: &mut NodeIo, fid: &Fid, message: Message<'_>) {
+        io.send_packet_on_fid(&Packet {
             hop_limit: HOP_LIMIT,
             fid: *fid,
             message,
-        };
-        if let Ok(n) = packet.encode(&mut self.buf) {
-            io.send_on_fid(fid, &self.buf[..n]);
-        }
+        });
     }
 
     fn answer(&mut self, io: &mut NodeIo, request: Request, forward_fid: &Fid) {
@@ -209,11 +206,11 @@ impl PublisherEndpoint {
                     reply,
                     first_chunk: None,
                 });
-                self.send_message(io, forward_fid, message);
+                Self::send_message(io, forward_fid, message);
             }
             Reply::Error(e) => {
                 self.stats.refused += 1;
-                self.send_message(io, forward_fid, Message::DataError(e));
+                Self::send_message(io, forward_fid, Message::DataError(e));
             }
         }
     }
@@ -264,8 +261,6 @@ impl Endpoint for PublisherEndpoint {
                 name: self.name.clone(),
             }),
         };
-        if let Ok(bytes) = packet.to_vec() {
-            io.send_to(self.rendezvous, &bytes);
-        }
+        io.send_packet_to(self.rendezvous, &packet);
     }
 }

@@ -35,7 +35,6 @@ pub struct RvEndpoint {
     psi: Psi,
     node_count: u32,
     stats: RvStats,
-    buf: Vec<u8>,
 }
 
 impl RvEndpoint {
@@ -49,7 +48,6 @@ impl RvEndpoint {
             },
             node_count: overlay.nodes().len() as u32,
             stats: RvStats::default(),
-            buf: Vec::new(),
         }
     }
 
@@ -59,16 +57,13 @@ impl RvEndpoint {
         self.stats
     }
 
-    fn reply(&mut self, io: &mut NodeIo, to: SocketAddr, message: Message<'_>) {
+    fn reply(io: &mut NodeIo, to: SocketAddr, message: Message<'_>) {
         let packet = Packet {
             hop_limit: HOP_LIMIT,
             fid: pathpool_topo::Fid::default(),
             message,
         };
-        self.buf.resize(packet.encoded_len(), 0);
-        if let Ok(n) = packet.encode(&mut self.buf) {
-            io.send_to(to, &self.buf[..n]);
-        }
+        io.send_packet_to(to, &packet);
     }
 }
 
@@ -114,7 +109,7 @@ impl Endpoint for RvEndpoint {
                 } else {
                     self.stats.refused += 1;
                 }
-                self.reply(io, from, answer);
+                Self::reply(io, from, answer);
             }
             _ => self.stats.ignored += 1,
         }

@@ -7,6 +7,7 @@ use std::ops::Range;
 use crate::build;
 use crate::sim::Simulation;
 use crate::spec::Scenario;
+use pathpool_core::text::line_col;
 
 /// One step of a path into the scenario document.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -271,17 +272,6 @@ fn serde_path(p: &serde_path_to_error::Path) -> Vec<PathSeg> {
         .collect()
 }
 
-/// 1-based line and column of a byte offset.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before
-        .rfind('\n')
-        .map_or(before.len(), |i| before.len() - i - 1)
-        + 1;
-    (line, col)
-}
-
 /// The source span of the deepest element of `path` that exists in the TOML text.
 fn locate_path(text: &str, path: &[PathSeg]) -> Option<Range<usize>> {
     let doc = toml_edit::ImDocument::parse(text).ok()?;
@@ -422,11 +412,5 @@ mod tests {
         assert!(e.contains("no element \"nope\""), "{e}");
         let e = apply_override(&mut t, "duration.x", "1").unwrap_err();
         assert!(e.contains("not a table"), "{e}");
-    }
-
-    #[test]
-    fn line_and_column() {
-        assert_eq!(line_col("ab\ncd\nef", 4), (2, 2));
-        assert_eq!(line_col("ab", 0), (1, 1));
     }
 }

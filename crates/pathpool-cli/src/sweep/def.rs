@@ -4,6 +4,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use pathpool_core::text::line_col;
 use serde::{Deserialize, Serialize};
 
 /// A bad sweep definition: where (`sweep.toml:8:3`, `--grid`, ...) and what.
@@ -335,17 +336,6 @@ fn split_top_level(s: &str) -> Vec<String> {
 pub fn is_sweep_file(text: &str) -> bool {
     text.parse::<toml_edit::ImDocument<String>>()
         .is_ok_and(|d| d.as_table().contains_key("scenario"))
-}
-
-/// 1-based line and column of byte `offset` in `text`.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before
-        .rfind('\n')
-        .map_or(before.len(), |i| before.len() - i - 1)
-        + 1;
-    (line, col)
 }
 
 const FILE_KEYS: [&str; 7] = [
