@@ -17,6 +17,7 @@ mod progress;
 pub mod report;
 pub mod reproduce;
 pub mod sweep;
+pub mod testbed;
 
 pub use progress::{run_stepwise, run_with_progress};
 
@@ -67,6 +68,8 @@ enum Command {
     Publish(overlay::PublishArgs),
     /// Overlay: download a named content from its publishers over many paths.
     Get(overlay::GetArgs),
+    /// Overlay: start (up), use (get) and stop (down) a whole overlay as local processes.
+    Testbed(testbed::TestbedArgs),
     /// Plot a results directory (provided by the Python package: pip install pathpool).
     Plot {
         /// Arguments of the Python `pathpool plot` command.
@@ -117,6 +120,7 @@ pub fn run_cli_with(args: Vec<OsString>, host: &sweep::Host<'_>) -> u8 {
         Command::Fn(args) => overlay::fn_command(&args),
         Command::Publish(args) => overlay::publish_command(&args),
         Command::Get(args) => overlay::get_command(&args),
+        Command::Testbed(args) => testbed::testbed_command(&args),
         Command::BenchCase { index, scale } => bench::bench_case_command(index, scale),
         Command::Plot { .. } => Err(CliError::BadInput(
             "`pathpool plot` is part of the Python package: install it (pip install pathpool, \

@@ -1,0 +1,139 @@
+//! `pathpool testbed up / get / down` and `pathpool get`'s failures, end to end with real
+//! processes on loopback (issue 5).
+
+use std::fs;
+use std::net::UdpSocket;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::thread;
+use std::time::Duration;
+
+fn pathpool(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pathpool"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn a_testbed_comes_up_serves_a_download_and_goes_down() {
+    let dir: PathBuf =
+        std::env::temp_dir().join(format!("pathpool-testbed-test-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    // Free loopback ports: bound and released (another process could take one in between;
+    // then `up` fails loudly rather than silently).
+    let ports: Vec<u16> = (0..6)
+        .map(|_| UdpSocket::bind("127.0.0.1:0").unwrap())
+        .collect::<Vec<_>>()
+        .iter()
+        .map(|s| s.local_addr().unwrap().port())
+        .collect();
+    let overlay = format!(
+        r#"
+rendezvous = "rv"
+nodes = [
+  {{ id = "rv", addr = "127.0.0.1:{}" }}, {{ id = "f1", addr = "127.0.0.1:{}" }},
+  {{ id = "f2", addr = "127.0.0.1:{}" }},
+  {{ id = "p1", addr = "127.0.0.1:{}", transit = false }},
+  {{ id = "p2", addr = "127.0.0.1:{}", transit = false }},
+  {{ id = "s", addr = "127.0.0.1:{}", transit = false }},
+]
+links = [
+  {{ between = ["p1", "f1"], rate = "50Mbps", delay = "2ms" }},
+  {{ between = ["p2", "f2"], rate = "50Mbps", delay = "2ms", loss = 0.01 }},
+  {{ between = ["f1", "s"] }}, {{ between = ["f2", "s"] }}, {{ between = ["f1", "rv"] }},
+]
+"#,
+        ports[0], ports[1], ports[2], ports[3], ports[4], ports[5]
+    );
+    let ov = dir.join("overlay.toml");
+    fs::write(&ov, overlay).unwrap();
+    let file = dir.join("content.bin");
+    let data: Vec<u8> = (0..3_000_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    fs::write(&file, &data).unwrap();
+    let bed = dir.join("bed");
+    let (ov, file, bed) = (
+        ov.display().to_string(),
+        file.display().to_string(),
+        bed.display().to_string(),
+    );
+    let up = pathpool(&[
+        "testbed",
+        "up",
+        &ov,
+        "--dir",
+        &bed,
+        "--publish",
+        &format!("p1={file}=/t/content"),
+        "--publish",
+        &format!("p2={file}=/t/content"),
+    ]);
+    assert!(up.status.success(), "{}", text(&up));
+    let pids: Vec<u32> = fs::read_to_string(format!("{bed}/pids"))
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(pids.len(), 5, "rv, f1, f2, p1, p2");
+    // A second `up` in the same directory is refused.
+    let again = pathpool(&["testbed", "up", &ov, "--dir", &bed]);
+    assert_eq!(again.status.code(), Some(2), "{}", text(&again));
+    thread::sleep(Duration::from_millis(1500));
+    let out = dir.join("got.bin").display().to_string();
+    let get = pathpool(&[
+        "testbed",
+        "get",
+        "/t/content",
+        "-o",
+        &out,
+        "--node",
+        "s",
+        "--dir",
+        &bed,
+    ]);
+    let get_text = text(&get);
+    // An unknown name: exit 1 with the rendezvous's reason, and no file.
+    let missing = dir.join("missing.bin").display().to_string();
+    let unknown = pathpool(&[
+        "testbed", "get", "/t/other", "-o", &missing, "--node", "s", "--dir", &bed,
+    ]);
+    let down = pathpool(&["testbed", "down", "--dir", &bed]);
+    thread::sleep(Duration::from_millis(300));
+    let alive: Vec<u32> = pids
+        .iter()
+        .copied()
+        // A process that exited but was not reaped (its parent, `testbed up`, is gone) is a
+        // zombie: state Z in /proc/PID/stat.
+        .filter(|p| {
+            fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|st| {
+                st.rsplit_once(')')
+                    .is_some_and(|(_, r)| !r.trim_start().starts_with('Z'))
+            })
+        })
+        .collect();
+    let rv_log = fs::read_to_string(format!("{bed}/rv.log")).unwrap_or_default();
+    let _ = fs::remove_dir_all(&dir);
+    assert!(get.status.success(), "{get_text}");
+    assert!(get_text.contains("SHA-256 verified"), "{get_text}");
+    assert_eq!(unknown.status.code(), Some(1), "{}", text(&unknown));
+    assert!(
+        text(&unknown).contains("no publisher of /t/other"),
+        "{}",
+        text(&unknown)
+    );
+    assert!(!std::path::Path::new(&missing).exists());
+    assert!(down.status.success(), "{}", text(&down));
+    assert!(alive.is_empty(), "still running: {alive:?}");
+    assert!(rv_log.contains("FID sets 1, refused 1"), "{rv_log}");
+}
