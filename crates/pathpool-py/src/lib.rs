@@ -421,6 +421,20 @@ fn sweep_run_task<'py>(
         .collect())
 }
 
+impl SweepPlan {
+    /// An error unless `i` is the index of one of the plan's runs.
+    fn check_run(&self, i: usize) -> PyResult<()> {
+        if i < self.plan.runs.len() {
+            Ok(())
+        } else {
+            Err(PyValueError::new_err(format!(
+                "no run {i}: the sweep has {} runs",
+                self.plan.runs.len()
+            )))
+        }
+    }
+}
+
 #[pymethods]
 impl SweepPlan {
     /// The sweep directory.
@@ -454,26 +468,19 @@ impl SweepPlan {
 
     /// The id of run `i`.
     fn run_id(&self, i: usize) -> PyResult<String> {
-        self.plan
-            .runs
-            .get(i)
-            .map(|r| r.id.clone())
-            .ok_or_else(|| PyValueError::new_err(format!("no run {i}")))
+        self.check_run(i)?;
+        Ok(self.plan.runs[i].id.clone())
     }
 
     /// Run `i` as a self-contained task (JSON) for `sweep_run_task`.
     fn task(&self, i: usize) -> PyResult<String> {
-        if i >= self.plan.runs.len() {
-            return Err(PyValueError::new_err(format!("no run {i}")));
-        }
+        self.check_run(i)?;
         serde_json::to_string(&self.plan.task(i)).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     /// Stores the result files of run `i` and marks it done.
     fn store(&self, py: Python<'_>, i: usize, files: Vec<(String, Vec<u8>)>) -> PyResult<()> {
-        if i >= self.plan.runs.len() {
-            return Err(PyValueError::new_err(format!("no run {i}")));
-        }
+        self.check_run(i)?;
         py.detach(|| self.plan.store(i, &files))
             .map_err(PyOSError::new_err)
     }
