@@ -2,7 +2,7 @@
 //! and `pathpool get`, each one node of an overlay file (docs/overlay.md) on its UDP socket,
 //! driving the same state machines as the simulator.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -91,6 +91,11 @@ pub struct GetArgs {
     /// Hide the progress bar.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Write the download's progress to this CSV file every 100 ms: `unix_time_s`,
+    /// `elapsed_s` (since the subscription), `source` (publisher node id) and `bytes`
+    /// (first-copy payload bytes received from it so far), one row per source.
+    #[arg(long, value_name = "FILE")]
+    pub progress_log: Option<PathBuf>,
     /// The overlay and this node.
     #[command(flatten)]
     pub node: NodeArgs,
@@ -236,24 +241,82 @@ pub fn publish_command(a: &PublishArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// A download with a progress bar showing the rate from each source.
-struct WithBar<'a> {
+/// A download with a progress bar showing the rate from each source, and an optional CSV
+/// log of its progress.
+struct Watched<'a> {
     inner: GetEndpoint,
     bar: Option<ProgressBar>,
+    log: Option<ProgressLog>,
     names: &'a Overlay,
-    next: Time,
+    next_bar: Time,
     last: Option<(Time, GetProgress)>,
 }
 
 const BAR_EVERY: Dur = Dur::from_ms(250);
+const LOG_EVERY: Dur = Dur::from_ms(100);
 
-impl WithBar<'_> {
+/// `--progress-log`: the CSV file, the next row's time and the first write error (reported
+/// at the end; the download goes on without the log).
+struct ProgressLog {
+    path: PathBuf,
+    out: std::io::BufWriter<std::fs::File>,
+    next: Time,
+    error: Option<std::io::Error>,
+}
+
+impl ProgressLog {
+    fn create(path: &Path) -> Result<Self, CliError> {
+        let file = std::fs::File::create(path)
+            .map_err(|e| CliError::BadInput(format!("--progress-log {}: {e}", path.display())))?;
+        let mut log = ProgressLog {
+            path: path.to_path_buf(),
+            out: std::io::BufWriter::new(file),
+            next: Time::ZERO,
+            error: None,
+        };
+        log.write(|out| writeln!(out, "unix_time_s,elapsed_s,source,bytes"));
+        Ok(log)
+    }
+
+    fn write(
+        &mut self,
+        f: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+    ) {
+        if self.error.is_none() {
+            if let Err(e) = f(&mut self.out).and_then(|()| self.out.flush()) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    fn row(&mut self, p: &GetProgress, names: &Overlay) {
+        let unix_s = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        let elapsed_s = p.elapsed.as_secs_f64();
+        self.write(|out| {
+            for (node, bytes) in &p.per_source {
+                let id = &names.nodes()[node.0 as usize].id;
+                writeln!(out, "{unix_s:.3},{elapsed_s:.3},{id},{bytes}")?;
+            }
+            Ok(())
+        });
+    }
+}
+
+impl Watched<'_> {
     fn update(&mut self, now: Time) {
+        if let Some(log) = &mut self.log {
+            if now >= log.next {
+                log.next = now + LOG_EVERY;
+                log.row(&self.inner.progress(now), self.names);
+            }
+        }
         let Some(bar) = &self.bar else { return };
-        if now < self.next {
+        if now < self.next_bar {
             return;
         }
-        self.next = now + BAR_EVERY;
+        self.next_bar = now + BAR_EVERY;
         let p = self.inner.progress(now);
         if let Some(size) = p.size {
             bar.set_length(size);
@@ -281,9 +344,19 @@ impl WithBar<'_> {
         }
         self.last = Some((now, p));
     }
+
+    /// The earliest of the bar's and the log's next update, if either is on.
+    fn next_update(&self) -> Option<Time> {
+        let bar = self.bar.as_ref().map(|_| self.next_bar);
+        let log = self.log.as_ref().map(|l| l.next);
+        match (bar, log) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
 }
 
-impl Endpoint for WithBar<'_> {
+impl Endpoint for Watched<'_> {
     fn on_datagram(
         &mut self,
         io: &mut NodeIo,
@@ -297,10 +370,10 @@ impl Endpoint for WithBar<'_> {
     }
     fn poll_timeout(&self) -> Option<Time> {
         let inner = self.inner.poll_timeout();
-        if self.bar.is_none() {
-            return inner;
+        match self.next_update() {
+            None => inner,
+            Some(next) => Some(inner.map_or(next, |t| t.min(next))),
         }
-        Some(inner.map_or(self.next, |t| t.min(self.next)))
     }
     fn on_timeout(&mut self, io: &mut NodeIo, now: Time) {
         if self.inner.poll_timeout().is_some_and(|t| t <= now) {
@@ -364,11 +437,17 @@ pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
         );
         b
     });
-    let mut ep = WithBar {
+    let log = a
+        .progress_log
+        .as_deref()
+        .map(ProgressLog::create)
+        .transpose()?;
+    let mut ep = Watched {
         inner: GetEndpoint::new(config, node, rv),
         bar,
+        log,
         names: &overlay,
-        next: Time::ZERO,
+        next_bar: Time::ZERO,
         last: None,
     };
     serve(&mut io, &mut ep, &stop)?;
@@ -377,6 +456,15 @@ pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
     }
     let now = io.now();
     let p = ep.inner.progress(now);
+    if let Some(log) = &mut ep.log {
+        log.row(&p, &overlay);
+        if let Some(e) = &log.error {
+            eprintln!(
+                "warning: --progress-log {}: {e}; the log is incomplete",
+                log.path.display()
+            );
+        }
+    }
     match ep.inner.state() {
         GetState::Done => {
             let secs = p.elapsed.as_secs_f64();

@@ -50,6 +50,9 @@ enum TestbedCommand {
         /// Presume a request lost after this many later replies (D86).
         #[arg(long)]
         gap_threshold: Option<u32>,
+        /// Write the download's progress to this CSV file (as `pathpool get --progress-log`).
+        #[arg(long, value_name = "FILE")]
+        progress_log: Option<PathBuf>,
         /// The testbed directory.
         #[arg(long, default_value = "testbed")]
         dir: PathBuf,
@@ -231,6 +234,7 @@ pub fn testbed_command(a: &TestbedArgs) -> Result<(), CliError> {
             node,
             cc,
             gap_threshold,
+            progress_log,
             dir,
         } => get_command(&GetArgs {
             name: name.clone(),
@@ -241,6 +245,7 @@ pub fn testbed_command(a: &TestbedArgs) -> Result<(), CliError> {
             gap_threshold: *gap_threshold,
             stall_timeout: pathpool_core::Dur::from_secs(10),
             quiet: false,
+            progress_log: progress_log.clone(),
             node: NodeArgs {
                 overlay: dir.join(OVERLAY),
                 node: node.clone(),

@@ -91,6 +91,7 @@ links = [
     assert_eq!(again.status.code(), Some(2), "{}", text(&again));
     thread::sleep(Duration::from_millis(1500));
     let out = dir.join("got.bin").display().to_string();
+    let log = dir.join("progress.csv").display().to_string();
     let get = pathpool(&[
         "testbed",
         "get",
@@ -101,7 +102,10 @@ links = [
         "s",
         "--dir",
         &bed,
+        "--progress-log",
+        &log,
     ]);
+    let progress = fs::read_to_string(&log).unwrap_or_default();
     let get_text = text(&get);
     // An unknown name: exit 1 with the rendezvous's reason, and no file.
     let missing = dir.join("missing.bin").display().to_string();
@@ -126,6 +130,22 @@ links = [
     let _ = fs::remove_dir_all(&dir);
     assert!(get.status.success(), "{get_text}");
     assert!(get_text.contains("SHA-256 verified"), "{get_text}");
+    // The progress log: a header, rows per source, and at the end the two sources' bytes
+    // add up to the file.
+    let mut rows = progress.lines();
+    assert_eq!(rows.next(), Some("unix_time_s,elapsed_s,source,bytes"));
+    let rows: Vec<Vec<&str>> = rows.map(|r| r.split(',').collect()).collect();
+    assert!(
+        rows.len() >= 2 && rows.iter().all(|r| r.len() == 4),
+        "{progress}"
+    );
+    let last_elapsed = rows.last().unwrap()[1];
+    let at_end: u64 = rows
+        .iter()
+        .filter(|r| r[1] == last_elapsed)
+        .map(|r| r[3].parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(at_end, data.len() as u64, "{progress}");
     assert_eq!(unknown.status.code(), Some(1), "{}", text(&unknown));
     assert!(
         text(&unknown).contains("no publisher of /t/other"),
