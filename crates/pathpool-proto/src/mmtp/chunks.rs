@@ -222,6 +222,7 @@ impl ChunkArray {
     pub fn select_fast<I>(&mut self, sf: PathIndex, w: u32, own: I) -> Vec<u32>
     where
         I: IntoIterator<Item = u32>,
+        I::IntoIter: ExactSizeIterator,
     {
         let mut own = own.into_iter().peekable();
         let mut slots = 0;
@@ -245,7 +246,9 @@ impl ChunkArray {
         }
         // Every cell from the frontier on is IDLE and above every own cell: the remaining own
         // cells take their slots, then `next_idle` gives the rest (`available = w − pending`).
-        let pending = own.count() as u32;
+        // The length, not a walk: a subflow can hold thousands of requests (a 1 Gb/s path
+        // with a long RTT), and this runs for every reply.
+        let pending = own.len() as u32;
         let available = w.saturating_sub(slots + pending);
         let end = self.len().min(self.frontier.saturating_add(available));
         for idle in self.frontier..end {
