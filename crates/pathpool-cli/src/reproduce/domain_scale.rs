@@ -338,7 +338,17 @@ fn run_sweep(ctx: &Ctx<'_>, file: &Path, out: &Path) -> Result<(Table, usize, f6
     let pending = plan.pending();
     let started = std::time::Instant::now();
     if !pending.is_empty() {
-        let report = pool::run_local(&plan, &pending, ctx.jobs, ctx.progress, || false);
+        let stop = || ctx.stop.load(std::sync::atomic::Ordering::Relaxed);
+        let report = pool::run_local(&plan, &pending, ctx.jobs, ctx.progress, stop);
+        if report.interrupted {
+            return Err(format!(
+                "interrupted: {} of the {} runs left in {} finished and are kept; run the same \
+                 command again to resume",
+                report.ran.len(),
+                pending.len(),
+                out.display()
+            ));
+        }
         if !report.failed.is_empty() {
             return Err(format!(
                 "{} of {} runs of {} failed (first: {}); rerun to retry them",

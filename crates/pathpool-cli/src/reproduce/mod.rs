@@ -174,6 +174,9 @@ pub struct Ctx<'a> {
     pub progress: bool,
     /// `--set` overrides for every run.
     pub extra: Vec<(String, String)>,
+    /// Set by Ctrl-C (SIGINT) or SIGTERM: the sweeps of domain-scale stop between runs,
+    /// keeping every finished run for the next invocation (a second Ctrl-C ends the process).
+    pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Ctx<'_> {
@@ -250,6 +253,7 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
     let progress = !args.quiet && !args.json && std::io::stderr().is_terminal();
     let extra = crate::parse_overrides(&args.set)?;
     let runner = Runner::new(jobs, progress, extra.clone());
+    let stop = crate::sweep::signal_flag()?;
     let mut failed = Vec::new();
     for e in selected {
         let out = args
@@ -266,6 +270,7 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
             jobs,
             progress: !args.quiet && !args.json,
             extra: extra.clone(),
+            stop: std::sync::Arc::clone(&stop),
         };
         if !args.json {
             println!(
