@@ -157,3 +157,125 @@ links = [
     assert!(alive.is_empty(), "still running: {alive:?}");
     assert!(rv_log.contains("FID sets 1, refused 1"), "{rv_log}");
 }
+
+fn is_root() -> bool {
+    fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            == Some("0")
+    })
+}
+
+fn namespaces() -> String {
+    String::from_utf8_lossy(
+        &Command::new("ip")
+            .args(["netns", "list"])
+            .output()
+            .expect("ip runs")
+            .stdout,
+    )
+    .into_owned()
+}
+
+#[test]
+fn a_netns_testbed_puts_each_node_in_its_namespace_and_removes_them_all() {
+    if !is_root() {
+        eprintln!("SKIPPED: `testbed up --netns` needs root (run `make test` as root)");
+        return;
+    }
+    let dir: PathBuf =
+        std::env::temp_dir().join(format!("pathpool-testbed-netns-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    // No addresses: --netns gives each node one.
+    let overlay = r#"
+rendezvous = "rv"
+[[nodes]]
+id = "rv"
+[[nodes]]
+id = "f1"
+[[nodes]]
+id = "p1"
+transit = false
+[[nodes]]
+id = "s"
+transit = false
+[[links]]
+between = ["p1", "f1"]
+rate = "50Mbps"
+delay = "2ms"
+[[links]]
+between = ["f1", "s"]
+[[links]]
+between = ["f1", "rv"]
+"#;
+    let ov = dir.join("overlay.toml");
+    fs::write(&ov, overlay).unwrap();
+    let file = dir.join("content.bin");
+    let data: Vec<u8> = (0..2_000_000u32)
+        .map(|i| (i.wrapping_mul(2_246_822_519) >> 7) as u8)
+        .collect();
+    fs::write(&file, &data).unwrap();
+    let (ov, file, bed) = (
+        ov.display().to_string(),
+        file.display().to_string(),
+        dir.join("bed").display().to_string(),
+    );
+    let up = pathpool(&[
+        "testbed",
+        "up",
+        &ov,
+        "--netns",
+        "--dir",
+        &bed,
+        "--publish",
+        &format!("p1={file}=/t/content"),
+    ]);
+    let made: Vec<String> = fs::read_to_string(format!("{bed}/netns"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let listed = namespaces();
+    let copy = fs::read_to_string(format!("{bed}/overlay.toml")).unwrap_or_default();
+    thread::sleep(Duration::from_millis(1500));
+    let out = dir.join("got.bin").display().to_string();
+    let get = pathpool(&[
+        "testbed",
+        "get",
+        "/t/content",
+        "-o",
+        &out,
+        "--node",
+        "s",
+        "--dir",
+        &bed,
+    ]);
+    let got = fs::read(&out).unwrap_or_default();
+    let down = pathpool(&["testbed", "down", "--dir", &bed]);
+    let after = namespaces();
+    let _ = fs::remove_dir_all(&dir);
+    assert!(up.status.success(), "{}", text(&up));
+    assert_eq!(made.len(), 5, "the hub and four nodes: {made:?}");
+    for ns in &made {
+        assert!(
+            listed
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(ns)),
+            "{ns}"
+        );
+    }
+    assert!(copy.contains("addr = \"10.77.0.4:7000\""), "{copy}");
+    assert!(get.status.success(), "{}", text(&get));
+    assert!(got == data, "the download differs from the file");
+    assert!(down.status.success(), "{}", text(&down));
+    for ns in &made {
+        assert!(
+            !after
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(ns)),
+            "{ns} still there"
+        );
+    }
+}
