@@ -119,6 +119,18 @@ links = [{ between = ["p", "s"] }, { between = ["p", "rv"] }]
     }
     assert_eq!(ep.state(), &GetState::Done, "{ep:?}");
     let _ = fs::remove_file(out);
+    for sf in ep.subscriber().subflows() {
+        let st = sf.stats();
+        println!(
+            "  subflow {:?}: {} requests, {} timeouts, {} gap losses, {} duplicates, srtt {:?}",
+            sf.id(),
+            st.requests,
+            st.timeouts,
+            st.gap_losses,
+            st.duplicates,
+            sf.srtt()
+        );
+    }
     let what = if via_forwarder {
         "mmTP over the overlay, through 1 forwarding node"
     } else {

@@ -5,22 +5,21 @@
 //! metadata's SHA-256 and only then renames it to its final name.
 
 use std::fmt;
-use std::fs::{self, File, OpenOptions};
-use std::io;
+use std::fs;
 use std::net::SocketAddr;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use pathpool_cc::{AnyController, CcKind, CcOptions, WindowConfig};
 use pathpool_core::{Dur, Time};
 use pathpool_proto::mmtp::{
-    verify_reader, ContentId, Delivery, Metadata, Reply, Subscriber, SubscriberConfig,
+    ContentId, Delivery, IntegrityError, Metadata, Reply, Subscriber, SubscriberConfig,
 };
 use pathpool_psi::{ContentName, Matching};
 use pathpool_topo::{Fid, NodeIx};
 use pathpool_wire::{Message, MsgType, Packet, PathFids, Subscribe};
 
 use crate::node::{Endpoint, NodeIo};
+use crate::part_file::PartFile;
 use crate::rv::HOP_LIMIT;
 
 /// How a download is made.
@@ -130,7 +129,7 @@ pub struct GetEndpoint {
     cc: AnyController,
     paths: Vec<PathFids>,
     part_path: PathBuf,
-    file: Option<File>,
+    file: Option<PartFile>,
     started: Option<Time>,
     last_subscribe: Option<Time>,
     last_progress: Time,
@@ -297,14 +296,7 @@ impl GetEndpoint {
         let Some(size) = self.metadata().map(|m| m.size_bytes) else {
             return;
         };
-        let opened = OpenOptions::new()
-            .create(true)
-            .truncate(true)
-            .read(true)
-            .write(true)
-            .open(&self.part_path)
-            .and_then(|f| f.set_len(size).map(|()| f));
-        match opened {
+        match PartFile::create(&self.part_path, size) {
             Ok(f) => {
                 self.file = Some(f);
                 for (index, payload) in std::mem::take(&mut self.early) {
@@ -332,12 +324,11 @@ impl GetEndpoint {
     }
 
     fn write_chunk(&mut self, now: Time, index: u32, payload: &[u8]) {
-        let (Some(file), Some(m)) = (&self.file, self.subscriber.metadata()) else {
+        let (Some(file), Some(m)) = (&mut self.file, self.subscriber.metadata()) else {
             return;
         };
-        if let Err(e) = file.write_all_at(payload, m.chunk_offset(index)) {
-            let e = GetError::Io(format!("{}: {e}", self.part_path.display()));
-            self.fail(now, e);
+        if let Err(e) = file.write(m.chunk_offset(index), payload) {
+            self.fail(now, GetError::Io(e));
         }
     }
 
@@ -345,14 +336,23 @@ impl GetEndpoint {
         let (Some(file), Some(m)) = (self.file.take(), self.subscriber.metadata().cloned()) else {
             return;
         };
+        // The writer hashed every byte as it wrote it (part_file.rs): the SHA-256 of what is
+        // on disk, without reading the file again.
         let verified = file
-            .sync_data()
-            .map_err(|e| GetError::Io(e.to_string()))
-            .and_then(|()| {
-                let reader =
-                    File::open(&self.part_path).map_err(|e| GetError::Io(e.to_string()))?;
-                verify_reader(&m, io::BufReader::new(reader))
-                    .map_err(|e| GetError::Integrity(e.to_string()))
+            .finish()
+            .map_err(GetError::Io)
+            .and_then(|digest| {
+                if digest == m.sha256 {
+                    Ok(())
+                } else {
+                    Err(GetError::Integrity(
+                        IntegrityError::HashMismatch {
+                            expected: m.sha256,
+                            actual: digest,
+                        }
+                        .to_string(),
+                    ))
+                }
             })
             .and_then(|()| {
                 fs::rename(&self.part_path, &self.config.out)

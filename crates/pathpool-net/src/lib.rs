@@ -10,5 +10,6 @@ pub mod forward;
 pub mod get;
 pub mod node;
 pub mod overlay;
+pub mod part_file;
 pub mod publisher;
 pub mod rv;

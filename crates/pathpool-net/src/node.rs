@@ -5,12 +5,26 @@
 //! One thread per node, one socket per node: every neighbour sends to the node's address, and
 //! the node sends to each neighbour's. The loop waits on the socket until the next timer (an
 //! emulated link's next release or the endpoint's own), so an idle node costs nothing.
+//!
+//! Datagrams cross the socket layer in batches, since that layer, not the state machines, is
+//! what a datagram costs (docs/overlay.md, "Speed"): after the first datagram the loop takes
+//! every one already waiting (up to [`RECV_BATCH`] reads), receiving with UDP GRO (a burst from
+//! one sender arrives as one buffer of equal-size segments), and what the node sends meanwhile
+//! is queued per destination and sent at the end of the round with UDP GSO (up to
+//! [`MAX_SEGMENTS`] equal-size datagrams in one `sendmsg`). Where the kernel lacks GSO or GRO
+//! the node sends and receives datagram by datagram.
 
 use std::io;
+use std::io::{IoSlice, IoSliceMut};
 use std::net::{SocketAddr, UdpSocket};
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use nix::sys::socket::{
+    recvmsg, sendmsg, setsockopt, sockopt, ControlMessage, ControlMessageOwned, MsgFlags,
+    SockaddrStorage,
+};
 use pathpool_core::{Rng, Time};
 use pathpool_topo::{Fid, NodeIx};
 use pathpool_wire::{MsgType, Packet, MAX_PACKET_BYTES};
@@ -22,8 +36,26 @@ use crate::overlay::Overlay;
 /// Longest wait on the socket: how quickly a node notices a stop request.
 pub const MAX_WAIT: Duration = Duration::from_millis(50);
 
-/// Largest datagram a node receives.
+/// Largest datagram a node receives (also the largest GRO buffer).
 const RECV_BUFFER_BYTES: usize = 65_536;
+
+/// Most reads in one round of the loop before the node sends what they produced.
+pub const RECV_BATCH: usize = 64;
+
+/// Most datagrams in one GSO send (the kernel's limit, `UDP_MAX_SEGMENTS`).
+pub const MAX_SEGMENTS: usize = 64;
+
+/// Most bytes in one GSO send (a UDP payload's limit, less headroom).
+const MAX_GSO_BYTES: usize = 65_000;
+
+/// Datagrams queued for one destination: equal-size segments, sent together.
+#[derive(Debug)]
+struct OutBatch {
+    addr: SocketAddr,
+    data: Vec<u8>,
+    segment: usize,
+    count: usize,
+}
 
 /// The wall clock as the state machines' [`Time`]: picoseconds since the node started.
 #[derive(Debug, Clone, Copy)]
@@ -73,6 +105,9 @@ pub struct NodeIo {
     send_errors: u64,
     spare: Vec<Vec<u8>>,
     encode_buf: Vec<u8>,
+    out: Vec<OutBatch>,
+    gso: bool,
+    cmsg_buf: Vec<u8>,
 }
 
 impl NodeIo {
@@ -125,6 +160,8 @@ impl NodeIo {
             };
             egress.push(Egress { peer: addr, link });
         }
+        // Without GRO (an old kernel refuses the option) reads return single datagrams.
+        let _ = setsockopt(&socket, sockopt::UdpGroSegment, &true);
         Ok(NodeIo {
             socket,
             node,
@@ -135,6 +172,10 @@ impl NodeIo {
             send_errors: 0,
             spare: Vec::new(),
             encode_buf: vec![0; MAX_PACKET_BYTES],
+            out: Vec::new(),
+            gso: true,
+            // Without GRO (an old kernel refuses the option) reads return single datagrams.
+            cmsg_buf: nix::cmsg_space!(i32),
         })
     }
 
@@ -212,11 +253,91 @@ impl NodeIo {
         self.encode_buf = buf;
     }
 
-    /// Sends a datagram straight to `addr` (the slow path to and from the rendezvous).
+    /// Sends a datagram straight to `addr` (the slow path to and from the rendezvous). Like
+    /// every send, it leaves at the end of the loop's round, with the others to `addr`.
     pub fn send_to(&mut self, addr: SocketAddr, datagram: &[u8]) {
-        if self.socket.send_to(datagram, addr).is_err() {
-            self.send_errors += 1;
+        self.queue(addr, datagram);
+    }
+
+    /// Queues `datagram` for `addr`: it joins the batch for `addr` if it has the batch's size
+    /// and the batch has room; otherwise the batch leaves first (so each destination gets its
+    /// datagrams in order).
+    fn queue(&mut self, addr: SocketAddr, datagram: &[u8]) {
+        let k = match self.out.iter().position(|b| b.addr == addr) {
+            Some(k) => k,
+            None => {
+                self.out.push(OutBatch {
+                    addr,
+                    data: Vec::with_capacity(MAX_GSO_BYTES),
+                    segment: 0,
+                    count: 0,
+                });
+                self.out.len() - 1
+            }
+        };
+        let b = &self.out[k];
+        let fits = b.count == 0
+            || (self.gso
+                && b.segment == datagram.len()
+                && b.count < MAX_SEGMENTS
+                && b.data.len() + datagram.len() <= MAX_GSO_BYTES);
+        if !fits {
+            self.send_batch(k);
         }
+        let b = &mut self.out[k];
+        b.segment = datagram.len();
+        b.data.extend_from_slice(datagram);
+        b.count += 1;
+    }
+
+    /// Sends every queued datagram.
+    pub fn send_queued(&mut self) {
+        for k in 0..self.out.len() {
+            if self.out[k].count > 0 {
+                self.send_batch(k);
+            }
+        }
+    }
+
+    /// Sends batch `k` (one `sendmsg` with GSO for several datagrams) and empties it.
+    fn send_batch(&mut self, k: usize) {
+        let b = &mut self.out[k];
+        if b.count == 1 || !self.gso {
+            for d in b.data.chunks(b.segment.max(1)) {
+                if self.socket.send_to(d, b.addr).is_err() {
+                    self.send_errors += 1;
+                }
+            }
+        } else {
+            let segment = u16::try_from(b.segment).unwrap_or(u16::MAX);
+            let result = sendmsg(
+                self.socket.as_raw_fd(),
+                &[IoSlice::new(&b.data)],
+                &[ControlMessage::UdpGsoSegments(&segment)],
+                MsgFlags::empty(),
+                Some(&SockaddrStorage::from(b.addr)),
+            );
+            match result {
+                Ok(_) => {}
+                // No GSO here (an old kernel, or a device without checksum offload): from now
+                // on, datagram by datagram.
+                Err(
+                    nix::errno::Errno::EIO
+                    | nix::errno::Errno::EINVAL
+                    | nix::errno::Errno::ENOPROTOOPT,
+                ) => {
+                    self.gso = false;
+                    for d in b.data.chunks(b.segment) {
+                        if self.socket.send_to(d, b.addr).is_err() {
+                            self.send_errors += 1;
+                        }
+                    }
+                }
+                Err(_) => self.send_errors += b.count as u64,
+            }
+        }
+        b.data.clear();
+        b.count = 0;
     }
 
     fn transmit(&mut self, i: usize, datagram: &[u8]) {
@@ -224,9 +345,8 @@ impl NodeIo {
         let e = &mut self.egress[i];
         match &mut e.link {
             None => {
-                if self.socket.send_to(datagram, e.peer).is_err() {
-                    self.send_errors += 1;
-                }
+                let peer = e.peer;
+                self.queue(peer, datagram);
             }
             Some(link) => {
                 let mut copy = self.spare.pop().unwrap_or_default();
@@ -239,22 +359,53 @@ impl NodeIo {
         }
     }
 
-    /// Sends what the emulated links release by `now`; returns the next release.
+    /// Queues what the emulated links release by `now`; returns the next release.
     fn flush(&mut self, now: Time) -> Option<Time> {
         let mut next: Option<Time> = None;
-        for e in &mut self.egress {
-            let Some(link) = &mut e.link else { continue };
-            while let Some(d) = link.pop_due(now) {
-                if self.socket.send_to(&d, e.peer).is_err() {
-                    self.send_errors += 1;
-                }
+        for i in 0..self.egress.len() {
+            let peer = self.egress[i].peer;
+            while let Some(d) = self.egress[i].link.as_mut().and_then(|l| l.pop_due(now)) {
+                self.queue(peer, &d);
                 self.spare.push(d);
             }
-            if let Some(t) = link.next_due() {
+            if let Some(t) = self.egress[i]
+                .link
+                .as_ref()
+                .and_then(EmulatedLink::next_due)
+            {
                 next = Some(next.map_or(t, |n| n.min(t)));
             }
         }
         next
+    }
+
+    /// Reads one buffer: a datagram, or with GRO several equal-size ones from one sender;
+    /// returns its length, the sender and the segment size.
+    fn recv(&mut self, buf: &mut [u8], flags: MsgFlags) -> io::Result<(usize, SocketAddr, usize)> {
+        let mut iov = [IoSliceMut::new(buf)];
+        let msg = recvmsg::<SockaddrStorage>(
+            self.socket.as_raw_fd(),
+            &mut iov,
+            Some(&mut self.cmsg_buf),
+            flags,
+        )
+        .map_err(io::Error::from)?;
+        let mut segment = msg.bytes;
+        for c in msg.cmsgs().into_iter().flatten() {
+            if let ControlMessageOwned::UdpGroSegments(size) = c {
+                segment = usize::try_from(size).unwrap_or(msg.bytes).max(1);
+            }
+        }
+        let from = msg
+            .address
+            .as_ref()
+            .and_then(|a| {
+                a.as_sockaddr_in()
+                    .map(|v4| SocketAddr::V4((*v4).into()))
+                    .or_else(|| a.as_sockaddr_in6().map(|v6| SocketAddr::V6((*v6).into())))
+            })
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "no sender address"))?;
+        Ok((msg.bytes, from, segment))
     }
 
     fn wait_at_most(&mut self, wait: Duration) -> io::Result<()> {
@@ -313,6 +464,7 @@ pub fn run(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> i
     let mut buf = vec![0u8; RECV_BUFFER_BYTES];
     loop {
         if stop.load(Ordering::Relaxed) || endpoint.is_done() {
+            io.send_queued();
             return Ok(());
         }
         let now = io.now();
@@ -328,11 +480,35 @@ pub fn run(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> i
             let ps = d.saturating_since(now).as_ps();
             Duration::from_nanos(ps / 1000).min(MAX_WAIT)
         });
+        io.send_queued();
         io.wait_at_most(wait)?;
-        match io.socket.recv_from(&mut buf) {
-            Ok((n, from)) => {
+        // The first read waits (until the next timer at most); the others take only what is
+        // already there.
+        let mut flags = MsgFlags::empty();
+        for _ in 0..RECV_BATCH {
+            let (n, from, segment) = match io.recv(&mut buf, flags) {
+                Ok(r) => r,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock
+                            | io::ErrorKind::TimedOut
+                            | io::ErrorKind::Interrupted
+                            // A neighbour not listening yet answers with ICMP port unreachable.
+                            | io::ErrorKind::ConnectionRefused
+                    ) =>
+                {
+                    break
+                }
+                Err(e) => return Err(e),
+            };
+            // The buffer's segments, one by one; an empty datagram is one datagram too
+            // (counted as malformed by the forwarder).
+            let mut start = 0;
+            loop {
+                let end = (start + segment.max(1)).min(n);
+                let datagram = &mut buf[start..end];
                 let now = io.now();
-                let datagram = &mut buf[..n];
                 match io.forwarder.route(datagram) {
                     Route::Local(msg) => endpoint.on_datagram(io, now, from, msg, datagram),
                     Route::Forward(mask) => {
@@ -342,17 +518,89 @@ pub fn run(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> i
                     }
                     Route::Drop => {}
                 }
+                start = end;
+                if start >= n {
+                    break;
+                }
             }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock
-                        | io::ErrorKind::TimedOut
-                        | io::ErrorKind::Interrupted
-                        // A neighbour not listening yet answers with ICMP port unreachable.
-                        | io::ErrorKind::ConnectionRefused
-                ) => {}
-            Err(e) => return Err(e),
+            flags = MsgFlags::MSG_DONTWAIT;
         }
+        io.send_queued();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two nodes on loopback: `a` (this test's `NodeIo`) and `b` (a plain socket).
+    fn pair() -> (NodeIo, UdpSocket) {
+        let sa = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let sb = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let text = format!(
+            "rendezvous = \"a\"\nnodes = [ {{ id = \"a\", addr = \"{}\" }}, {{ id = \"b\", addr = \"{}\" }} ]\nlinks = [ {{ between = [\"a\", \"b\"] }} ]\n",
+            sa.local_addr().unwrap(),
+            sb.local_addr().unwrap()
+        );
+        let overlay = Overlay::from_toml(&text, "test").unwrap();
+        let a = overlay.node("a").unwrap();
+        (NodeIo::with_socket(&overlay, a, sa, 1).unwrap(), sb)
+    }
+
+    #[test]
+    fn batched_sends_arrive_whole_and_in_order() {
+        let (mut io, b) = pair();
+        let to = b.local_addr().unwrap();
+        b.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+        let mut buf = vec![0u8; 65_536];
+        // Rounds small enough for the receiver's socket buffer: a run past the batch's byte
+        // limit (54 of 1200 B), a run past its segment limit (64), size changes, and sizes
+        // that change every datagram. Each must arrive as sent, in order (loopback does not
+        // reorder).
+        let rounds: [&[(usize, usize)]; 3] = [
+            &[(60, 1200)],
+            &[(100, 100)],
+            &[(5, 40), (10, 1200), (1, 40), (20, 0)],
+        ];
+        for (r, round) in rounds.iter().enumerate() {
+            let mut sent: Vec<Vec<u8>> = Vec::new();
+            for &(count, len) in *round {
+                for k in 0..count {
+                    // Length 0 stands for "a different length every time".
+                    let len = if len == 0 { 700 + k % 3 } else { len };
+                    let d: Vec<u8> = (0..len).map(|x| (sent.len() * 31 + x) as u8).collect();
+                    io.send_to(to, &d);
+                    sent.push(d);
+                }
+            }
+            io.send_queued();
+            for (i, d) in sent.iter().enumerate() {
+                let (n, _) = b
+                    .recv_from(&mut buf)
+                    .unwrap_or_else(|e| panic!("round {r}, datagram {i}: {e}"));
+                assert_eq!(&buf[..n], &d[..], "round {r}, datagram {i}");
+            }
+        }
+        assert_eq!(io.send_errors(), 0);
+    }
+
+    #[test]
+    fn a_burst_read_with_gro_is_split_into_its_datagrams() {
+        let (mut io, b) = pair();
+        let from = b.local_addr().unwrap();
+        let to = io.local_addr().unwrap();
+        let datagrams: Vec<Vec<u8>> = (0..50u8).map(|i| vec![i; 1000]).collect();
+        for d in &datagrams {
+            b.send_to(d, to).unwrap();
+        }
+        io.wait_at_most(Duration::from_secs(2)).unwrap();
+        let mut buf = vec![0u8; RECV_BUFFER_BYTES];
+        let mut got: Vec<Vec<u8>> = Vec::new();
+        while got.len() < datagrams.len() {
+            let (n, sender, segment) = io.recv(&mut buf, MsgFlags::empty()).unwrap();
+            assert_eq!(sender, from);
+            got.extend(buf[..n].chunks(segment).map(<[u8]>::to_vec));
+        }
+        assert_eq!(got, datagrams);
     }
 }

@@ -1,0 +1,333 @@
+//! The partial file of a download, written and hashed by a thread of its own.
+//!
+//! A subscriber receives a file as thousands of chunks a second, mostly in ascending order.
+//! Writing each with its own `pwrite` and re-reading the whole file at the end to check its
+//! SHA-256 took a third of the subscriber thread's time (docs/overlay.md, "Speed"). Here the
+//! subscriber only copies a chunk into the current run of contiguous bytes; a full or broken
+//! run goes to the writer thread, which writes it with one call and hashes it while it is in
+//! memory if it continues the hashed prefix. Bytes written out of order are hashed when the
+//! prefix reaches them, read back from the file (only those). At the end the writer has the
+//! SHA-256 of the whole file without reading it again, and the file is synced to disk.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle};
+
+use sha2::{Digest, Sha256};
+
+/// Largest run of contiguous bytes the subscriber gathers before handing it to the writer.
+pub const RUN_BYTES: usize = 1 << 20;
+
+/// A run of contiguous bytes for the writer: where it starts in the file, and the bytes.
+struct Run {
+    offset: u64,
+    data: Vec<u8>,
+}
+
+/// The whole file as the writer saw it: its SHA-256, once every byte was written.
+pub type Sha256Digest = [u8; 32];
+
+/// A download's partial file (see the module documentation).
+pub struct PartFile {
+    path: PathBuf,
+    run: Vec<u8>,
+    run_start: u64,
+    to_writer: Option<Sender<Run>>,
+    spare: Receiver<Vec<u8>>,
+    failure: Arc<Mutex<Option<String>>>,
+    writer: Option<JoinHandle<Result<Sha256Digest, String>>>,
+}
+
+impl std::fmt::Debug for PartFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PartFile")
+            .field("path", &self.path)
+            .field("run_start", &self.run_start)
+            .field("run_bytes", &self.run.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartFile {
+    /// Creates (or truncates) the file at `path`, `size_bytes` long, and starts its writer.
+    ///
+    /// # Errors
+    /// The file cannot be created or sized, or the thread cannot start.
+    pub fn create(path: &Path, size_bytes: u64) -> io::Result<PartFile> {
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .read(true)
+            .write(true)
+            .open(path)?;
+        file.set_len(size_bytes)?;
+        let (to_writer, runs) = channel::<Run>();
+        let (give_back, spare) = channel::<Vec<u8>>();
+        let failure = Arc::new(Mutex::new(None));
+        let writer = Writer {
+            file,
+            path: path.to_path_buf(),
+            size_bytes,
+            hasher: Sha256::new(),
+            hashed_to: 0,
+            unhashed: BTreeMap::new(),
+            failure: Arc::clone(&failure),
+        };
+        let writer = thread::Builder::new()
+            .name("part-file".into())
+            .spawn(move || writer.serve(&runs, &give_back))?;
+        Ok(PartFile {
+            path: path.to_path_buf(),
+            run: Vec::with_capacity(RUN_BYTES),
+            run_start: 0,
+            to_writer: Some(to_writer),
+            spare,
+            failure,
+            writer: Some(writer),
+        })
+    }
+
+    /// Writes `data` at `offset`. Each byte of the file must be written exactly once.
+    ///
+    /// # Errors
+    /// An earlier write failed (the message names the file and the error); the download
+    /// should stop.
+    pub fn write(&mut self, offset: u64, data: &[u8]) -> Result<(), String> {
+        if let Some(e) = self.failure() {
+            return Err(e);
+        }
+        let continues = offset == self.run_start + self.run.len() as u64;
+        if !self.run.is_empty() && (!continues || self.run.len() + data.len() > RUN_BYTES) {
+            self.hand_over();
+        }
+        if self.run.is_empty() {
+            self.run_start = offset;
+        }
+        self.run.extend_from_slice(data);
+        Ok(())
+    }
+
+    /// The first write error, if any.
+    fn failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .map_or_else(|p| p.into_inner().clone(), |g| g.clone())
+    }
+
+    /// Sends the current run to the writer and starts an empty one (in a buffer the writer
+    /// gave back, when there is one).
+    fn hand_over(&mut self) {
+        let next = self
+            .spare
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(RUN_BYTES));
+        let data = std::mem::replace(&mut self.run, next);
+        if let Some(tx) = &self.to_writer {
+            // A writer that stopped has recorded why; `finish` reports it.
+            let _ = tx.send(Run {
+                offset: self.run_start,
+                data,
+            });
+        }
+    }
+
+    /// Writes what is left, waits for the writer, syncs the file and returns the SHA-256 of
+    /// its whole content.
+    ///
+    /// # Errors
+    /// A write, read-back or sync failed, or some bytes were never written (the message says
+    /// from where).
+    pub fn finish(mut self) -> Result<Sha256Digest, String> {
+        if !self.run.is_empty() {
+            self.hand_over();
+        }
+        self.to_writer = None;
+        let writer = self.writer.take();
+        match writer.map(JoinHandle::join) {
+            Some(Ok(result)) => result,
+            _ => Err(format!(
+                "{}: the writer thread stopped",
+                self.path.display()
+            )),
+        }
+    }
+}
+
+impl Drop for PartFile {
+    fn drop(&mut self) {
+        // Abandoned (a failed download): let the writer finish before the caller removes the
+        // file, so that nothing writes to a file that no longer has a name.
+        self.to_writer = None;
+        if let Some(w) = self.writer.take() {
+            let _ = w.join();
+        }
+    }
+}
+
+/// The writer thread's state.
+struct Writer {
+    file: File,
+    path: PathBuf,
+    size_bytes: u64,
+    hasher: Sha256,
+    /// Every byte before this offset has been written and hashed.
+    hashed_to: u64,
+    /// Written but not yet hashed: start → end of each run beyond the hashed prefix.
+    unhashed: BTreeMap<u64, u64>,
+    failure: Arc<Mutex<Option<String>>>,
+}
+
+impl Writer {
+    fn serve(
+        mut self,
+        runs: &Receiver<Run>,
+        give_back: &Sender<Vec<u8>>,
+    ) -> Result<Sha256Digest, String> {
+        let mut failed: Option<String> = None;
+        for mut run in runs {
+            if failed.is_none() {
+                if let Err(e) = self.take(&run) {
+                    let e = format!("{}: {e}", self.path.display());
+                    if let Ok(mut g) = self.failure.lock() {
+                        *g = Some(e.clone());
+                    }
+                    failed = Some(e);
+                }
+            }
+            run.data.clear();
+            let _ = give_back.send(run.data);
+        }
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if self.hashed_to != self.size_bytes {
+            return Err(format!(
+                "{}: bytes from offset {} of {} were never written",
+                self.path.display(),
+                self.hashed_to,
+                self.size_bytes
+            ));
+        }
+        self.file
+            .sync_data()
+            .map_err(|e| format!("{}: {e}", self.path.display()))?;
+        Ok(self.hasher.finalize().into())
+    }
+
+    /// Writes a run, hashes it if it continues the hashed prefix, then hashes whatever
+    /// written runs the prefix now reaches.
+    fn take(&mut self, run: &Run) -> io::Result<()> {
+        let end = run.offset + run.data.len() as u64;
+        if end > self.size_bytes {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "a write to bytes {}..{end} past the end ({})",
+                    run.offset, self.size_bytes
+                ),
+            ));
+        }
+        self.file.write_all_at(&run.data, run.offset)?;
+        if run.offset == self.hashed_to {
+            self.hasher.update(&run.data);
+            self.hashed_to = end;
+        } else if !run.data.is_empty() {
+            self.unhashed.insert(run.offset, end);
+        }
+        let mut buf = Vec::new();
+        while let Some(end) = self.unhashed.remove(&self.hashed_to) {
+            buf.resize((end - self.hashed_to) as usize, 0);
+            self.file.read_exact_at(&mut buf, self.hashed_to)?;
+            self.hasher.update(&buf);
+            self.hashed_to = end;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("pathpool-part-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("f.part")
+    }
+
+    fn content(len: usize) -> Vec<u8> {
+        (0..len).map(|i| (i * 7 + i / 251) as u8).collect()
+    }
+
+    /// Writes `content` as chunks of `chunk` bytes in the order `order` (chunk indices).
+    fn write_in_order(path: &Path, content: &[u8], chunk: usize, order: &[usize]) -> PartFile {
+        let mut f = PartFile::create(path, content.len() as u64).unwrap();
+        for &i in order {
+            let start = i * chunk;
+            let end = (start + chunk).min(content.len());
+            f.write(start as u64, &content[start..end]).unwrap();
+        }
+        f
+    }
+
+    #[test]
+    fn in_order_chunks_give_the_file_and_its_hash() {
+        let path = scratch("in-order");
+        // More than one run, and a short last chunk.
+        let data = content(3 * RUN_BYTES + 1000);
+        let n = data.len().div_ceil(1135);
+        let f = write_in_order(&path, &data, 1135, &(0..n).collect::<Vec<_>>());
+        let digest = f.finish().unwrap();
+        assert_eq!(digest, <[u8; 32]>::from(Sha256::digest(&data)));
+        assert_eq!(std::fs::read(&path).unwrap(), data);
+    }
+
+    #[test]
+    fn a_missing_chunk_is_an_error_naming_the_offset() {
+        let path = scratch("missing");
+        let data = content(10 * 1000);
+        let f = write_in_order(&path, &data, 1000, &[0, 1, 2, 4, 5, 6, 7, 8, 9]);
+        let e = f.finish().unwrap_err();
+        assert!(e.contains("from offset 3000 of 10000"), "{e}");
+        assert!(e.contains("f.part"), "{e}");
+    }
+
+    #[test]
+    fn a_write_past_the_end_stops_the_download() {
+        let path = scratch("past-end");
+        let mut f = PartFile::create(&path, 100).unwrap();
+        f.write(50, &[1; 100]).unwrap();
+        let e = f.finish().unwrap_err();
+        assert!(e.contains("past the end (100)"), "{e}");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        /// Any order of arrival gives the same file and the SHA-256 of the content.
+        #[test]
+        fn any_order_gives_the_file_and_its_hash(
+            len in 1usize..40_000,
+            chunk in 1usize..3000,
+            seed in any::<u64>(),
+        ) {
+            let path = scratch(&format!("prop-{seed}"));
+            let data = content(len);
+            let n = len.div_ceil(chunk);
+            let mut order: Vec<usize> = (0..n).collect();
+            let mut rng = pathpool_core::Rng::seed_from_u64(seed);
+            for i in (1..n).rev() {
+                order.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            let digest = write_in_order(&path, &data, chunk, &order).finish().unwrap();
+            prop_assert_eq!(digest, <[u8; 32]>::from(Sha256::digest(&data)));
+            prop_assert_eq!(std::fs::read(&path).unwrap(), data);
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
