@@ -128,12 +128,16 @@ def link(
     weight: float | None = None,
     id: str | None = None,
     duplex: bool = True,
+    failures: Sequence[tuple[Quantity, Quantity | None]] | None = None,
 ) -> dict[str, Any]:
     """A link between nodes ``a`` and ``b``: duplex by default, one-way from ``a`` to ``b``
-    with ``duplex=False``.
+    with ``duplex=False``. ``failures`` lists ``(at, until)`` pairs (``until`` may be
+    ``None``: never repaired); the topology manager re-routes mmTP downloads around them.
 
     >>> link("r1", "r2", rate=10e6, delay=0.02)["rate"]
     '10000000bps'
+    >>> link("r1", "r2", rate=10e6, delay=0.02, failures=[(3, 8)])["failures"]
+    [{'at': '3s', 'until': '8s'}]
     """
     d: dict[str, Any] = {"id": id}
     if duplex:
@@ -146,6 +150,12 @@ def link(
         queue=dict(queue) if queue is not None else None,
         loss=loss,
         weight=weight,
+        failures=[
+            _clean({"at": _time(at), "until": None if until is None else _time(until)})
+            for at, until in failures
+        ]
+        if failures is not None
+        else None,
     )
     return _clean(d)
 

@@ -147,8 +147,10 @@ pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
     let mut links: Vec<_> = r
         .links
         .iter()
-        .filter(|l| l.tx_bytes > 0 || l.drops > 0)
+        .filter(|l| l.tx_bytes > 0 || l.drops > 0 || l.failure_losses > 0)
         .collect();
+    // A column for failures only where the scenario has them.
+    let failures = links.iter().any(|l| l.failure_losses > 0);
     links.sort_by(|a, b| {
         b.utilization
             .unwrap_or(0.0)
@@ -158,19 +160,24 @@ pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
         .iter()
         .take(MAX_ROWS)
         .map(|l| {
-            vec![
+            let mut row = vec![
                 l.id.clone(),
                 pct(l.utilization),
                 format!("{:.0}", l.mean_queue_bytes),
                 l.drops.to_string(),
                 l.random_losses.to_string(),
-            ]
+            ];
+            if failures {
+                row.push(l.failure_losses.to_string());
+            }
+            row
         })
         .collect();
-    out += &table(
-        &["link", "util %", "mean queue B", "drops", "losses"],
-        &rows,
-    );
+    let mut header = vec!["link", "util %", "mean queue B", "drops", "losses"];
+    if failures {
+        header.push("failure losses");
+    }
+    out += &table(&header, &rows);
     if links.len() > MAX_ROWS {
         let _ = writeln!(
             out,

@@ -23,6 +23,7 @@ use crate::spec::{
     SubflowSpec, TcpSpec, TmPolicy, TmSpec, TrafficSpec, WindowLimit,
 };
 use crate::tcp_flow::{TcpSink, TcpSource};
+use crate::tm_control::{Download, LinkChange, PathKey, TmControl};
 use crate::udp_flow::{Periods, UdpSink, UdpSource, UDP_HEADER_BYTES};
 
 /// Random streams, one family per kind of component (see `pathpool_core::rng`).
@@ -440,11 +441,31 @@ pub(crate) fn compile(sc: &Scenario, seed: u64) -> Result<Simulation, SpecError>
     sim.name = sc.name.clone();
 
     let mut net = build_nodes(sc)?;
+    let mut changes = Vec::new();
     for (i, l) in sc.links.iter().enumerate() {
+        let first = sim.links.len() as u32;
         add_link(&mut sim, &mut net, l, i, seed)?;
+        let edges: Vec<EdgeId> = (first..sim.links.len() as u32).map(EdgeId).collect();
+        link_failures(l, i, &edges, sc.duration, &mut changes)?;
     }
     if net.names.is_empty() {
         return Err(SpecError::at(at(&[k("nodes")]), "the network has no nodes"));
+    }
+    if sc.routing.tm_reaction.is_some() && changes.is_empty() {
+        return Err(SpecError::at(
+            at(&[k("routing"), k("tm_reaction")]),
+            "only for scenarios with link failures (links[].failures)",
+        ));
+    }
+    if !changes.is_empty() {
+        // Stable: simultaneous changes keep the scenario's link order.
+        changes.sort_by_key(|c: &LinkChange| c.at);
+        sim.tm = Some(TmControl::new(
+            changes,
+            sc.routing.tm_reaction.unwrap_or(DEFAULT_TM_REACTION),
+            net.elem.clone(),
+            net.names.clone(),
+        ));
     }
 
     let base_tcp = resolve_tcp(&sc.tcp, &[k("tcp")])?;
@@ -457,10 +478,71 @@ pub(crate) fn compile(sc: &Scenario, seed: u64) -> Result<Simulation, SpecError>
     }
 
     sim.sampler_elem = sim.elements.add_sampler();
+    // After every other element, so that scenarios without failures keep their indices
+    // (which order simultaneous events).
+    if sim.tm.is_some() {
+        sim.elements.add_tm();
+    }
     let flows = sim.flows.clone();
     sim.sampler.init(&flows, sim.links.len());
     sim.prime();
     Ok(sim)
+}
+
+/// When the topology manager hears of a link failure or repair, unless `routing.tm_reaction`
+/// says otherwise (D107).
+const DEFAULT_TM_REACTION: Dur = Dur::from_ms(100);
+
+/// Checks link `i`'s `failures` and adds each failure and repair of its `edges` to `changes`.
+fn link_failures(
+    l: &LinkSpec,
+    i: usize,
+    edges: &[EdgeId],
+    duration: Dur,
+    changes: &mut Vec<LinkChange>,
+) -> Result<(), SpecError> {
+    let mut prev_until: Option<Option<Dur>> = None;
+    for (j, f) in l.failures.iter().enumerate() {
+        let here = at(&[k("links"), ix(i), k("failures"), ix(j)]);
+        if f.at >= duration {
+            return Err(SpecError::at(
+                child(&here, "at"),
+                format!("{} is not before the end of the run ({duration})", f.at),
+            ));
+        }
+        match prev_until {
+            Some(None) => {
+                return Err(SpecError::at(
+                    here,
+                    "the previous failure is never repaired (give it an until)",
+                ))
+            }
+            Some(Some(u)) if f.at < u => {
+                return Err(SpecError::at(
+                    child(&here, "at"),
+                    format!("{} is before the previous failure's repair ({u}): list failures in time order, without overlap", f.at),
+                ))
+            }
+            _ => {}
+        }
+        if f.until.is_some_and(|u| u <= f.at) {
+            return Err(SpecError::at(child(&here, "until"), "must be after at"));
+        }
+        changes.push(LinkChange {
+            at: Time::ZERO + f.at,
+            edges: edges.to_vec(),
+            up: false,
+        });
+        if let Some(u) = f.until.filter(|&u| u < duration) {
+            changes.push(LinkChange {
+                at: Time::ZERO + u,
+                edges: edges.to_vec(),
+                up: true,
+            });
+        }
+        prev_until = Some(f.until);
+    }
+    Ok(())
 }
 
 fn build_nodes(sc: &Scenario) -> Result<Net, SpecError> {
@@ -1452,12 +1534,37 @@ fn add_mmtp_flows(
                 reply_route,
                 source: sources.iter().position(|&s| s == p.publisher).unwrap_or(0) as u32,
                 group: p.group_id,
+                withdrawn: false,
             });
             meta.push(SubflowMeta {
                 path: net.node_names(p.publisher, &p.forward),
                 group: p.group_id,
                 start,
                 stop: None,
+            });
+        }
+        if let Some(tm) = sim.tm.as_mut() {
+            tm.downloads.push(Download {
+                conn: sim.elements.mmtp_conns.len() as u32,
+                flow: sim.flows.len() as u32,
+                sub_elem,
+                pub_elem,
+                sources: sources.clone(),
+                subscriber: to,
+                manager: manager.clone(),
+                paths: set
+                    .paths
+                    .iter()
+                    .map(|p| {
+                        Some((
+                            PathKey {
+                                publisher: p.publisher,
+                                forward: p.forward.clone(),
+                            },
+                            p.group_id,
+                        ))
+                    })
+                    .collect(),
             });
         }
         let content = ContentId::from_name(&id);

@@ -105,6 +105,7 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
             queue: q.clone(),
             loss: 0.0,
             weight: 1.0,
+            failures: Vec::new(),
         };
     let mut routers: Vec<String> = (0..topo.nodes().len()).map(|i| format!("r{i}")).collect();
     let mut hosts: Vec<String> = Vec::new();

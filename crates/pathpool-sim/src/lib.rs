@@ -30,6 +30,7 @@ mod sim;
 pub mod spec;
 pub mod table;
 mod tcp_flow;
+mod tm_control;
 mod udp_flow;
 
 pub use domain::read_topology;

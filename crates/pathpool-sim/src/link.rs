@@ -110,6 +110,8 @@ pub(crate) struct LinkCounters {
     pub(crate) drop_bytes: u64,
     /// Packets lost at random on the wire.
     pub(crate) random_losses: u64,
+    /// Packets lost because the link was down: held at its failure, or offered while down.
+    pub(crate) failure_losses: u64,
     /// Time integral of the queue length in bytes, in byte·picoseconds.
     pub(crate) queue_byte_ps: u128,
     /// Largest queue seen, in bytes.
@@ -137,6 +139,11 @@ pub(crate) struct Link {
     /// Cache of the last serialisation time computed.
     tx_cache: (u32, Dur),
     counters: LinkCounters,
+    /// Whether the link has failed and not yet been repaired.
+    down: bool,
+    /// Ring entries (from the front) that the last failure lost: each is dropped when its
+    /// arrival comes, so the link's events keep their schedule.
+    doomed: usize,
 }
 
 impl Link {
@@ -155,7 +162,21 @@ impl Link {
             integral_at: Time::ZERO,
             tx_cache: (0, rate.tx_time(0)),
             counters: LinkCounters::default(),
+            down: false,
+            doomed: 0,
         }
+    }
+
+    /// Fails the link at `now` (`up = false`) or repairs it. A failure loses every packet
+    /// the link holds, queued or on the wire, and every packet offered until the repair.
+    /// The lost packets keep their places in the serialiser's schedule, so a packet offered
+    /// right after a short failure may wait behind them (docs/decisions.md D107).
+    pub(crate) fn set_up(&mut self, now: Time, up: bool) {
+        self.advance(now);
+        if !up && !self.down {
+            self.doomed = self.ring.len();
+        }
+        self.down = !up;
     }
 
     #[inline]
@@ -208,6 +229,10 @@ impl Link {
         self.advance(now);
         self.counters.arrivals += 1;
         let size = pkt.size();
+        if self.down {
+            self.counters.failure_losses += 1;
+            return None;
+        }
         if self.should_drop(now, size) {
             self.counters.drops += 1;
             self.counters.drop_bytes += u64::from(size);
@@ -273,6 +298,10 @@ impl Link {
     pub(crate) fn pass(&mut self, size: u32) -> bool {
         debug_assert!(self.ring.len() == 0, "a wire never holds a packet");
         self.counters.arrivals += 1;
+        if self.down {
+            self.counters.failure_losses += 1;
+            return false;
+        }
         if let Discipline::DropTailBytes(limit) = self.discipline {
             if u64::from(size) > limit {
                 self.counters.drops += 1;
@@ -305,6 +334,11 @@ impl Link {
             self.account_departure(slot.depart, slot.pkt.size());
         }
         let next = self.ring.front().map(|s| s.depart + self.delay);
+        if self.doomed > 0 {
+            self.doomed -= 1;
+            self.counters.failure_losses += 1;
+            return (None, next);
+        }
         if self.loss > 0.0 && self.rng.bernoulli(self.loss) {
             self.counters.random_losses += 1;
             return (None, next);

@@ -39,6 +39,8 @@ pub(crate) struct MmtpPath {
     /// Index of the path's publisher among the download's sources.
     pub(crate) source: u32,
     pub(crate) group: u32,
+    /// Whether the topology manager withdrew the path (its subflow is removed).
+    pub(crate) withdrawn: bool,
 }
 
 /// A source that answers nothing from `start` until `stop`.
@@ -127,6 +129,13 @@ impl MmtpConn {
             self.state = SourceState::Active;
             for p in &self.paths {
                 self.subscriber.add_path(&mut self.cc, p.group);
+            }
+            // Paths withdrawn before the start: their subflows exist only to keep the indices.
+            for (i, p) in self.paths.iter().enumerate() {
+                if p.withdrawn {
+                    self.subscriber
+                        .remove_path(&mut self.cc, PathIndex(i as u32));
+                }
             }
         }
         if self.state != SourceState::Active {
@@ -220,6 +229,43 @@ impl MmtpConn {
             echo.retransmission,
             pkt.subflow(),
         ))
+    }
+
+    /// The topology manager re-sent the download's FID set (a link failed or was repaired):
+    /// withdrawn paths lose their subflows, kept ones may change group, new ones get
+    /// subflows (thesis §4.2: "re-sent when paths change or fail").
+    pub(crate) fn update_paths(
+        &mut self,
+        now: Time,
+        removed: &[usize],
+        regrouped: &[(usize, u32)],
+        added: Vec<MmtpPath>,
+        send: impl FnMut(Packet),
+    ) {
+        let active = self.state == SourceState::Active;
+        for &i in removed {
+            self.paths[i].withdrawn = true;
+            if active {
+                self.subscriber
+                    .remove_path(&mut self.cc, PathIndex(i as u32));
+            }
+        }
+        for &(i, group) in regrouped {
+            self.paths[i].group = group;
+            if active {
+                self.subscriber
+                    .set_group(&mut self.cc, PathIndex(i as u32), group);
+            }
+        }
+        for p in added {
+            if active {
+                self.subscriber.add_path(&mut self.cc, p.group);
+            }
+            self.paths.push(p);
+        }
+        if active {
+            self.transmit(now, send);
+        }
     }
 
     fn transmit(&mut self, now: Time, mut send: impl FnMut(Packet)) {

@@ -84,6 +84,8 @@ pub struct LinkResult {
     pub drops: u64,
     /// Packets lost at random on the wire in the window.
     pub random_losses: u64,
+    /// Packets lost because the link was down, in the window (`failures`).
+    pub failure_losses: u64,
     /// Time-averaged queue length in bytes over the window.
     pub mean_queue_bytes: f64,
     /// Largest queue in bytes over the whole run.
@@ -414,6 +416,7 @@ impl Simulation {
                     arrivals: b.arrivals - a.arrivals,
                     drops: b.drops - a.drops,
                     random_losses: b.random_losses - a.random_losses,
+                    failure_losses: b.failure_losses - a.failure_losses,
                     mean_queue_bytes: if span.as_ps() > 0 {
                         (b.queue_byte_ps - a.queue_byte_ps) as f64 / span.as_ps() as f64
                     } else {
@@ -596,6 +599,10 @@ impl Results {
             Column::U64(l.iter().map(|r| r.random_losses).collect()),
         );
         t.push(
+            "failure_losses",
+            Column::U64(l.iter().map(|r| r.failure_losses).collect()),
+        );
+        t.push(
             "mean_queue_bytes",
             Column::F64(l.iter().map(|r| r.mean_queue_bytes).collect()),
         );
@@ -733,6 +740,7 @@ impl Results {
                     utilization: l.utilization,
                     drops: l.drops,
                     random_losses: l.random_losses,
+                    failure_losses: l.failure_losses,
                     mean_queue_bytes: l.mean_queue_bytes,
                 })
                 .collect(),
@@ -798,6 +806,16 @@ pub struct SummaryLink {
     pub drops: u64,
     /// Random losses in the window.
     pub random_losses: u64,
+    /// Losses to the link's failures in the window (absent when none, as in every scenario
+    /// without `failures`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub failure_losses: u64,
     /// Mean queue in bytes over the window.
     pub mean_queue_bytes: f64,
+}
+
+/// Whether a counter is zero (fields only failures fill are left out of the summary then).
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -4,12 +4,13 @@ use pathpool_core::Time;
 
 use crate::event::EventQueue;
 use crate::link::Link;
-use crate::mmtp_flow::MmtpConn;
+use crate::mmtp_flow::{MmtpConn, MmtpPath};
 use crate::mp_flow::MpConn;
 use crate::packet::Packet;
 use crate::sampler::Sampler;
 use crate::spec::FlowKind;
 use crate::tcp_flow::{TcpSink, TcpSource};
+use crate::tm_control::{PathUpdate, TmControl};
 use crate::udp_flow::{UdpSink, UdpSource};
 
 /// Where an element's state is kept: its kind and its index among the elements of that kind.
@@ -32,6 +33,9 @@ pub(crate) enum Slot {
     /// The publishers of mmTP download `.0`.
     MmtpPub(u32),
     Sampler,
+    /// The topology manager's link-state element (link failures, re-sent FID sets); only in
+    /// scenarios with `failures`.
+    Tm,
 }
 
 /// Every element (something that receives packets or has timed work, with at most one pending
@@ -101,6 +105,10 @@ impl Elements {
     /// Adds the sampler and returns its element index.
     pub(crate) fn add_sampler(&mut self) -> u32 {
         self.push(Slot::Sampler)
+    }
+    /// Adds the topology manager's element and returns its index.
+    pub(crate) fn add_tm(&mut self) -> u32 {
+        self.push(Slot::Tm)
     }
 
     /// Where element `elem` is kept.
@@ -187,22 +195,38 @@ impl Routes {
     /// first hop of a route is left a plain link when every link of the route is a wire, so
     /// that an endpoint always sends into a link (and the packet takes one event to arrive).
     fn resolve(&mut self, elements: &Elements) {
-        for hop in &mut self.hops {
+        for r in 0..self.starts.len() {
+            self.resolve_route(self.starts[r] as usize, elements);
+        }
+    }
+    /// Adds a route while the simulation runs (a path the topology manager sent), resolved
+    /// at once; returns the position of its first hop.
+    pub(crate) fn add_resolved(&mut self, elements: &[u32], all: &Elements) -> u32 {
+        let start = self.add(elements);
+        self.resolve_route(start as usize, all);
+        start
+    }
+    /// `resolve` for the route starting at `start`: its links, then its endpoint.
+    fn resolve_route(&mut self, start: usize, elements: &Elements) {
+        let mut end = start;
+        while let Some(hop) = self.hops.get_mut(end) {
             hop.1 = match elements.slot(hop.0) {
                 Slot::Link(l) if elements.links[l as usize].is_wire() => Slot::Wire(l),
                 slot => slot,
             };
+            end += 1;
+            if !matches!(hop.1, Slot::Link(_) | Slot::Wire(_)) {
+                break;
+            }
         }
-        for &start in &self.starts {
-            let route = &mut self.hops[start as usize..];
-            let wires = route
-                .iter()
-                .take_while(|h| matches!(h.1, Slot::Wire(_)))
-                .count();
-            if wires > 0 && !matches!(route[wires].1, Slot::Link(_)) {
-                if let Slot::Wire(l) = route[0].1 {
-                    route[0].1 = Slot::Link(l);
-                }
+        let route = &mut self.hops[start..end];
+        let wires = route
+            .iter()
+            .take_while(|h| matches!(h.1, Slot::Wire(_)))
+            .count();
+        if wires > 0 && !matches!(route[wires].1, Slot::Link(_)) {
+            if let Slot::Wire(l) = route[0].1 {
+                route[0].1 = Slot::Link(l);
             }
         }
     }
@@ -313,6 +337,8 @@ pub struct Simulation {
     pub(crate) links: Vec<LinkMeta>,
     pub(crate) sampler: Sampler,
     pub(crate) sampler_elem: u32,
+    /// Link failures and the topology manager's reactions (scenarios with `failures`).
+    pub(crate) tm: Option<TmControl>,
     pub(crate) stats: RunStats,
     pub(crate) name: Option<String>,
 }
@@ -330,6 +356,7 @@ impl Simulation {
             links: Vec::new(),
             sampler,
             sampler_elem: u32::MAX,
+            tm: None,
             stats: RunStats::default(),
             name: None,
         }
@@ -350,6 +377,7 @@ impl Simulation {
                 Slot::MpSource(c) => self.elements.mp_conns[c as usize].source_deadline(),
                 Slot::MmtpSub(c) => self.elements.mmtp_conns[c as usize].deadline(),
                 Slot::Sampler => self.sampler.next_time(),
+                Slot::Tm => self.tm.as_ref().and_then(TmControl::deadline),
                 _ => None,
             };
             if let Some(t) = first {
@@ -538,7 +566,87 @@ impl Simulation {
                     self.events.schedule(e, t);
                 }
             }
+            Slot::Tm => {
+                self.events.pop_top(e);
+                self.on_tm(e);
+            }
         }
+    }
+
+    /// The topology manager's element: links fail or are repaired when the scenario says;
+    /// `tm_reaction` later the downloads whose paths this changed get their new FID sets.
+    #[cold]
+    fn on_tm(&mut self, e: u32) {
+        let now = self.now;
+        let Some(mut tm) = self.tm.take() else {
+            return;
+        };
+        for (edge, up) in tm.take_changes(now) {
+            let elem = tm.edge_elem[edge.0 as usize];
+            if let Slot::Link(l) = self.elements.slot(elem) {
+                self.elements.links[l as usize].set_up(now, up);
+            }
+        }
+        for (d, update) in tm.take_reactions(now) {
+            self.resend_fid_set(&tm, d, update);
+        }
+        if let Some(t) = tm.deadline() {
+            self.events.schedule(e, t);
+        }
+        self.tm = Some(tm);
+    }
+
+    /// Download `d` of `tm` receives its new FID set.
+    fn resend_fid_set(&mut self, tm: &TmControl, d: usize, update: PathUpdate) {
+        let now = self.now;
+        let dl = &tm.downloads[d];
+        let graph = dl.manager.graph();
+        let mut added = Vec::with_capacity(update.added.len());
+        for p in update.added {
+            let request_route = self.routes.add_resolved(&p.request_hops, &self.elements);
+            let reply_route = self.routes.add_resolved(&p.reply_hops, &self.elements);
+            let mut path = vec![tm.node_names[p.key.publisher.0 as usize].clone()];
+            path.extend(
+                p.key
+                    .forward
+                    .iter()
+                    .map(|&e| tm.node_names[graph.ends(e).1 .0 as usize].clone()),
+            );
+            self.flows[dl.flow as usize].subflows.push(SubflowMeta {
+                path,
+                group: p.group,
+                start: now,
+                stop: None,
+            });
+            added.push(MmtpPath {
+                request_route,
+                reply_route,
+                source: p.source,
+                group: p.group,
+                withdrawn: false,
+            });
+        }
+        let meta = &mut self.flows[dl.flow as usize].subflows;
+        for &i in &update.removed {
+            meta[i].stop = Some(now);
+        }
+        for &(i, group) in &update.regrouped {
+            meta[i].group = group;
+        }
+        let Elements {
+            links, mmtp_conns, ..
+        } = &mut self.elements;
+        let conn = &mut mmtp_conns[dl.conn as usize];
+        let mut launcher = Launcher {
+            now,
+            routes: &self.routes,
+            links,
+            events: &mut self.events,
+        };
+        conn.update_paths(now, &update.removed, &update.regrouped, added, |p| {
+            launcher.send(p);
+        });
+        arm_lazily(&mut self.events, dl.sub_elem, conn.deadline());
     }
 
     /// Hands a packet that has crossed a link to the next element of its route.
@@ -643,7 +751,7 @@ impl Simulation {
                     .send(reply);
                 }
             }
-            Slot::UdpSource(_) | Slot::Sampler | Slot::Wire(_) => {
+            Slot::UdpSource(_) | Slot::Sampler | Slot::Tm | Slot::Wire(_) => {
                 unreachable!("routes end at sinks or TCP sources and only cross links")
             }
         }

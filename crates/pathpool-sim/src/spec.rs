@@ -175,6 +175,23 @@ pub struct LinkSpec {
     /// Routing weight (used when `routing.metric = "weight"`).
     #[serde(default = "default_weight")]
     pub weight: f64,
+    /// Times the link fails (both directions of a duplex link): it loses every packet it
+    /// holds at the failure and every packet offered until it is repaired. The topology
+    /// manager re-sends the FID sets of the mmTP downloads this changes (`routing.tm_reaction`
+    /// later); TCP flows keep their routes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<LinkFailureSpec>,
+}
+
+/// One failure of a link.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkFailureSpec {
+    /// When the link fails.
+    pub at: Dur,
+    /// When it is repaired (default: never).
+    #[serde(default)]
+    pub until: Option<Dur>,
 }
 
 fn default_weight() -> f64 {
@@ -645,6 +662,11 @@ pub struct RoutingSpec {
     /// Path cost.
     #[serde(default)]
     pub metric: RouteMetric,
+    /// Time from a link's failure or repair to the topology manager's new FID sets reaching
+    /// the mmTP subscribers it concerns: detection, path computation and delivery as one
+    /// delay (default 100 ms; the thesis gives none, see docs/decisions.md D107).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tm_reaction: Option<Dur>,
 }
 
 /// What a shortest path minimises.
