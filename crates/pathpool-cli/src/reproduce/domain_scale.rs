@@ -576,11 +576,13 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
             );
         }
         let out = dir.join(s.name);
+        // A resumed campaign: only the runs simulated now count towards its speed.
+        let done_before = finished_runs(&out);
         let (table, ran, wall) = run_sweep(ctx, &file, &out)?;
         total_runs += ran;
         total_wall += wall;
         if ran > 0 {
-            total_packets += packets_of(&out)?;
+            total_packets += packets_of(&out, &done_before)?;
         }
         tables.insert(s.name, rows_of(&table, s)?);
     }
@@ -602,12 +604,32 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
     Ok(report)
 }
 
-/// Data packets delivered over every run of a sweep directory (from the runs' summaries).
-fn packets_of(sweep_dir: &Path) -> Result<f64, String> {
+/// The runs of a sweep directory that have a summary (none if it does not exist yet).
+fn finished_runs(sweep_dir: &Path) -> std::collections::HashSet<std::ffi::OsString> {
+    std::fs::read_dir(sweep_dir.join("runs"))
+        .map(|dir| {
+            dir.filter_map(Result::ok)
+                .filter(|e| e.path().join("summary.json").is_file())
+                .map(|e| e.file_name())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Data packets delivered over the runs of a sweep directory (from the runs' summaries),
+/// leaving out those in `skip`.
+fn packets_of(
+    sweep_dir: &Path,
+    skip: &std::collections::HashSet<std::ffi::OsString>,
+) -> Result<f64, String> {
     let runs = sweep_dir.join("runs");
     let mut total = 0.0;
     for e in std::fs::read_dir(&runs).map_err(|e| format!("{}: {e}", runs.display()))? {
-        let p = e.map_err(|e| e.to_string())?.path().join("summary.json");
+        let e = e.map_err(|e| e.to_string())?;
+        if skip.contains(&e.file_name()) {
+            continue;
+        }
+        let p = e.path().join("summary.json");
         if let Ok(text) = std::fs::read_to_string(&p) {
             let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
             total += v["data_packets_delivered"].as_f64().unwrap_or(0.0);
