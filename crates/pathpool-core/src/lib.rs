@@ -7,6 +7,7 @@
 //! floating-point function that could differ between C libraries goes through `libm`, so the same
 //! inputs give bit-identical outputs on every machine.
 
+pub mod hash;
 pub mod ids;
 pub mod rng;
 pub mod rtt;

@@ -19,8 +19,9 @@
 //! is in exactly one group; a group of one path runs uncoupled.
 
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::Hash;
+
+use pathpool_core::hash::FxHashMap;
 
 /// The factor `f` of eq. 2 (paper §4.1.1): a link `l` shared by paths `P(l)` is **not** a
 /// friendliness bottleneck iff `b_l > max_{p ∈ P(l)} B_{p∖l} · f`, where `b_l` is the link's
@@ -49,34 +50,11 @@ impl FbFactor {
     }
 }
 
-/// The multiply-rotate hash of rustc's `FxHasher`: a few cycles per link id against SipHash's
-/// tens, which otherwise dominate the O(k·h) method at the sizes of interest (see
-/// `benches/group_id.rs`). Link ids come from the topology manager, not from an adversary, so
-/// SipHash's flooding resistance buys nothing here.
-#[derive(Default)]
-struct LinkHasher(u64);
-
-impl Hasher for LinkHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
-    }
-    fn write_u32(&mut self, x: u32) {
-        self.write_u64(u64::from(x));
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// A hash table keyed by link id.
-type LinkTable<L, V> = HashMap<L, V, BuildHasherDefault<LinkHasher>>;
+///
+/// Fx, not SipHash: SipHash's tens of cycles per link id otherwise dominate the O(k·h)
+/// method at the sizes of interest (see `benches/group_id.rs`).
+type LinkTable<L, V> = FxHashMap<L, V>;
 
 /// Union-find over path indices; the root of a set is its smallest member.
 struct UnionFind {
