@@ -66,6 +66,7 @@ def test_save_and_read_back(small, tmp_path):
     out = res.save(tmp_path / "run")
     names = sorted(p.name for p in out.iterdir())
     assert names == [
+        "caches.parquet",
         "flow_timeseries.parquet",
         "flows.parquet",
         "link_timeseries.parquet",

@@ -111,3 +111,36 @@ def test_an_mmtp_download_from_two_sources_with_an_outage():
     assert list(sf["path"]) == ["p1>r>s", "p2>r>s"]
     assert int(sf["bytes_acked"].sum()) == 5_000_000
     assert (sf["bytes_acked"] > 0).all()
+
+
+def test_an_on_path_cache_serves_a_second_download_of_the_same_content(tmp_path):
+    def scenario(caches: list[dict]) -> pp.Scenario:
+        return pp.Scenario(
+            duration=20,
+            hosts=["p", "s1", "s2"],
+            routers=["r1", "r2"],
+            links=[
+                pp.link("p", "r1", rate="10Mbps", delay=0.020, queue=pp.droptail("60KB")),
+                pp.link("r1", "r2", rate="100Mbps", delay=0.005),
+                pp.link("r2", "s1", rate="100Mbps", delay=0.001),
+                pp.link("r2", "s2", rate="100Mbps", delay=0.001),
+            ],
+            flows=[
+                pp.flow("p", "s1", id="a", kind="mmtp", size="4MB", content="/talk"),
+                pp.flow("p", "s2", id="b", kind="mmtp", size="4MB", content="/talk", start=6),
+            ],
+            caches=caches,
+        )
+
+    plain = pp.run(scenario([]), seed=1)
+    cached = pp.run(scenario([pp.cache("r2", "10MB")]), seed=1)
+    assert plain.caches.empty
+    row = cached.caches.iloc[0]
+    assert row["node"] == "r2"
+    assert int(row["hits"]) > 2700  # every chunk of the second download (4 MB / 1460 B)
+    fct = {r.id: r.fct_s for r in cached.flows.itertuples()}
+    fct_plain = {r.id: r.fct_s for r in plain.flows.itertuples()}
+    assert fct["b"] < fct_plain["b"] / 2
+    # Saved and read back, the table is there.
+    back = pp.read_results(cached.save(tmp_path / "run"))
+    assert int(back.caches["hits"].iloc[0]) == int(row["hits"])

@@ -29,6 +29,7 @@ from .results import Results
 from .scenario import (
     Scenario,
     ScenarioInfo,
+    cache,
     constant,
     droptail,
     exponential,
@@ -108,6 +109,7 @@ __all__ = [
     "ScenarioError",
     "ScenarioInfo",
     "__version__",
+    "cache",
     "constant",
     "droptail",
     "exponential",

@@ -124,7 +124,7 @@ def sweep(
         seed: the base seed (default: the scenario's ``seed``, or 1).
         set: overrides applied to every run.
         table: the results table gathered: ``"flows"`` (default, one row per run per flow),
-            ``"links"``, ``"subflows"`` or ``"summary"`` (one row per run).
+            ``"links"``, ``"subflows"``, ``"caches"`` or ``"summary"`` (one row per run).
         metrics: result columns to keep (default: all of the table's).
         jobs: local worker threads (default: every core); ignored with ``cluster``.
         out: the sweep directory: run results, ``manifest.json``, ``sweep.parquet``,

@@ -58,6 +58,7 @@ class Results:
         subflows: one row per subflow of each multipath flow.
         subflow_timeseries: per-subflow cwnd, ssthresh, srtt and algorithm state (LIA's
             alpha, NMCC's m, ...) at each sample, with ``measure(trace_cwnd=True)``.
+        caches: one row per on-path chunk cache (hits, misses, bytes served, ...).
         summary: the ``summary.json`` document as a dict.
 
     Column definitions: ``docs/metrics.md``.
@@ -69,6 +70,7 @@ class Results:
     link_timeseries: pd.DataFrame
     subflows: pd.DataFrame
     subflow_timeseries: pd.DataFrame
+    caches: pd.DataFrame
     summary: dict[str, Any]
 
     def __init__(
@@ -85,6 +87,8 @@ class Results:
         # Results written before multipath flows existed have no subflow tables.
         self.subflows = frames.get("subflows", pd.DataFrame())
         self.subflow_timeseries = frames.get("subflow_timeseries", pd.DataFrame())
+        # ... nor cache tables.
+        self.caches = frames.get("caches", pd.DataFrame())
         self.summary = summary
         self._handle = handle
         self._text = text
@@ -105,7 +109,9 @@ class Results:
             raise FileNotFoundError(
                 f"{d}: not a pathpool results directory (missing {missing or ['summary.json']})"
             )
-        optional = [n for n in ("subflows", "subflow_timeseries") if (d / f"{n}.parquet").exists()]
+        optional = [
+            n for n in ("subflows", "subflow_timeseries", "caches") if (d / f"{n}.parquet").exists()
+        ]
         frames = {n: _nullable_bools(pd.read_parquet(d / f"{n}.parquet")) for n in names + optional}
         summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
         return cls(frames, summary)

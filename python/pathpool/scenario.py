@@ -209,13 +209,15 @@ def flow(
     periods: str | None = None,
     outages: Sequence[Mapping[str, Any]] | None = None,
     mmtp: Mapping[str, Any] | None = None,
+    content: str | None = None,
 ) -> dict[str, Any]:
     """A flow from host ``src`` to host ``dst`` (TCP by default).
 
     With ``kind="mmtp"`` it is an mmTP download by subscriber ``dst`` from publisher ``src``,
     or from several when ``src`` is a list; ``outages`` lists times a publisher is silent
-    (``{"source": "p1", "start": "2s", "stop": "9s"}``) and ``mmtp`` sets the subscriber's
-    parameters.
+    (``{"source": "p1", "start": "2s", "stop": "9s"}``), ``mmtp`` sets the subscriber's
+    parameters, and downloads with the same ``content`` name fetch the same content (so an
+    on-path cache, see :func:`cache`, serves them all).
 
     ``size`` makes a TCP flow finite (bytes, or ``"30pkts"`` full segments); ``count``
     replicates it; ``route`` pins it to a list of nodes. ``paths`` (a list of routes) or
@@ -260,8 +262,20 @@ def flow(
             if outages is not None
             else None,
             "mmtp": dict(mmtp) if mmtp is not None else None,
+            "content": content,
         }
     )
+
+
+def cache(node: str, capacity: Quantity) -> dict[str, Any]:
+    """An on-path chunk cache at router ``node`` holding ``capacity`` bytes (least recently
+    used out): it keeps the mmTP replies that cross the router and answers requests for what
+    it holds.
+
+    >>> cache("r2", "20MB")
+    {'node': 'r2', 'capacity': '20MB'}
+    """
+    return {"node": node, "capacity": _size(capacity)}
 
 
 def subflow(
@@ -396,6 +410,7 @@ class Scenario:
         tcp: Mapping[str, Any] | None = None,
         measure: Mapping[str, Any] | None = None,
         routing: Mapping[str, Any] | None = None,
+        caches: Iterable[Mapping[str, Any]] = (),
         name: str | None = None,
         description: str | None = None,
         seed: int | None = None,
@@ -413,6 +428,7 @@ class Scenario:
                 "tcp": dict(tcp) if tcp is not None else None,
                 "measure": _measure(measure) if measure is not None else None,
                 "routing": dict(routing) if routing is not None else None,
+                "caches": [dict(x) for x in caches] or None,
             }
         )
         self._data: dict[str, Any] | None = data

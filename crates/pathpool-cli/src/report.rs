@@ -144,6 +144,31 @@ pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
         }
         out.push('\n');
     }
+    if !r.caches.is_empty() {
+        let rows: Vec<Vec<String>> = r
+            .caches
+            .iter()
+            .take(MAX_ROWS)
+            .map(|c| {
+                vec![
+                    c.node.clone(),
+                    c.hits.to_string(),
+                    c.misses.to_string(),
+                    pct(c.hit_ratio),
+                    format!("{:.1}", c.payload_bytes_served as f64 / 1e6),
+                    c.evicted.to_string(),
+                ]
+            })
+            .collect();
+        out += &table(
+            &["cache", "hits", "misses", "hit %", "MB served", "evicted"],
+            &rows,
+        );
+        if r.caches.len() > MAX_ROWS {
+            let _ = writeln!(out, "  … {} more caches", r.caches.len() - MAX_ROWS);
+        }
+        out.push('\n');
+    }
     let mut links: Vec<_> = r
         .links
         .iter()

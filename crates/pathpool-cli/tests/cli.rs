@@ -177,7 +177,7 @@ fn same_seed_gives_identical_files_other_seed_differs() {
         out
     };
     let (a, b, c) = (run("11", "a"), run("11", "b"), run("12", "c"));
-    assert_eq!(files(&a).len(), 6, "six tables");
+    assert_eq!(files(&a).len(), 7, "seven tables");
     assert_eq!(
         files(&a),
         files(&b),

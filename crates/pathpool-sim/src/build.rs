@@ -4,14 +4,15 @@ use std::collections::{HashMap, HashSet};
 
 use pathpool_cc::{CcKind, CcOptions, MultipathController, WindowConfig};
 use pathpool_core::{BufferSize, Dur, Rate, Rng, RttConfig, Time};
-use pathpool_proto::mmtp::{ContentId, Subscriber, SubscriberConfig};
+use pathpool_proto::mmtp::{ChunkCache, ContentId, Subscriber, SubscriberConfig};
 use pathpool_proto::mptcp::{MpReceiver, MpSender};
 use pathpool_proto::tcp::{TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig};
 use pathpool_psi::TopologyManager;
 use pathpool_topo::{k_shortest_paths, shortest_path, EdgeId, Graph, NodeIx};
 
+use crate::cache::{mmtp_hops, SimCache};
 use crate::link::{Discipline, Link};
-use crate::load::{PathSeg, SpecError};
+use crate::load::{format_path, PathSeg, SpecError};
 use crate::mmtp_flow::{MmtpConn, MmtpPath, Outage};
 use crate::mp_flow::{MpConn, SubflowPlan};
 use crate::packet::MAX_SUBFLOWS;
@@ -212,6 +213,8 @@ struct Net {
     delay: Vec<Dur>,
     /// Element of each directed link.
     elem: Vec<u32>,
+    /// Cache element of each node that has one (`caches`).
+    cache: Vec<Option<u32>>,
     metric: RouteMetric,
 }
 
@@ -451,6 +454,7 @@ pub(crate) fn compile(sc: &Scenario, seed: u64) -> Result<Simulation, SpecError>
     if net.names.is_empty() {
         return Err(SpecError::at(at(&[k("nodes")]), "the network has no nodes"));
     }
+    add_caches(&mut sim, &mut net, sc)?;
     if sc.routing.tm_reaction.is_some() && changes.is_empty() {
         return Err(SpecError::at(
             at(&[k("routing"), k("tm_reaction")]),
@@ -464,14 +468,20 @@ pub(crate) fn compile(sc: &Scenario, seed: u64) -> Result<Simulation, SpecError>
             changes,
             sc.routing.tm_reaction.unwrap_or(DEFAULT_TM_REACTION),
             net.elem.clone(),
+            net.cache.clone(),
             net.names.clone(),
         ));
     }
 
     let base_tcp = resolve_tcp(&sc.tcp, &[k("tcp")])?;
     let mut ids = HashSet::new();
+    let mut contents = HashMap::new();
     for (j, f) in sc.flows.iter().enumerate() {
-        add_flows(&mut sim, &net, sc, f, j, &base_tcp, &mut ids, seed)?;
+        let names = Names {
+            ids: &mut ids,
+            contents: &mut contents,
+        };
+        add_flows(&mut sim, &net, sc, f, j, &base_tcp, names, seed)?;
     }
     for (g, t) in sc.traffic.iter().enumerate() {
         add_traffic(&mut sim, &net, sc, t, g, &mut ids, seed)?;
@@ -487,6 +497,49 @@ pub(crate) fn compile(sc: &Scenario, seed: u64) -> Result<Simulation, SpecError>
     sim.sampler.init(&flows, sim.links.len());
     sim.prime();
     Ok(sim)
+}
+
+/// The names given so far: flow ids, and each mmTP content's size and chunk size with where
+/// it was first given.
+struct Names<'a> {
+    ids: &'a mut HashSet<String>,
+    contents: &'a mut HashMap<String, (u64, u32, Vec<PathSeg>)>,
+}
+
+/// The routers' chunk caches (`caches`), as elements between the links and the flows (so a
+/// scenario without caches keeps its element indices, which order simultaneous events).
+fn add_caches(sim: &mut Simulation, net: &mut Net, sc: &Scenario) -> Result<(), SpecError> {
+    net.cache = vec![None; net.names.len()];
+    for (i, c) in sc.caches.iter().enumerate() {
+        let here = at(&[k("caches"), ix(i)]);
+        let n = net.node(&c.node, child(&here, "node"))?;
+        if net.is_host[n.0 as usize] {
+            return Err(SpecError::at(
+                child(&here, "node"),
+                format!(
+                    "{:?} is a host; caches sit at routers, which forward the packets they see",
+                    c.node
+                ),
+            ));
+        }
+        if net.cache[n.0 as usize].is_some() {
+            return Err(SpecError::at(
+                child(&here, "node"),
+                format!("{:?} has a cache already", c.node),
+            ));
+        }
+        if c.capacity.0 == 0 {
+            return Err(SpecError::at(
+                child(&here, "capacity"),
+                "must be positive, e.g. \"10MB\"",
+            ));
+        }
+        net.cache[n.0 as usize] = Some(sim.elements.add_cache(SimCache {
+            node: c.node.clone(),
+            cache: ChunkCache::new(c.capacity.0),
+        }));
+    }
+    Ok(())
 }
 
 /// When the topology manager hears of a link failure or repair, unless `routing.tm_reaction`
@@ -555,6 +608,7 @@ fn build_nodes(sc: &Scenario) -> Result<Net, SpecError> {
         rate: Vec::new(),
         delay: Vec::new(),
         elem: Vec::new(),
+        cache: Vec::new(),
         metric: sc.routing.metric,
     };
     for (kind, list, host) in [
@@ -790,18 +844,20 @@ fn add_flows(
     f: &FlowSpec,
     j: usize,
     base_tcp: &TcpParams,
-    ids: &mut HashSet<String>,
+    names: Names<'_>,
     seed: u64,
 ) -> Result<(), SpecError> {
     let here = at(&[k("flows"), ix(j)]);
     let field = |name: &str| child(&here, name);
     if f.kind == FlowKind::Mmtp {
-        return add_mmtp_flows(sim, net, sc, f, j, ids, seed);
+        return add_mmtp_flows(sim, net, sc, f, j, names, seed);
     }
+    let ids = names.ids;
     for (name, set) in [
         ("sources", f.sources.is_some()),
         ("outages", f.outages.is_some()),
         ("mmtp", f.mmtp.is_some()),
+        ("content", f.content.is_some()),
     ] {
         if set {
             return Err(SpecError::at(
@@ -1313,9 +1369,10 @@ fn add_mmtp_flows(
     sc: &Scenario,
     f: &FlowSpec,
     j: usize,
-    ids: &mut HashSet<String>,
+    names: Names<'_>,
     seed: u64,
 ) -> Result<(), SpecError> {
+    let Names { ids, contents } = names;
     let here = at(&[k("flows"), ix(j)]);
     let field = |name: &str| child(&here, name);
     let forbid = |name: &str, set: bool, why: &str| {
@@ -1363,7 +1420,7 @@ fn add_mmtp_flows(
         f.stop.is_some(),
         "a download ends when its content has arrived",
     )?;
-    let names: Vec<String> = match (&f.sources, f.from.is_empty()) {
+    let publishers: Vec<String> = match (&f.sources, f.from.is_empty()) {
         (Some(_), false) => {
             return Err(SpecError::at(
                 field("sources"),
@@ -1386,8 +1443,8 @@ fn add_mmtp_flows(
         (None, false) => vec![f.from.clone()],
     };
     let to = net.host(&f.to, field("to"))?;
-    let mut sources = Vec::with_capacity(names.len());
-    for (i, name) in names.iter().enumerate() {
+    let mut sources = Vec::with_capacity(publishers.len());
+    for (i, name) in publishers.iter().enumerate() {
         let place = if f.sources.is_some() {
             let mut p = field("sources");
             p.push(ix(i));
@@ -1419,13 +1476,13 @@ fn add_mmtp_flows(
     for (i, o) in f.outages.iter().flatten().enumerate() {
         let mut place = field("outages");
         place.push(ix(i));
-        let Some(src) = names.iter().position(|n| *n == o.source) else {
+        let Some(src) = publishers.iter().position(|n| *n == o.source) else {
             return Err(SpecError::at(
                 child(&place, "source"),
                 format!(
                     "{:?} is not a source of this download ({})",
                     o.source,
-                    names.join(", ")
+                    publishers.join(", ")
                 ),
             ));
         };
@@ -1522,13 +1579,15 @@ fn add_mmtp_flows(
         let pub_elem = sub_elem + 1;
         let mut paths = Vec::with_capacity(set.paths.len());
         let mut meta = Vec::with_capacity(set.paths.len());
+        let conn_index = sim.elements.mmtp_conns.len() as u32;
         for p in &set.paths {
-            let mut hops: Vec<u32> = p.reverse.iter().map(|e| net.elem[e.0 as usize]).collect();
-            hops.push(pub_elem);
-            let request_route = sim.routes.add(&hops);
-            let mut hops: Vec<u32> = p.forward.iter().map(|e| net.elem[e.0 as usize]).collect();
-            hops.push(sub_elem);
-            let reply_route = sim.routes.add(&hops);
+            let hops = |edges, end| mmtp_hops(edges, &net.graph, &net.elem, &net.cache, end);
+            let request = hops(&p.reverse, pub_elem);
+            let reply = hops(&p.forward, sub_elem);
+            let request_route = sim.routes.add(&request.hops);
+            let reply_route = sim.routes.add(&reply.hops);
+            sim.cache_hops
+                .register(conn_index, &request, request_route, &reply, reply_route);
             paths.push(MmtpPath {
                 request_route,
                 reply_route,
@@ -1545,7 +1604,7 @@ fn add_mmtp_flows(
         }
         if let Some(tm) = sim.tm.as_mut() {
             tm.downloads.push(Download {
-                conn: sim.elements.mmtp_conns.len() as u32,
+                conn: conn_index,
                 flow: sim.flows.len() as u32,
                 sub_elem,
                 pub_elem,
@@ -1567,7 +1626,29 @@ fn add_mmtp_flows(
                     .collect(),
             });
         }
-        let content = ContentId::from_name(&id);
+        // Downloads of one content must agree on what it is.
+        let name = f.content.clone().unwrap_or_else(|| id.clone());
+        let what = (size, chunk_bytes as u32);
+        match contents.get(&name) {
+            Some((s, c, first)) if (*s, *c) != what => {
+                return Err(SpecError::at(
+                    field(if f.content.is_some() { "content" } else { "id" }),
+                    format!(
+                        "content {name:?} is {s} bytes in chunks of {c} (given at {}); this \
+                         download says {} bytes in chunks of {}: downloads of one content \
+                         must agree on its size and tcp.mss",
+                        format_path(first),
+                        what.0,
+                        what.1
+                    ),
+                ))
+            }
+            Some(_) => {}
+            None => {
+                contents.insert(name.clone(), (what.0, what.1, here.clone()));
+            }
+        }
+        let content = ContentId::from_name(&name);
         let conn = MmtpConn::new(
             Subscriber::new(content, config),
             params.cc.build_with(params.window, params.options),
@@ -1582,7 +1663,7 @@ fn add_mmtp_flows(
         sim.flows.push(FlowMeta {
             id,
             kind: FlowKind::Mmtp,
-            from: names.join(","),
+            from: publishers.join(","),
             to: f.to.clone(),
             cc: Some(params.cc.name().to_string()),
             start,

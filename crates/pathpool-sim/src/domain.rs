@@ -206,6 +206,7 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
             sources: None,
             outages: None,
             mmtp: None,
+            content: None,
         };
         match d.transport {
             DomainTransport::Mmtp => {

@@ -15,6 +15,7 @@
 //! [`Simulation::results`].
 
 mod build;
+mod cache;
 mod domain;
 mod event;
 mod link;
@@ -35,7 +36,7 @@ mod udp_flow;
 
 pub use domain::read_topology;
 pub use load::{apply_override, LoadedScenario, ScenarioError};
-pub use results::{FlowResult, LinkResult, Results, SubflowResult, Summary};
+pub use results::{CacheResult, FlowResult, LinkResult, Results, SubflowResult, Summary};
 pub use sim::{RunStats, Simulation};
 pub use spec::Scenario;
 pub use table::{Column, Table};

@@ -14,8 +14,8 @@
 use pathpool_cc::{AnyController, CcMetrics, MultipathController};
 use pathpool_core::Time;
 use pathpool_proto::mmtp::{
-    Chunk, ContentId, ContentStore, Echo, Metadata, MetadataReply, Part, PathIndex, Publisher,
-    Reply, Request, Subscriber,
+    Chunk, ChunkCache, ContentId, ContentStore, Echo, Metadata, MetadataReply, Part, PathIndex,
+    Publisher, Reply, Request, Subscriber,
 };
 use pathpool_proto::mmtp::{ChunkRequest, MetadataRequest, SubflowStats};
 
@@ -151,28 +151,7 @@ impl MmtpConn {
         if self.state != SourceState::Active {
             return;
         }
-        let content = self.subscriber.content();
-        let path = PathIndex(pkt.subflow());
-        let echo = Echo {
-            sent_at: pkt.ts,
-            retransmission: pkt.retx(),
-        };
-        let reply = if pkt.seq == METADATA_SEQ {
-            Reply::Metadata(MetadataReply {
-                content,
-                path,
-                echo,
-                metadata: self.store().metadata.clone(),
-            })
-        } else {
-            Reply::Chunk(Chunk {
-                content,
-                index: pkt.seq as u32,
-                path,
-                echo,
-                payload_bytes: pkt.size() - self.header_bytes,
-            })
-        };
+        let reply = self.reply_of(pkt);
         self.subscriber.handle_reply(now, &reply, &mut self.cc);
         if self.subscriber.is_complete() {
             self.completed_at = Some(now);
@@ -194,40 +173,101 @@ impl MmtpConn {
             self.unanswered += 1;
             return None;
         }
+        let reply = self.publisher.respond(&self.request_of(pkt));
+        self.reply_packet(&reply, path.reply_route)
+    }
+
+    /// A reply crossed an on-path cache: it keeps it.
+    pub(crate) fn store_reply(&self, cache: &mut ChunkCache<()>, pkt: &Packet) {
+        match self.reply_of(pkt) {
+            Reply::Metadata(m) => cache.store_metadata(&m),
+            Reply::Chunk(c) => cache.store_chunk(&c, ()),
+            Reply::Error(_) => {}
+        }
+    }
+
+    /// A request reached an on-path cache: the cache's reply, starting at hop `reply_from` of
+    /// the path's reply route, if it holds the part.
+    pub(crate) fn answer(
+        &self,
+        cache: &mut ChunkCache<()>,
+        pkt: &Packet,
+        reply_from: u32,
+    ) -> Option<Packet> {
+        let hit = cache.answer(&self.request_of(pkt))?;
+        self.reply_packet(&hit.reply, reply_from)
+    }
+
+    /// The request a packet carries.
+    #[inline]
+    fn request_of(&self, pkt: &Packet) -> Request {
         let content = self.subscriber.content();
         let echo = Echo {
             sent_at: pkt.ts,
             retransmission: pkt.retx(),
         };
-        let id = PathIndex(pkt.subflow());
-        let request = if pkt.seq == METADATA_SEQ {
+        let path = PathIndex(pkt.subflow());
+        if pkt.seq == METADATA_SEQ {
             Request::Metadata(MetadataRequest {
                 content,
-                path: id,
+                path,
                 echo,
             })
         } else {
             Request::Chunk(ChunkRequest {
                 content,
                 index: pkt.seq as u32,
-                path: id,
+                path,
                 echo,
             })
+        }
+    }
+
+    /// The reply a packet carries.
+    #[inline]
+    fn reply_of(&self, pkt: &Packet) -> Reply {
+        let content = self.subscriber.content();
+        let path = PathIndex(pkt.subflow());
+        let echo = Echo {
+            sent_at: pkt.ts,
+            retransmission: pkt.retx(),
         };
-        let (seq, payload) = match self.publisher.respond(&request) {
+        if pkt.seq == METADATA_SEQ {
+            Reply::Metadata(MetadataReply {
+                content,
+                path,
+                echo,
+                metadata: self.store().metadata.clone(),
+            })
+        } else {
+            Reply::Chunk(Chunk {
+                content,
+                index: pkt.seq as u32,
+                path,
+                echo,
+                payload_bytes: pkt.size() - self.header_bytes,
+            })
+        }
+    }
+
+    /// The packet of `reply`, starting at route hop `hop`.
+    #[inline]
+    fn reply_packet(&self, reply: &Reply, hop: u32) -> Option<Packet> {
+        let (seq, payload) = match reply {
             Reply::Metadata(_) => (METADATA_SEQ, METADATA_BYTES),
             Reply::Chunk(c) => (u64::from(c.index), c.payload_bytes),
             // The simulated store holds the content and the subscriber asks only for chunks
             // the metadata lists: a refusal cannot happen, and would be lost like a drop.
             Reply::Error(_) => return None,
         };
+        let echo = reply.echo();
         Some(Packet::with_subflow(
             seq,
             echo.sent_at,
-            path.reply_route,
+            hop,
             payload + self.header_bytes,
             echo.retransmission,
-            pkt.subflow(),
+            reply.path().0,
         ))
     }
 

@@ -125,6 +125,29 @@ pub struct SubflowResult {
     pub fast_recoveries: u64,
 }
 
+/// What one on-path chunk cache did over the whole run (`pathpool_proto::mmtp::CacheStats`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CacheResult {
+    /// The router it sits at.
+    pub node: String,
+    /// Its capacity in bytes.
+    pub capacity_bytes: u64,
+    /// Bytes held at the end of the run.
+    pub used_bytes: u64,
+    /// Requests it answered.
+    pub hits: u64,
+    /// Requests it passed on to the publisher.
+    pub misses: u64,
+    /// `hits / (hits + misses)`, if it saw a request.
+    pub hit_ratio: Option<f64>,
+    /// Replies it kept.
+    pub stored: u64,
+    /// Entries it evicted for room.
+    pub evicted: u64,
+    /// Chunk payload bytes it sent.
+    pub payload_bytes_served: u64,
+}
+
 /// Everything a run produced.
 #[derive(Clone, Debug)]
 pub struct Results {
@@ -144,6 +167,8 @@ pub struct Results {
     pub links: Vec<LinkResult>,
     /// Per-subflow results of the multipath flows.
     pub subflows: Vec<SubflowResult>,
+    /// Per-cache results (scenarios with `caches`).
+    pub caches: Vec<CacheResult>,
     /// Jain's index over the throughput of every flow active in the window.
     pub jain_index: Option<f64>,
     /// Mean completion time of the finite flows that completed.
@@ -194,11 +219,34 @@ impl Simulation {
             afct_s: mean(&fcts),
             links: self.link_results(t0, t1, start_snap, end_snap),
             subflows: self.subflow_results(&flows, start_snap, end_snap),
+            caches: self.cache_results(),
             flows,
             flow_timeseries: self.flow_series_table(),
             link_timeseries: self.link_series_table(),
             subflow_timeseries: self.subflow_series_table(),
         }
+    }
+
+    fn cache_results(&self) -> Vec<CacheResult> {
+        self.elements
+            .caches
+            .iter()
+            .map(|c| {
+                let s = c.cache.stats();
+                let asked = s.hits + s.misses;
+                CacheResult {
+                    node: c.node.clone(),
+                    capacity_bytes: c.cache.capacity_bytes(),
+                    used_bytes: c.cache.used_bytes(),
+                    hits: s.hits,
+                    misses: s.misses,
+                    hit_ratio: (asked > 0).then(|| s.hits as f64 / asked as f64),
+                    stored: s.stored,
+                    evicted: s.evicted,
+                    payload_bytes_served: s.payload_bytes_served,
+                }
+            })
+            .collect()
     }
 
     fn subflow_results(
@@ -677,7 +725,31 @@ impl Results {
         t
     }
 
-    /// All six tables: flows, links, subflows, flow_timeseries, link_timeseries,
+    /// The caches table (one row per on-path cache).
+    #[must_use]
+    pub fn caches_table(&self) -> Table {
+        let c = &self.caches;
+        let mut t = Table::new("caches");
+        let u64s = |f: fn(&CacheResult) -> u64| Column::U64(c.iter().map(f).collect());
+        t.push(
+            "node",
+            Column::Str(c.iter().map(|r| r.node.clone()).collect()),
+        );
+        t.push("capacity_bytes", u64s(|r| r.capacity_bytes));
+        t.push("used_bytes", u64s(|r| r.used_bytes));
+        t.push("hits", u64s(|r| r.hits));
+        t.push("misses", u64s(|r| r.misses));
+        t.push(
+            "hit_ratio",
+            Column::OptF64(c.iter().map(|r| r.hit_ratio).collect()),
+        );
+        t.push("stored", u64s(|r| r.stored));
+        t.push("evicted", u64s(|r| r.evicted));
+        t.push("payload_bytes_served", u64s(|r| r.payload_bytes_served));
+        t
+    }
+
+    /// All seven tables: flows, links, subflows, caches, flow_timeseries, link_timeseries,
     /// subflow_timeseries.
     #[must_use]
     pub fn tables(&self) -> Vec<Table> {
@@ -685,6 +757,7 @@ impl Results {
             self.flows_table(),
             self.links_table(),
             self.subflows_table(),
+            self.caches_table(),
             self.flow_timeseries.clone(),
             self.link_timeseries.clone(),
             self.subflow_timeseries.clone(),

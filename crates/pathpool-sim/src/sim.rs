@@ -2,6 +2,7 @@
 
 use pathpool_core::Time;
 
+use crate::cache::{CacheHops, CacheRole, SimCache};
 use crate::event::EventQueue;
 use crate::link::Link;
 use crate::mmtp_flow::{MmtpConn, MmtpPath};
@@ -32,6 +33,8 @@ pub(crate) enum Slot {
     MmtpSub(u32),
     /// The publishers of mmTP download `.0`.
     MmtpPub(u32),
+    /// On-path chunk cache `.0`: a hop of mmTP routes, crossed without an event.
+    Cache(u32),
     Sampler,
     /// The topology manager's link-state element (link failures, re-sent FID sets); only in
     /// scenarios with `failures`.
@@ -53,6 +56,7 @@ pub(crate) struct Elements {
     pub(crate) udp_sinks: Vec<UdpSink>,
     pub(crate) mp_conns: Vec<MpConn>,
     pub(crate) mmtp_conns: Vec<MmtpConn>,
+    pub(crate) caches: Vec<SimCache>,
 }
 
 impl Elements {
@@ -101,6 +105,11 @@ impl Elements {
         self.mmtp_conns.push(conn);
         let c = self.mmtp_conns.len() as u32 - 1;
         (self.push(Slot::MmtpSub(c)), self.push(Slot::MmtpPub(c)))
+    }
+    /// Adds a router's chunk cache and returns its element index.
+    pub(crate) fn add_cache(&mut self, cache: SimCache) -> u32 {
+        self.caches.push(cache);
+        self.push(Slot::Cache(self.caches.len() as u32 - 1))
     }
     /// Adds the sampler and returns its element index.
     pub(crate) fn add_sampler(&mut self) -> u32 {
@@ -194,6 +203,8 @@ impl Routes {
     /// Looks up where every hop's element is kept, and marks the hops that are wires. The
     /// first hop of a route is left a plain link when every link of the route is a wire, so
     /// that an endpoint always sends into a link (and the packet takes one event to arrive).
+    /// A cache's answer starts after the cache, so the same holds from there; and the wire
+    /// into a cache stays a link, so that caches are met only on a link's event.
     fn resolve(&mut self, elements: &Elements) {
         for r in 0..self.starts.len() {
             self.resolve_route(self.starts[r] as usize, elements);
@@ -215,18 +226,31 @@ impl Routes {
                 slot => slot,
             };
             end += 1;
-            if !matches!(hop.1, Slot::Link(_) | Slot::Wire(_)) {
+            if !matches!(hop.1, Slot::Link(_) | Slot::Wire(_) | Slot::Cache(_)) {
                 break;
             }
         }
         let route = &mut self.hops[start..end];
-        let wires = route
-            .iter()
-            .take_while(|h| matches!(h.1, Slot::Wire(_)))
-            .count();
-        if wires > 0 && !matches!(route[wires].1, Slot::Link(_)) {
-            if let Slot::Wire(l) = route[0].1 {
-                route[0].1 = Slot::Link(l);
+        for i in 1..route.len() {
+            if let (Slot::Wire(l), Slot::Cache(_)) = (route[i - 1].1, route[i].1) {
+                route[i - 1].1 = Slot::Link(l);
+            }
+        }
+        let mut segment = 0;
+        loop {
+            let rest = &mut route[segment..];
+            let wires = rest
+                .iter()
+                .take_while(|h| matches!(h.1, Slot::Wire(_)))
+                .count();
+            if wires > 0 && !matches!(rest[wires].1, Slot::Link(_)) {
+                if let Slot::Wire(l) = rest[0].1 {
+                    rest[0].1 = Slot::Link(l);
+                }
+            }
+            match rest.iter().position(|h| matches!(h.1, Slot::Cache(_))) {
+                Some(c) => segment += c + 1,
+                None => break,
             }
         }
     }
@@ -339,6 +363,8 @@ pub struct Simulation {
     pub(crate) sampler_elem: u32,
     /// Link failures and the topology manager's reactions (scenarios with `failures`).
     pub(crate) tm: Option<TmControl>,
+    /// What each cache hop of the mmTP routes does (scenarios with `caches`).
+    pub(crate) cache_hops: CacheHops,
     pub(crate) stats: RunStats,
     pub(crate) name: Option<String>,
 }
@@ -357,6 +383,7 @@ impl Simulation {
             sampler,
             sampler_elem: u32::MAX,
             tm: None,
+            cache_hops: CacheHops::default(),
             stats: RunStats::default(),
             name: None,
         }
@@ -558,7 +585,9 @@ impl Simulation {
             Slot::MmtpPub(_) => {
                 self.events.pop_top(e);
             }
-            Slot::Wire(_) => unreachable!("only route hops are wires, and they have no events"),
+            Slot::Wire(_) | Slot::Cache(_) => {
+                unreachable!("wires and caches are route hops, crossed without events")
+            }
             Slot::Sampler => {
                 self.events.pop_top(e);
                 self.take_samples();
@@ -603,8 +632,10 @@ impl Simulation {
         let graph = dl.manager.graph();
         let mut added = Vec::with_capacity(update.added.len());
         for p in update.added {
-            let request_route = self.routes.add_resolved(&p.request_hops, &self.elements);
-            let reply_route = self.routes.add_resolved(&p.reply_hops, &self.elements);
+            let request_route = self.routes.add_resolved(&p.request.hops, &self.elements);
+            let reply_route = self.routes.add_resolved(&p.reply.hops, &self.elements);
+            self.cache_hops
+                .register(dl.conn, &p.request, request_route, &p.reply, reply_route);
             let mut path = vec![tm.node_names[p.key.publisher.0 as usize].clone()];
             path.extend(
                 p.key
@@ -751,9 +782,44 @@ impl Simulation {
                     .send(reply);
                 }
             }
+            Slot::Cache(c) => self.through_cache(c, pkt),
             Slot::UdpSource(_) | Slot::Sampler | Slot::Tm | Slot::Wire(_) => {
                 unreachable!("routes end at sinks or TCP sources and only cross links")
             }
+        }
+    }
+
+    /// A packet of an mmTP route at cache `c`: a reply is kept and goes on; a request the
+    /// cache can answer goes no further and the answer starts towards the subscriber, else it
+    /// goes on to the publisher.
+    #[inline(never)]
+    fn through_cache(&mut self, c: u32, pkt: Packet) {
+        let Some(hop) = self.cache_hops.get(pkt.hop - 1) else {
+            return self.deliver(pkt);
+        };
+        let Elements {
+            links,
+            mmtp_conns,
+            caches,
+            ..
+        } = &mut self.elements;
+        let conn = &mmtp_conns[hop.conn as usize];
+        let cache = &mut caches[c as usize].cache;
+        match hop.role {
+            CacheRole::Store => {
+                conn.store_reply(cache, &pkt);
+                self.deliver(pkt);
+            }
+            CacheRole::Answer { reply_from } => match conn.answer(cache, &pkt, reply_from) {
+                Some(reply) => Launcher {
+                    now: self.now,
+                    routes: &self.routes,
+                    links,
+                    events: &mut self.events,
+                }
+                .send(reply),
+                None => self.deliver(pkt),
+            },
         }
     }
 

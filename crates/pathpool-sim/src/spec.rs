@@ -51,6 +51,22 @@ pub struct Scenario {
     /// the scenario is compiled.
     #[serde(default)]
     pub generate: Option<GenerateSpec>,
+    /// On-path chunk caches at routers (thesis §4.1), used by mmTP downloads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caches: Vec<CacheSpec>,
+}
+
+/// An on-path chunk cache at a router (thesis §4.1–4.2: "an on-path router that
+/// opportunistically caches packets can inspect fast-path subscriptions and answer
+/// immediately if it holds the chunk"): it keeps the mmTP replies that cross the router,
+/// least recently used first out, and answers the requests for what it holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheSpec {
+    /// The router.
+    pub node: String,
+    /// Bytes it holds: chunk payloads, and the metadata's fields (`docs/mmtp.md`).
+    pub capacity: ByteSize,
 }
 
 /// Scenario generators.
@@ -371,6 +387,11 @@ pub struct FlowSpec {
     /// mmTP subscriber parameters.
     #[serde(default)]
     pub mmtp: Option<MmtpSpec>,
+    /// The name of an mmTP download's content: downloads of one name fetch the same content,
+    /// so a cache that kept it for one answers the others (default: the flow's id, a content
+    /// of its own).
+    #[serde(default)]
+    pub content: Option<String>,
 }
 
 /// A publisher of an mmTP download that answers nothing from `start` until `stop`.

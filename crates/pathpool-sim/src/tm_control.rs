@@ -15,6 +15,8 @@ use pathpool_core::{Dur, Time};
 use pathpool_psi::TopologyManager;
 use pathpool_topo::{EdgeId, NodeIx};
 
+use crate::cache::{mmtp_hops, MmtpHops};
+
 /// The links (graph edges, equal to the simulator's link indices) that fail or are repaired
 /// at one instant.
 #[derive(Clone, Debug)]
@@ -49,14 +51,14 @@ pub(crate) struct Download {
     pub(crate) paths: Vec<Option<(PathKey, u32)>>,
 }
 
-/// A new path for a download: its key, group, and its routes' hops (link elements).
+/// A new path for a download: its key, group, and its routes' hops (links and caches).
 #[derive(Clone, Debug)]
 pub(crate) struct NewPath {
     pub(crate) key: PathKey,
     pub(crate) group: u32,
     pub(crate) source: u32,
-    pub(crate) request_hops: Vec<u32>,
-    pub(crate) reply_hops: Vec<u32>,
+    pub(crate) request: MmtpHops,
+    pub(crate) reply: MmtpHops,
 }
 
 /// How one download's FID set changed.
@@ -87,6 +89,8 @@ pub(crate) struct TmControl {
     pub(crate) downloads: Vec<Download>,
     /// The element of each link (graph edge).
     pub(crate) edge_elem: Vec<u32>,
+    /// The cache element of each node that has one.
+    node_cache: Vec<Option<u32>>,
     /// Every node's name (for the subflows' paths in the results).
     pub(crate) node_names: Vec<String>,
     /// FID sets re-sent (downloads whose paths changed), over the run.
@@ -99,6 +103,7 @@ impl TmControl {
         changes: Vec<LinkChange>,
         reaction: Dur,
         edge_elem: Vec<u32>,
+        node_cache: Vec<Option<u32>>,
         node_names: Vec<String>,
     ) -> Self {
         debug_assert!(changes.windows(2).all(|w| w[0].at <= w[1].at));
@@ -109,6 +114,7 @@ impl TmControl {
             pending: VecDeque::new(),
             downloads: Vec::new(),
             edge_elem,
+            node_cache,
             node_names,
             resent: 0,
         }
@@ -160,7 +166,7 @@ impl TmControl {
         }
         let mut out = Vec::new();
         for (i, d) in self.downloads.iter_mut().enumerate() {
-            let update = d.recompute(&self.edge_elem);
+            let update = d.recompute(&self.edge_elem, &self.node_cache);
             if !update.is_empty() {
                 out.push((i, update));
             }
@@ -173,7 +179,7 @@ impl TmControl {
 impl Download {
     /// Asks the manager for the download's paths over the links it knows to work and compares
     /// them with the current ones; records the outcome.
-    fn recompute(&mut self, edge_elem: &[u32]) -> PathUpdate {
+    fn recompute(&mut self, edge_elem: &[u32], node_cache: &[Option<u32>]) -> PathUpdate {
         let mut update = PathUpdate::default();
         // No path at all: nothing to send (the thesis's manager answers a subscription it
         // cannot serve with an error; here the old subflows stay and time out, D107).
@@ -207,11 +213,8 @@ impl Download {
                 }
                 continue;
             }
-            let hops = |edges: &[EdgeId], end: u32| -> Vec<u32> {
-                let mut h: Vec<u32> = edges.iter().map(|e| edge_elem[e.0 as usize]).collect();
-                h.push(end);
-                h
-            };
+            let graph = self.manager.graph();
+            let hops = |edges: &[EdgeId], end| mmtp_hops(edges, graph, edge_elem, node_cache, end);
             update.added.push(NewPath {
                 source: self
                     .sources
@@ -219,8 +222,8 @@ impl Download {
                     .position(|&s| s == p.publisher)
                     .unwrap_or(0) as u32,
                 group: p.group_id,
-                request_hops: hops(&p.reverse, self.pub_elem),
-                reply_hops: hops(&p.forward, self.sub_elem),
+                request: hops(&p.reverse, self.pub_elem),
+                reply: hops(&p.forward, self.sub_elem),
                 key: key.clone(),
             });
             self.paths.push(Some((key, p.group_id)));

@@ -96,16 +96,19 @@ pub enum GatherTable {
     Links,
     /// One row per run per subflow of each multipath flow (the `subflows` table).
     Subflows,
+    /// One row per run per on-path cache (the `caches` table).
+    Caches,
     /// One row per run: the figures of `summary.json` (without the wall time).
     Summary,
 }
 
 impl GatherTable {
     /// Every table, in the order listed in messages.
-    pub const ALL: [GatherTable; 4] = [
+    pub const ALL: [GatherTable; 5] = [
         GatherTable::Flows,
         GatherTable::Links,
         GatherTable::Subflows,
+        GatherTable::Caches,
         GatherTable::Summary,
     ];
 
@@ -116,6 +119,7 @@ impl GatherTable {
             GatherTable::Flows => "flows",
             GatherTable::Links => "links",
             GatherTable::Subflows => "subflows",
+            GatherTable::Caches => "caches",
             GatherTable::Summary => "summary",
         }
     }
@@ -139,6 +143,7 @@ impl GatherTable {
         match self {
             GatherTable::Flows | GatherTable::Links => &["id"],
             GatherTable::Subflows => &["flow", "subflow"],
+            GatherTable::Caches => &["node"],
             GatherTable::Summary => &[],
         }
     }

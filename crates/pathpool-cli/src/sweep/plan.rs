@@ -538,6 +538,7 @@ fn gathered_columns(
         GatherTable::Flows => column_names(&sample.flows_table()),
         GatherTable::Links => column_names(&sample.links_table()),
         GatherTable::Subflows => column_names(&sample.subflows_table()),
+        GatherTable::Caches => column_names(&sample.caches_table()),
         GatherTable::Summary => super::gather::SUMMARY_COLUMNS
             .iter()
             .map(|s| (*s).to_string())

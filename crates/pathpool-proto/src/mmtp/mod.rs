@@ -19,6 +19,7 @@
 //!
 //! [`MultipathController`]: pathpool_cc::MultipathController
 
+mod cache;
 mod chunks;
 mod integrity;
 mod message;
@@ -28,6 +29,7 @@ mod subscriber;
 #[cfg(test)]
 mod tests;
 
+pub use cache::{CacheStats, ChunkCache, Hit};
 pub use chunks::{ChunkArray, ChunkState, Scan};
 pub use integrity::{sha256, verify, verify_reader, IntegrityError};
 pub use message::{
