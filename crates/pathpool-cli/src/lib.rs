@@ -63,7 +63,7 @@ enum Command {
     /// Overlay: the rendezvous and topology manager of an overlay file (docs/overlay.md).
     Rv(overlay::RvArgs),
     /// Overlay: a forwarding node (LIPSIN forwarding between UDP links, optional emulation).
-    Fn(overlay::NodeArgs),
+    Fn(overlay::FnArgs),
     /// Overlay: serve a file to mmTP subscribers (stateless publisher).
     Publish(overlay::PublishArgs),
     /// Overlay: download a named content from its publishers over many paths.

@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicBool;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use pathpool_cc::CcKind;
-use pathpool_core::{Dur, Time};
+use pathpool_core::{ByteSize, Dur, Time};
 use pathpool_net::get::{GetConfig, GetEndpoint, GetProgress, GetState};
 use pathpool_net::node::{run, Endpoint, NodeIo, Relay};
 use pathpool_net::overlay::Overlay;
@@ -34,6 +34,26 @@ pub struct NodeArgs {
     /// Seed of the link emulation's random losses.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+/// `pathpool fn`.
+#[derive(Args, Debug, Clone)]
+pub struct FnArgs {
+    /// The overlay file and the node.
+    #[command(flatten)]
+    pub node: NodeArgs,
+    /// An on-path chunk cache of this size (e.g. 64MB; overrides the node's `cache` in the
+    /// overlay file): keeps the chunks it forwards and answers requests for them.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub cache: Option<ByteSize>,
+}
+
+fn parse_size(text: &str) -> Result<ByteSize, String> {
+    match text.parse::<ByteSize>() {
+        Ok(b) if b.bytes() > 0 => Ok(b),
+        Ok(_) => Err("must be positive".into()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// `pathpool rv`.
@@ -157,6 +177,14 @@ fn print_forwarding(io: &NodeIo) {
         .filter(|&(_, n)| n > 0)
         .map(|(k, n)| format!("{k} {n}"))
         .collect();
+    if let Some(c) = io.cache() {
+        let s = c.stats();
+        let (capacity, used) = c.occupancy();
+        eprintln!(
+            "cache: {} hits, {} misses, {} replies kept, {} evicted, {} payload bytes served; holds {used} of {capacity} B",
+            s.hits, s.misses, s.stored, s.evicted, s.payload_bytes_served
+        );
+    }
     if !kinds.is_empty() {
         eprintln!("malformed by reason: {}", kinds.join(", "));
     }
@@ -194,13 +222,20 @@ pub fn rv_command(a: &RvArgs) -> Result<(), CliError> {
 ///
 /// # Errors
 /// A bad overlay file or node (exit 2); a socket failure (exit 1).
-pub fn fn_command(a: &NodeArgs) -> Result<(), CliError> {
+pub fn fn_command(args: &FnArgs) -> Result<(), CliError> {
+    let a = &args.node;
     let overlay = load(&a.overlay)?;
     let node = node_of(&overlay, a)?;
     let stop = crate::sweep::signal_flag()?;
     let mut io = bind(&overlay, node, a.seed)?;
+    if let Some(c) = args.cache {
+        io.set_cache(Some(c.bytes()));
+    }
+    let cache = io.cache().map_or(String::new(), |c| {
+        format!(" and a {} B cache", c.occupancy().0)
+    });
     eprintln!(
-        "forwarding node {} on {} with {} links; Ctrl-C stops",
+        "forwarding node {} on {} with {} links{cache}; Ctrl-C stops",
         a.node,
         io.local_addr()
             .map_or_else(|e| e.to_string(), |a| a.to_string()),

@@ -5,6 +5,7 @@
 //! This crate is the only one that knows sockets. Its pieces that need no socket (the link
 //! emulation) are plain state machines too, so they are tested in virtual time.
 
+pub mod cache;
 pub mod emulation;
 pub mod forward;
 pub mod get;

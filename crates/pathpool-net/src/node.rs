@@ -29,8 +29,9 @@ use pathpool_core::{Rng, Time};
 use pathpool_topo::{Fid, NodeIx};
 use pathpool_wire::{MsgType, Packet, MAX_PACKET_BYTES};
 
+use crate::cache::NodeCache;
 use crate::emulation::{EmulatedLink, LinkEmulation, LinkStats};
-use crate::forward::{Forwarder, Route};
+use crate::forward::{Forwarder, LinkMask, Route};
 use crate::overlay::Overlay;
 
 /// Longest wait on the socket: how quickly a node notices a stop request.
@@ -108,6 +109,7 @@ pub struct NodeIo {
     out: Vec<OutBatch>,
     gso: bool,
     cmsg_buf: Vec<u8>,
+    cache: Option<NodeCache>,
 }
 
 impl NodeIo {
@@ -176,6 +178,9 @@ impl NodeIo {
             gso: true,
             // Without GRO (an old kernel refuses the option) reads return single datagrams.
             cmsg_buf: nix::cmsg_space!(i32),
+            cache: overlay.nodes()[node.0 as usize]
+                .cache_bytes
+                .map(NodeCache::new),
         })
     }
 
@@ -203,6 +208,18 @@ impl NodeIo {
     #[must_use]
     pub fn forwarder(&self) -> &Forwarder {
         &self.forwarder
+    }
+
+    /// Gives this node an on-path chunk cache of `capacity_bytes` (replacing the overlay
+    /// file's), or none.
+    pub fn set_cache(&mut self, capacity_bytes: Option<u64>) {
+        self.cache = capacity_bytes.map(NodeCache::new);
+    }
+
+    /// The node's chunk cache, if it has one.
+    #[must_use]
+    pub fn cache(&self) -> Option<&NodeCache> {
+        self.cache.as_ref()
     }
 
     /// Counters of each emulated outgoing link (`None` for a transparent one).
@@ -338,6 +355,20 @@ impl NodeIo {
         }
         b.data.clear();
         b.count = 0;
+    }
+
+    /// Forwards a datagram on the links of `mask`, unless the node's cache answers it.
+    fn forward(&mut self, mask: LinkMask, datagram: &[u8]) {
+        if let Some(mut cache) = self.cache.take() {
+            let answered = cache.on_forward(datagram, |p| self.send_packet_on_fid(p));
+            self.cache = Some(cache);
+            if answered {
+                return;
+            }
+        }
+        for i in mask.iter() {
+            self.transmit(i, datagram);
+        }
     }
 
     fn transmit(&mut self, i: usize, datagram: &[u8]) {
@@ -511,11 +542,7 @@ pub fn run(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> i
                 let now = io.now();
                 match io.forwarder.route(datagram) {
                     Route::Local(msg) => endpoint.on_datagram(io, now, from, msg, datagram),
-                    Route::Forward(mask) => {
-                        for i in mask.iter() {
-                            io.transmit(i, datagram);
-                        }
-                    }
+                    Route::Forward(mask) => io.forward(mask, datagram),
                     Route::Drop => {}
                 }
                 start = end;

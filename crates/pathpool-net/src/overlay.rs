@@ -13,6 +13,7 @@
 //! id = "p1"
 //! addr = "127.0.0.1:7001"      # optional for `pathpool testbed`, which assigns loopback ports
 //! transit = false              # endpoints do not forward between others (default true)
+//! cache = "64MB"               # an on-path chunk cache of this size (forwarding nodes only)
 //!
 //! [[links]]
 //! between = ["p1", "f1"]
@@ -64,6 +65,8 @@ struct NodeSpec {
     addr: Option<SocketAddr>,
     #[serde(default = "yes")]
     transit: bool,
+    #[serde(default)]
+    cache: Option<ByteSize>,
 }
 
 fn yes() -> bool {
@@ -113,6 +116,8 @@ pub struct OverlayNode {
     pub addr: Option<SocketAddr>,
     /// Whether it forwards packets between others.
     pub transit: bool,
+    /// Bytes of its on-path chunk cache, if it has one.
+    pub cache_bytes: Option<u64>,
 }
 
 /// A link of the overlay: two directed edges, `2i` (from `ends.0`) and `2i + 1`.
@@ -264,6 +269,21 @@ impl Overlay {
         for (i, n) in spec.nodes.iter().enumerate() {
             tm.set_transit(NodeIx(i as u32), n.transit)
                 .map_err(|e| err(format!("nodes[{i}]"), e.to_string()))?;
+            match n.cache {
+                Some(_) if !n.transit => {
+                    return Err(err(
+                        format!("nodes[{i}].cache"),
+                        "only forwarding nodes cache (this node has transit = false)".into(),
+                    ))
+                }
+                Some(c) if c.bytes() == 0 => {
+                    return Err(err(
+                        format!("nodes[{i}].cache"),
+                        "must be positive, e.g. \"64MB\"".into(),
+                    ))
+                }
+                _ => {}
+            }
         }
         Ok(Overlay {
             nodes: spec
@@ -273,6 +293,7 @@ impl Overlay {
                     id: n.id,
                     addr: n.addr,
                     transit: n.transit,
+                    cache_bytes: n.cache.map(ByteSize::bytes),
                 })
                 .collect(),
             links,
@@ -491,5 +512,19 @@ queue = "64KB"
             dup_addr,
             "o.toml: nodes[1].addr: 127.0.0.1:7000 is already the address of \"p\""
         );
+        assert_eq!(
+            error(&DIAMOND.replace(
+                "id = \"s\"\ntransit",
+                "id = \"s\"\ncache = \"1MB\"\ntransit"
+            )),
+            "o.toml: nodes[3].cache: only forwarding nodes cache (this node has transit = false)"
+        );
+        assert_eq!(
+            error(&DIAMOND.replace("id = \"b\"", "id = \"b\"\ncache = \"0B\"")),
+            "o.toml: nodes[2].cache: must be positive, e.g. \"64MB\""
+        );
+        let cached = load(&DIAMOND.replace("id = \"b\"", "id = \"b\"\ncache = \"2MB\"")).unwrap();
+        let caches: Vec<_> = cached.nodes().iter().map(|n| n.cache_bytes).collect();
+        assert_eq!(caches, [None, None, Some(2_000_000), None]);
     }
 }

@@ -361,3 +361,53 @@ fn random_datagrams_sprayed_at_running_nodes_are_counted_and_dropped() {
         "{malformed} of {n} sprayed datagrams counted"
     );
 }
+
+/// A forwarding node with a cache (`cache = "16MB"` in the overlay file) between the only
+/// publisher and two subscribers.
+const CACHED: &str = r#"
+rendezvous = "rv"
+nodes = [
+  { id = "rv" }, { id = "f", cache = "16MB" },
+  { id = "p", transit = false }, { id = "s1", transit = false }, { id = "s2", transit = false },
+]
+links = [
+  { between = ["p", "f"], rate = "40Mbps", delay = "5ms", queue = "100KB" },
+  { between = ["f", "s1"] },
+  { between = ["f", "s2"] },
+  { between = ["f", "rv"] },
+]
+"#;
+
+#[test]
+fn a_forwarding_nodes_cache_serves_a_download_after_the_publisher_is_gone() {
+    let dir = Scratch::new("cache");
+    let src = dir.0.join("content.bin");
+    let size = 8 << 20;
+    let data = random_file(&src, size, 11);
+    let mut bed = Bed::start(CACHED, &src, "/test/cached");
+    let first = dir.0.join("first.bin");
+    let (ep, first_wall) = download(&mut bed, "s1", &first);
+    assert_eq!(ep.inner.state(), &GetState::Done, "{:?}", ep.inner);
+    assert!(fs::read(&first).unwrap() == data);
+    // The only publisher is gone: every part of the second download, the metadata
+    // included, can only come from f's cache.
+    bed.kill_publisher("p");
+    let second = dir.0.join("second.bin");
+    let (ep, second_wall) = download(&mut bed, "s2", &second);
+    assert_eq!(ep.inner.state(), &GetState::Done, "{:?}", ep.inner);
+    assert!(
+        fs::read(&second).unwrap() == data,
+        "bit-identical from the cache"
+    );
+    bed.finish();
+    let (id, c) = &bed.caches[0];
+    assert_eq!(id, "f");
+    let chunks = size.div_ceil(1135) as u64;
+    assert!(c.stored > chunks, "every chunk and the metadata: {c:?}");
+    assert!(c.hits > chunks, "{c:?}");
+    assert!(c.payload_bytes_served >= size as u64, "{c:?}");
+    eprintln!(
+        "cache: 8 MB from the publisher over 40 Mb/s in {first_wall:.2} s, then from f's cache alone in {second_wall:.2} s; {} hits, {} misses, {} replies kept",
+        c.hits, c.misses, c.stored
+    );
+}

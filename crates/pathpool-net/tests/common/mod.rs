@@ -19,6 +19,7 @@ use pathpool_net::node::{run, Endpoint, NodeIo, Relay};
 use pathpool_net::overlay::Overlay;
 use pathpool_net::publisher::{FileStore, PublisherEndpoint, DEFAULT_CHUNK_BYTES};
 use pathpool_net::rv::RvEndpoint;
+use pathpool_proto::mmtp::CacheStats;
 use pathpool_psi::ContentName;
 use pathpool_topo::NodeIx;
 use pathpool_wire::MsgType;
@@ -81,8 +82,19 @@ pub struct Bed {
     pub file: PathBuf,
     pub name: ContentName,
     pub publishers: Vec<(NodeIx, PublisherThread)>,
-    others: Vec<(String, thread::JoinHandle<ForwardStats>)>,
+    others: Vec<(String, thread::JoinHandle<Counters>)>,
     subscriber_sockets: Vec<(NodeIx, Option<UdpSocket>)>,
+    /// The cache counters of the rendezvous and forwarding nodes that have a cache, once
+    /// [`finish`](Bed::finish)ed.
+    pub caches: Vec<(String, CacheStats)>,
+}
+
+/// What a node counted: forwarding, and its cache if it has one.
+type Counters = (ForwardStats, Option<CacheStats>);
+
+/// A node's forwarding and cache counters.
+fn counters(io: NodeIo) -> Counters {
+    (*io.forwarder().stats(), io.cache().map(|c| *c.stats()))
 }
 
 impl Bed {
@@ -104,6 +116,7 @@ impl Bed {
             name,
             publishers: Vec::new(),
             others: Vec::new(),
+            caches: Vec::new(),
             subscriber_sockets: Vec::new(),
         };
         for (i, socket) in sockets.into_iter().enumerate() {
@@ -117,10 +130,8 @@ impl Bed {
                     RvEndpoint::new(&bed.overlay),
                     &bed.stop,
                 );
-                bed.others.push((
-                    id,
-                    thread::spawn(move || *h.join().unwrap().1.forwarder().stats()),
-                ));
+                bed.others
+                    .push((id, thread::spawn(move || counters(h.join().unwrap().1))));
             } else if id.starts_with('p') {
                 let t = bed.publisher(node, socket);
                 bed.publishers.push((node, t));
@@ -128,10 +139,8 @@ impl Bed {
                 bed.subscriber_sockets.push((node, Some(socket)));
             } else {
                 let h = spawn(&bed.overlay, node, socket, Relay::default(), &bed.stop);
-                bed.others.push((
-                    id,
-                    thread::spawn(move || *h.join().unwrap().1.forwarder().stats()),
-                ));
+                bed.others
+                    .push((id, thread::spawn(move || counters(h.join().unwrap().1))));
             }
         }
         // Let the publishers announce themselves.
@@ -226,7 +235,10 @@ impl Bed {
             }
         }
         for (id, h) in self.others.drain(..) {
-            if let Ok(st) = h.join() {
+            if let Ok((st, cache)) = h.join() {
+                if let Some(c) = cache {
+                    self.caches.push((id.clone(), c));
+                }
                 out.push((id, st));
             }
         }
