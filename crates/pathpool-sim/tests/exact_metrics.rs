@@ -1,14 +1,8 @@
 //! Outcomes that can be computed by hand, checked exactly (or to one packet).
 
-use pathpool_sim::{LoadedScenario, Results};
+mod common;
 
-fn run(toml: &str) -> Results {
-    let loaded =
-        LoadedScenario::from_toml(toml, "test.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = loaded.compile(Some(1)).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    sim.results()
-}
+use common::run;
 
 #[test]
 fn finite_flow_within_the_initial_window_completes_in_one_trip() {

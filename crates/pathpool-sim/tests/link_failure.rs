@@ -2,22 +2,9 @@
 //! whose path fails moves to another path once the manager has heard of it, and back when
 //! the link is repaired; without another path it waits for the repair.
 
-use pathpool_sim::{LoadedScenario, Results};
+mod common;
 
-fn run(toml: &str) -> Results {
-    let loaded =
-        LoadedScenario::from_toml(toml, "test.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = loaded.compile(Some(1)).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    sim.results()
-}
-
-fn error(toml: &str) -> String {
-    match LoadedScenario::from_toml(toml, "test.toml", &[]).and_then(|l| l.compile(Some(1))) {
-        Ok(_) => panic!("expected an error"),
-        Err(e) => e.to_string(),
-    }
-}
+use common::{error, run};
 
 /// Publisher `p` and subscriber `s`; two routes between routers `a` and `b`: the direct link
 /// `short` (one hop) and `x` (two hops, through router `c`). Every link 10 Mb/s, 5 ms.

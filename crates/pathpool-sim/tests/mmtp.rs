@@ -1,22 +1,9 @@
 //! mmTP downloads in the simulator: multisource, multipath, a silent publisher, groups, and
 //! errors.
 
-use pathpool_sim::{LoadedScenario, Results};
+mod common;
 
-fn run(toml: &str) -> Results {
-    let loaded =
-        LoadedScenario::from_toml(toml, "test.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = loaded.compile(Some(1)).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    sim.results()
-}
-
-fn error(toml: &str) -> String {
-    match LoadedScenario::from_toml(toml, "test.toml", &[]).and_then(|l| l.compile(Some(1))) {
-        Ok(_) => panic!("expected an error"),
-        Err(e) => e.to_string(),
-    }
-}
+use common::{error, run};
 
 /// A subscriber `s` behind router `r`; publishers p1, p2, p3 each on their own 10 Mb/s link
 /// to `r` with one-way delays 10, 20 and 40 ms; `r`-`s` is 1 Gb/s. `{flows}` is appended.

@@ -2,22 +2,10 @@
 //! content is served by the cache at the branching router, a cache repairs losses
 //! downstream of it, routes through wires, and the errors.
 
-use pathpool_sim::{LoadedScenario, Results};
+mod common;
 
-fn run(toml: &str) -> Results {
-    let loaded =
-        LoadedScenario::from_toml(toml, "test.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = loaded.compile(Some(1)).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    sim.results()
-}
-
-fn error(toml: &str) -> String {
-    match LoadedScenario::from_toml(toml, "test.toml", &[]).and_then(|l| l.compile(Some(1))) {
-        Ok(_) => panic!("expected an error"),
-        Err(e) => e.to_string(),
-    }
-}
+use common::{error, run};
+use pathpool_sim::Results;
 
 /// Publisher `p` behind a 10 Mb/s, 20 ms link to `r1`; `r1`-`r2` 100 Mb/s; subscribers `s1`
 /// and `s2` on 100 Mb/s links to `r2`. `s1` downloads `/talk` (8 MB) from 0 s, `s2` the same

@@ -1,22 +1,9 @@
 //! Multipath connections in the simulator: completion, equivalence with single-path TCP,
 //! subflows opening and closing, coupling groups, and errors.
 
-use pathpool_sim::{LoadedScenario, Results};
+mod common;
 
-fn run(toml: &str) -> Results {
-    let loaded =
-        LoadedScenario::from_toml(toml, "test.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = loaded.compile(Some(1)).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    sim.results()
-}
-
-fn error(toml: &str) -> String {
-    match LoadedScenario::from_toml(toml, "test.toml", &[]).and_then(|l| l.compile(Some(1))) {
-        Ok(_) => panic!("expected an error"),
-        Err(e) => e.to_string(),
-    }
-}
+use common::{error, run};
 
 /// Two disjoint 10 Mb/s paths from s to d (via b: 20 ms RTT; via c: 40 ms), plus a
 /// second pair of hosts sharing the path via b. `{flows}` is appended.
