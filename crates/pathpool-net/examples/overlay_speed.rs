@@ -3,7 +3,8 @@
 //! node, next to a Linux TCP transfer of the same file over loopback in the same run. CPU
 //! time is the whole process's (user + system, from /proc/self/stat), per GB of payload.
 //!
-//! `cargo run --release -p pathpool-net --example overlay_speed -- [MB]` (default 256).
+//! `cargo run --release -p pathpool-net --example overlay_speed -- [MB]` (default 256);
+//! `-- MB direct` or `-- MB forwarded` runs that configuration alone (for a profile).
 
 use std::fs;
 use std::io::{Read, Write};
@@ -16,22 +17,32 @@ use std::time::Instant;
 
 use pathpool_core::Rng;
 use pathpool_net::get::{GetConfig, GetEndpoint, GetState};
-use pathpool_net::node::{run, NodeIo, Relay};
+use pathpool_net::node::{run, Endpoint, NodeIo, Relay};
 use pathpool_net::overlay::Overlay;
 use pathpool_net::publisher::{FileStore, PublisherEndpoint, DEFAULT_CHUNK_BYTES};
 use pathpool_net::rv::RvEndpoint;
 use pathpool_psi::ContentName;
 use pathpool_topo::NodeIx;
 
-/// User + system CPU seconds of this process so far.
-fn cpu_seconds() -> f64 {
-    let stat = fs::read_to_string("/proc/self/stat").unwrap_or_default();
+/// User + system CPU seconds in a `/proc` stat file (a process's or a thread's).
+fn stat_cpu_seconds(path: &str) -> f64 {
+    let stat = fs::read_to_string(path).unwrap_or_default();
     // Fields after the command name (which is in parentheses and may hold spaces).
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
     let f: Vec<&str> = rest.split_whitespace().collect();
     let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
     // utime and stime are fields 14 and 15 (1-based) of the whole line: 11 and 12 here.
     (ticks(11) + ticks(12)) / 100.0
+}
+
+/// User + system CPU seconds of this process so far.
+fn cpu_seconds() -> f64 {
+    stat_cpu_seconds("/proc/self/stat")
+}
+
+/// User + system CPU seconds of the calling thread so far.
+fn thread_cpu_seconds() -> f64 {
+    stat_cpu_seconds("/proc/thread-self/stat")
 }
 
 struct Figures {
@@ -50,6 +61,14 @@ fn report(what: &str, bytes: u64, wall: f64, cpu: f64) -> Figures {
         f.goodput_gbps, f.cpu_s_per_gb
     );
     f
+}
+
+/// A thread with a name, so that a profile (`perf report --sort comm`) tells the nodes apart.
+fn spawn_named<T: Send + 'static>(
+    name: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> thread::JoinHandle<T> {
+    thread::Builder::new().name(name.into()).spawn(f).unwrap()
 }
 
 fn overlay_run(file: &Path, size: u64, via_forwarder: bool) -> Figures {
@@ -78,6 +97,7 @@ links = [{ between = ["p", "s"] }, { between = ["p", "rv"] }]
         .unwrap();
     let name = ContentName::new("/bench/file").unwrap();
     let stop = Arc::new(AtomicBool::new(false));
+    // Each node's thread returns its name and the CPU time it used.
     let mut handles = Vec::new();
     let mut sub_socket = None;
     for (i, socket) in sockets.into_iter().enumerate() {
@@ -85,22 +105,23 @@ links = [{ between = ["p", "s"] }, { between = ["p", "rv"] }]
         let id = overlay.nodes()[i].id.clone();
         let mut io = NodeIo::with_socket(&overlay, node, socket, 1).unwrap();
         let stop = Arc::clone(&stop);
-        match id.as_str() {
-            "rv" => {
-                let mut ep = RvEndpoint::new(&overlay);
-                handles.push(thread::spawn(move || drop(run(&mut io, &mut ep, &stop))));
-            }
+        let (thread_name, mut ep): (&str, Box<dyn Endpoint + Send>) = match id.as_str() {
+            "rv" => ("rv", Box::new(RvEndpoint::new(&overlay))),
             "p" => {
                 let store = FileStore::open(file, &name, DEFAULT_CHUNK_BYTES).unwrap();
-                let mut ep = PublisherEndpoint::new(store, name.clone(), node, rv_addr);
-                handles.push(thread::spawn(move || drop(run(&mut io, &mut ep, &stop))));
+                let ep = PublisherEndpoint::new(store, name.clone(), node, rv_addr);
+                ("publisher", Box::new(ep))
             }
-            "s" => sub_socket = Some((node, io)),
-            _ => {
-                let mut ep = Relay::default();
-                handles.push(thread::spawn(move || drop(run(&mut io, &mut ep, &stop))));
+            "s" => {
+                sub_socket = Some((node, io));
+                continue;
             }
-        }
+            _ => ("forwarder", Box::new(Relay::default())),
+        };
+        handles.push(spawn_named(thread_name, move || {
+            drop(run(&mut io, ep.as_mut(), &stop));
+            (thread_name, thread_cpu_seconds())
+        }));
     }
     thread::sleep(std::time::Duration::from_millis(200));
     let (s, mut io) = sub_socket.unwrap();
@@ -110,13 +131,17 @@ links = [{ between = ["p", "s"] }, { between = ["p", "rv"] }]
     let mut ep = GetEndpoint::new(config, s, rv_addr);
     let cpu0 = cpu_seconds();
     let t0 = Instant::now();
-    run(&mut io, &mut ep, &AtomicBool::new(false)).unwrap();
+    let (ep, subscriber_cpu) = spawn_named("subscriber", move || {
+        run(&mut io, &mut ep, &AtomicBool::new(false)).unwrap();
+        (ep, thread_cpu_seconds())
+    })
+    .join()
+    .unwrap();
     let wall = t0.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu0;
     stop.store(true, Ordering::Relaxed);
-    for h in handles {
-        let _ = h.join();
-    }
+    let mut threads = vec![("subscriber", subscriber_cpu)];
+    threads.extend(handles.into_iter().filter_map(|h| h.join().ok()));
     assert_eq!(ep.state(), &GetState::Done, "{ep:?}");
     let _ = fs::remove_file(out);
     for sf in ep.subscriber().subflows() {
@@ -131,6 +156,17 @@ links = [{ between = ["p", "s"] }, { between = ["p", "rv"] }]
             sf.srtt()
         );
     }
+    // The partial file's writer thread has ended by now: it is the rest of the process's
+    // time (with the rendezvous's, which is negligible).
+    let gb = size as f64 / 1e9;
+    let named: f64 = threads.iter().map(|(_, c)| c).sum();
+    let mut by_thread: Vec<String> = threads
+        .iter()
+        .filter(|(n, _)| *n != "rv")
+        .map(|(n, c)| format!("{n} {:.2}", c / gb))
+        .collect();
+    by_thread.push(format!("writer {:.2}", (cpu - named).max(0.0) / gb));
+    println!("  CPU s/GB by thread: {}", by_thread.join(", "));
     let what = if via_forwarder {
         "mmTP over the overlay, through 1 forwarding node"
     } else {
@@ -195,6 +231,20 @@ fn main() {
         }
     }
     println!("{mb} MB file, loopback, no emulation, gap-based loss detection (D86):");
+    // A profile of one configuration alone: `-- MB direct` or `-- MB forwarded`.
+    match std::env::args().nth(2).as_deref() {
+        Some("direct") => {
+            overlay_run(&file, size, false);
+            let _ = fs::remove_dir_all(&dir);
+            return;
+        }
+        Some("forwarded") => {
+            overlay_run(&file, size, true);
+            let _ = fs::remove_dir_all(&dir);
+            return;
+        }
+        _ => {}
+    }
     let direct = overlay_run(&file, size, false);
     let forwarded = overlay_run(&file, size, true);
     let tcp = tcp_run(&file, size);
