@@ -23,6 +23,11 @@ use sha2::{Digest, Sha256};
 /// Largest run of contiguous bytes the subscriber gathers before handing it to the writer.
 pub const RUN_BYTES: usize = 1 << 20;
 
+/// Most run buffers a partial file uses: how far (16 MiB) the writer may fall behind before
+/// the subscriber waits for it. The buffers go round between the two threads and are never
+/// freed before the end, so filling one costs no page faults once the pool has grown (D109).
+pub const MAX_RUNS: usize = 16;
+
 /// A run of contiguous bytes for the writer: where it starts in the file, and the bytes.
 struct Run {
     offset: u64,
@@ -39,6 +44,8 @@ pub struct PartFile {
     run_start: u64,
     to_writer: Option<Sender<Run>>,
     spare: Receiver<Vec<u8>>,
+    /// Run buffers allocated so far (at most [`MAX_RUNS`]).
+    buffers: usize,
     failure: Arc<Mutex<Option<String>>>,
     writer: Option<JoinHandle<Result<Sha256Digest, String>>>,
 }
@@ -87,6 +94,7 @@ impl PartFile {
             run_start: 0,
             to_writer: Some(to_writer),
             spare,
+            buffers: 1,
             failure,
             writer: Some(writer),
         })
@@ -119,13 +127,25 @@ impl PartFile {
             .map_or_else(|p| p.into_inner().clone(), |g| g.clone())
     }
 
-    /// Sends the current run to the writer and starts an empty one (in a buffer the writer
-    /// gave back, when there is one).
+    /// Sends the current run to the writer and starts an empty one: in a buffer the writer
+    /// gave back, in a new one while there are fewer than [`MAX_RUNS`], or else in the next
+    /// one the writer gives back (the subscriber then waits for the writer, as it waited for
+    /// its own writes before the writer thread: memory stays bounded whatever the disk's
+    /// speed).
     fn hand_over(&mut self) {
-        let next = self
-            .spare
-            .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(RUN_BYTES));
+        let next = match self.spare.try_recv() {
+            Ok(b) => b,
+            Err(_) if self.buffers < MAX_RUNS => {
+                self.buffers += 1;
+                Vec::with_capacity(RUN_BYTES)
+            }
+            // A writer thread that has ended (it panicked) gives nothing back; `finish`
+            // reports it.
+            Err(_) => self
+                .spare
+                .recv()
+                .unwrap_or_else(|_| Vec::with_capacity(RUN_BYTES)),
+        };
         let data = std::mem::replace(&mut self.run, next);
         if let Some(tx) = &self.to_writer {
             // A writer that stopped has recorded why; `finish` reports it.
@@ -279,8 +299,9 @@ mod tests {
     #[test]
     fn in_order_chunks_give_the_file_and_its_hash() {
         let path = scratch("in-order");
-        // More than one run, and a short last chunk.
-        let data = content(3 * RUN_BYTES + 1000);
+        // More runs than buffers (the subscriber waits for the writer), and a short last
+        // chunk.
+        let data = content((MAX_RUNS + 3) * RUN_BYTES + 1000);
         let n = data.len().div_ceil(1135);
         let f = write_in_order(&path, &data, 1135, &(0..n).collect::<Vec<_>>());
         let digest = f.finish().unwrap();
