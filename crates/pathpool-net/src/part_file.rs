@@ -7,17 +7,20 @@
 //! run goes to the writer thread, which writes it with one call and hashes it while it is in
 //! memory if it continues the hashed prefix. Bytes written out of order are hashed when the
 //! prefix reaches them, read back from the file (only those). At the end the writer has the
-//! SHA-256 of the whole file without reading it again, and the file is synced to disk.
+//! SHA-256 of the whole file without reading it again, and the file is synced to disk; the
+//! kernel has been writing it out all along, so the sync has little left to do.
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 
+use nix::fcntl::{posix_fadvise, PosixFadviseAdvice};
 use sha2::{Digest, Sha256};
 
 /// Largest run of contiguous bytes the subscriber gathers before handing it to the writer.
@@ -27,6 +30,11 @@ pub const RUN_BYTES: usize = 1 << 20;
 /// the subscriber waits for it. The buffers go round between the two threads and are never
 /// freed before the end, so filling one costs no page faults once the pool has grown (D109).
 pub const MAX_RUNS: usize = 16;
+
+/// The writer asks the kernel to start writing the file to disk each time the hashed prefix
+/// has grown by this much since it last asked, so that the final sync has little left to wait
+/// for (D109).
+pub const WRITEBACK_BYTES: u64 = 8 << 20;
 
 /// A run of contiguous bytes for the writer: where it starts in the file, and the bytes.
 struct Run {
@@ -83,6 +91,7 @@ impl PartFile {
             hasher: Sha256::new(),
             hashed_to: 0,
             unhashed: BTreeMap::new(),
+            written_back_to: 0,
             failure: Arc::clone(&failure),
         };
         let writer = thread::Builder::new()
@@ -199,6 +208,8 @@ struct Writer {
     hashed_to: u64,
     /// Written but not yet hashed: start → end of each run beyond the hashed prefix.
     unhashed: BTreeMap<u64, u64>,
+    /// The kernel has been asked to write back every byte before this offset.
+    written_back_to: u64,
     failure: Arc<Mutex<Option<String>>>,
 }
 
@@ -266,7 +277,34 @@ impl Writer {
             self.hasher.update(&buf);
             self.hashed_to = end;
         }
+        if self.hashed_to - self.written_back_to >= WRITEBACK_BYTES {
+            self.start_writeback();
+        }
         Ok(())
+    }
+
+    /// Starts the write-back of the hashed prefix not yet asked for. On Linux,
+    /// `POSIX_FADV_DONTNEED` starts writing a range's dirty pages without waiting and drops
+    /// only its clean ones (`mm/fadvise.c`); PostgreSQL's `pg_flush_data`
+    /// (`src/backend/storage/file/fd.c`) falls back on it where `sync_file_range` and
+    /// `msync` are missing (neither has a safe wrapper in `nix`). Only the hashed prefix,
+    /// which is never read back, is advised. Without it the whole file was written at the
+    /// final sync: a quarter of a second for 512 MiB on the test machine. The advice may fail
+    /// harmlessly: the final sync is what makes the file durable.
+    fn start_writeback(&mut self) {
+        let (Ok(offset), Ok(len)) = (
+            i64::try_from(self.written_back_to),
+            i64::try_from(self.hashed_to - self.written_back_to),
+        ) else {
+            return;
+        };
+        let _ = posix_fadvise(
+            self.file.as_raw_fd(),
+            offset,
+            len,
+            PosixFadviseAdvice::POSIX_FADV_DONTNEED,
+        );
+        self.written_back_to = self.hashed_to;
     }
 }
 
