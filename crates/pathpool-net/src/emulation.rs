@@ -35,6 +35,15 @@ impl LinkEmulation {
         queue_bytes: u64::MAX,
     };
 
+    /// Whether the link passes everything at once: an infinite rate, no delay and no loss.
+    /// Its queue limit does not matter then: at an infinite rate nothing ever waits, so
+    /// nothing is ever dropped (see [`EmulatedLink::offer`]). An overlay link given no
+    /// emulation parameters is such a link, with the default queue limit.
+    #[must_use]
+    pub fn is_transparent(&self) -> bool {
+        self.rate.is_infinite() && self.delay == Dur::ZERO && self.loss == 0.0
+    }
+
     /// Checks the parameters.
     ///
     /// # Errors
@@ -315,6 +324,35 @@ mod tests {
         let lost = l.stats().lost as f64;
         assert!((lost - 2000.0).abs() < 4.0 * 44.5, "lost {lost}");
         assert_eq!(l.stats().delivered + l.stats().lost, n);
+    }
+
+    /// At an infinite rate, without delay or loss, the queue limit never matters: every
+    /// datagram crosses at once, so the node can send it straight away.
+    #[test]
+    fn an_infinite_rate_without_delay_or_loss_is_transparent_whatever_the_queue() {
+        let e = LinkEmulation {
+            queue_bytes: 1_000,
+            ..LinkEmulation::TRANSPARENT
+        };
+        assert!(e.is_transparent());
+        let mut l = EmulatedLink::new(e, Rng::seed_from_u64(1)).unwrap();
+        let now = Time::from_ms(1);
+        for i in 0..1_000 {
+            assert_eq!(l.offer(now, 1200, i).0, Verdict::Queued { at: now });
+        }
+        assert_eq!(l.stats().queue_drops, 0);
+        let t = LinkEmulation::TRANSPARENT;
+        assert!(!LinkEmulation {
+            rate: Rate::from_mbps(100),
+            ..t
+        }
+        .is_transparent());
+        assert!(!LinkEmulation {
+            delay: Dur::from_us(1),
+            ..t
+        }
+        .is_transparent());
+        assert!(!LinkEmulation { loss: 0.001, ..t }.is_transparent());
     }
 
     #[test]

@@ -30,7 +30,7 @@ use pathpool_topo::{Fid, NodeIx};
 use pathpool_wire::{MsgType, Packet, MAX_PACKET_BYTES};
 
 use crate::cache::NodeCache;
-use crate::emulation::{EmulatedLink, LinkEmulation, LinkStats};
+use crate::emulation::{EmulatedLink, LinkStats};
 use crate::forward::{Forwarder, LinkMask, Route};
 use crate::overlay::Overlay;
 
@@ -154,7 +154,10 @@ impl NodeIo {
                     peer.id
                 ))
             })?;
-            let link = if l.emulation == LinkEmulation::TRANSPARENT {
+            // A link without emulation parameters still has a queue limit (the default one),
+            // which cannot matter at an infinite rate: it sends at once, without the copy and
+            // the bookkeeping of an emulated link (D108).
+            let link = if l.emulation.is_transparent() {
                 None
             } else {
                 let rng = Rng::stream(seed, u64::from(node.0), i as u64);
