@@ -11,8 +11,9 @@
 //! every one already waiting (up to [`RECV_BATCH`] reads), receiving with UDP GRO (a burst from
 //! one sender arrives as one buffer of equal-size segments), and what the node sends meanwhile
 //! is queued per destination and sent at the end of the round with UDP GSO (up to
-//! [`MAX_SEGMENTS`] equal-size datagrams in one `sendmsg`). Where the kernel lacks GSO or GRO
-//! the node sends and receives datagram by datagram.
+//! [`MAX_SEGMENTS`] equal-size datagrams in one `sendmsg`). A forwarding node passes a burst
+//! whose datagrams all take the same transparent link on as it came, without copying it.
+//! Where the kernel lacks GSO or GRO the node sends and receives datagram by datagram.
 
 use std::io;
 use std::io::{IoSlice, IoSliceMut};
@@ -56,6 +57,53 @@ struct OutBatch {
     data: Vec<u8>,
     segment: usize,
     count: usize,
+}
+
+/// Sends `count` datagrams of `segment` bytes (the last may be shorter) laid end to end in
+/// `data` to `addr`: one `sendmsg` with GSO for several, `send_to` for one, or one `send_to`
+/// each once the kernel has refused GSO (then `gso` is cleared for good). Returns the number
+/// of datagrams that could not be sent.
+fn send_segments(
+    socket: &UdpSocket,
+    gso: &mut bool,
+    addr: SocketAddr,
+    data: &[u8],
+    segment: usize,
+    count: usize,
+) -> u64 {
+    let one_by_one = |errors: &mut u64| {
+        for d in data.chunks(segment.max(1)) {
+            if socket.send_to(d, addr).is_err() {
+                *errors += 1;
+            }
+        }
+    };
+    let mut errors = 0;
+    if count == 1 || !*gso {
+        one_by_one(&mut errors);
+        return errors;
+    }
+    let size = u16::try_from(segment).unwrap_or(u16::MAX);
+    let result = sendmsg(
+        socket.as_raw_fd(),
+        &[IoSlice::new(data)],
+        &[ControlMessage::UdpGsoSegments(&size)],
+        MsgFlags::empty(),
+        Some(&SockaddrStorage::from(addr)),
+    );
+    match result {
+        Ok(_) => {}
+        // No GSO here (an old kernel, or a device without checksum offload): from now on,
+        // datagram by datagram.
+        Err(
+            nix::errno::Errno::EIO | nix::errno::Errno::EINVAL | nix::errno::Errno::ENOPROTOOPT,
+        ) => {
+            *gso = false;
+            one_by_one(&mut errors);
+        }
+        Err(_) => errors += count as u64,
+    }
+    errors
 }
 
 /// The wall clock as the state machines' [`Time`]: picoseconds since the node started.
@@ -104,6 +152,7 @@ pub struct NodeIo {
     clock: Clock,
     read_timeout: Option<Duration>,
     send_errors: u64,
+    forwarded_whole: u64,
     spare: Vec<Vec<u8>>,
     encode_buf: Vec<u8>,
     out: Vec<OutBatch>,
@@ -175,11 +224,12 @@ impl NodeIo {
             clock: Clock::new(),
             read_timeout: None,
             send_errors: 0,
+            forwarded_whole: 0,
             spare: Vec::new(),
             encode_buf: vec![0; MAX_PACKET_BYTES],
             out: Vec::new(),
             gso: true,
-            // Without GRO (an old kernel refuses the option) reads return single datagrams.
+            // Room for the GRO segment size of a read.
             cmsg_buf: nix::cmsg_space!(i32),
             cache: overlay.nodes()[node.0 as usize]
                 .cache_bytes
@@ -238,6 +288,12 @@ impl NodeIo {
     #[must_use]
     pub fn send_errors(&self) -> u64 {
         self.send_errors
+    }
+
+    /// Received buffers of several datagrams forwarded whole, without a copy (D110).
+    #[must_use]
+    pub fn forwarded_whole(&self) -> u64 {
+        self.forwarded_whole
     }
 
     /// Sends one of this node's own datagrams on every link whose tag `fid` holds; returns
@@ -322,40 +378,14 @@ impl NodeIo {
     /// Sends batch `k` (one `sendmsg` with GSO for several datagrams) and empties it.
     fn send_batch(&mut self, k: usize) {
         let b = &mut self.out[k];
-        if b.count == 1 || !self.gso {
-            for d in b.data.chunks(b.segment.max(1)) {
-                if self.socket.send_to(d, b.addr).is_err() {
-                    self.send_errors += 1;
-                }
-            }
-        } else {
-            let segment = u16::try_from(b.segment).unwrap_or(u16::MAX);
-            let result = sendmsg(
-                self.socket.as_raw_fd(),
-                &[IoSlice::new(&b.data)],
-                &[ControlMessage::UdpGsoSegments(&segment)],
-                MsgFlags::empty(),
-                Some(&SockaddrStorage::from(b.addr)),
-            );
-            match result {
-                Ok(_) => {}
-                // No GSO here (an old kernel, or a device without checksum offload): from now
-                // on, datagram by datagram.
-                Err(
-                    nix::errno::Errno::EIO
-                    | nix::errno::Errno::EINVAL
-                    | nix::errno::Errno::ENOPROTOOPT,
-                ) => {
-                    self.gso = false;
-                    for d in b.data.chunks(b.segment) {
-                        if self.socket.send_to(d, b.addr).is_err() {
-                            self.send_errors += 1;
-                        }
-                    }
-                }
-                Err(_) => self.send_errors += b.count as u64,
-            }
-        }
+        self.send_errors += send_segments(
+            &self.socket,
+            &mut self.gso,
+            b.addr,
+            &b.data,
+            b.segment,
+            b.count,
+        );
         b.data.clear();
         b.count = 0;
     }
@@ -374,8 +404,48 @@ impl NodeIo {
         }
     }
 
+    /// Forwards a whole received buffer of `routes.len()` segments of `segment` bytes (the
+    /// last may be shorter) as it is, in one GSO send, when every segment goes to the same
+    /// single link and that link has no emulation: a forwarding node then copies nothing in
+    /// user space (D110). Returns false, having sent nothing, in every other case, and always
+    /// at a node with a cache, which must see every datagram.
+    fn forward_whole(&mut self, buffer: &[u8], segment: usize, routes: &[Route]) -> bool {
+        let Some(&Route::Forward(mask)) = routes.first() else {
+            return false;
+        };
+        let Some(i) = mask.iter().next() else {
+            return false;
+        };
+        if !self.gso
+            || self.cache.is_some()
+            || routes.len() < 2
+            || routes.len() > MAX_SEGMENTS
+            || buffer.len() > MAX_GSO_BYTES
+            || mask.len() != 1
+            || self.egress[i].link.is_some()
+            || routes.iter().any(|r| *r != Route::Forward(mask))
+        {
+            return false;
+        }
+        let peer = self.egress[i].peer;
+        // What is already queued for the peer leaves first: each destination gets its
+        // datagrams in order.
+        if let Some(k) = self.out.iter().position(|b| b.addr == peer && b.count > 0) {
+            self.send_batch(k);
+        }
+        self.send_errors += send_segments(
+            &self.socket,
+            &mut self.gso,
+            peer,
+            buffer,
+            segment,
+            routes.len(),
+        );
+        self.forwarded_whole += 1;
+        true
+    }
+
     fn transmit(&mut self, i: usize, datagram: &[u8]) {
-        let now = self.clock.now();
         let e = &mut self.egress[i];
         match &mut e.link {
             None => {
@@ -383,6 +453,8 @@ impl NodeIo {
                 self.queue(peer, datagram);
             }
             Some(link) => {
+                // The clock is read only here: a transparent link needs no time.
+                let now = self.clock.now();
                 let mut copy = self.spare.pop().unwrap_or_default();
                 copy.clear();
                 copy.extend_from_slice(datagram);
@@ -496,6 +568,7 @@ impl Endpoint for Relay {
 /// The socket fails (other than a timeout or an ICMP error from a neighbour not yet up).
 pub fn run(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> io::Result<()> {
     let mut buf = vec![0u8; RECV_BUFFER_BYTES];
+    let mut routes: Vec<Route> = Vec::with_capacity(MAX_SEGMENTS);
     loop {
         if stop.load(Ordering::Relaxed) || endpoint.is_done() {
             io.send_queued();
@@ -536,21 +609,29 @@ pub fn run(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> i
                 }
                 Err(e) => return Err(e),
             };
-            // The buffer's segments, one by one; an empty datagram is one datagram too
-            // (counted as malformed by the forwarder).
-            let mut start = 0;
-            loop {
-                let end = (start + segment.max(1)).min(n);
-                let datagram = &mut buf[start..end];
-                let now = io.now();
-                match io.forwarder.route(datagram) {
-                    Route::Local(msg) => endpoint.on_datagram(io, now, from, msg, datagram),
-                    Route::Forward(mask) => io.forward(mask, datagram),
-                    Route::Drop => {}
-                }
-                start = end;
-                if start >= n {
-                    break;
+            // The buffer's datagrams arrived together: one time for all of them.
+            let now = io.now();
+            let segment = segment.max(1);
+            // Every segment is routed first (routing reads the header and decrements the hop
+            // limit in place, nothing else), so that a buffer whose segments all go to one
+            // link can leave whole. An empty datagram is one datagram too (counted as
+            // malformed by the forwarder).
+            routes.clear();
+            if n == 0 {
+                routes.push(io.forwarder.route(&mut buf[..0]));
+            }
+            for datagram in buf[..n].chunks_mut(segment) {
+                routes.push(io.forwarder.route(datagram));
+            }
+            if !io.forward_whole(&buf[..n], segment, &routes) {
+                for (k, route) in routes.iter().enumerate() {
+                    let start = (k * segment).min(n);
+                    let datagram = &buf[start..(start + segment).min(n)];
+                    match *route {
+                        Route::Local(msg) => endpoint.on_datagram(io, now, from, msg, datagram),
+                        Route::Forward(mask) => io.forward(mask, datagram),
+                        Route::Drop => {}
+                    }
                 }
             }
             flags = MsgFlags::MSG_DONTWAIT;
@@ -562,6 +643,7 @@ pub fn run(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> i
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pathpool_proto::mmtp::{ContentId, Echo, ErrorKind, ErrorReply, Part, PathIndex};
 
     /// Two nodes on loopback: `a` (this test's `NodeIo`) and `b` (a plain socket).
     fn pair() -> (NodeIo, UdpSocket) {
@@ -612,6 +694,95 @@ mod tests {
             }
         }
         assert_eq!(io.send_errors(), 0);
+    }
+
+    /// A forwarding node passes a GSO burst on whole (D110): every datagram arrives, in
+    /// order, with its hop limit decremented, and an emulated link gets the same datagrams.
+    #[test]
+    fn a_forwarding_node_passes_a_burst_on_in_order() {
+        for emulated in [false, true] {
+            let (sa, sf, sb) = (
+                UdpSocket::bind("127.0.0.1:0").unwrap(),
+                UdpSocket::bind("127.0.0.1:0").unwrap(),
+                UdpSocket::bind("127.0.0.1:0").unwrap(),
+            );
+            let delay = if emulated { ", delay = \"1ms\"" } else { "" };
+            let text = format!(
+                "rendezvous = \"a\"\nnodes = [ {{ id = \"a\", addr = \"{}\" }}, {{ id = \"f\", addr = \"{}\" }}, {{ id = \"b\", addr = \"{}\" }} ]\nlinks = [ {{ between = [\"a\", \"f\"] }}, {{ between = [\"f\", \"b\"]{delay} }} ]\n",
+                sa.local_addr().unwrap(),
+                sf.local_addr().unwrap(),
+                sb.local_addr().unwrap(),
+            );
+            let overlay = Overlay::from_toml(&text, "test").unwrap();
+            let (a, f, b) = (
+                overlay.node("a").unwrap(),
+                overlay.node("f").unwrap(),
+                overlay.node("b").unwrap(),
+            );
+            let to_b = overlay
+                .node_links(f)
+                .into_iter()
+                .find(|l| l.peer == b)
+                .unwrap()
+                .tag;
+            let mut io_a = NodeIo::with_socket(&overlay, a, sa, 1).unwrap();
+            let mut io_f = NodeIo::with_socket(&overlay, f, sf, 1).unwrap();
+            let f_addr = io_f.local_addr().unwrap();
+            let stop = std::sync::Arc::new(AtomicBool::new(false));
+            let relay = {
+                let stop = std::sync::Arc::clone(&stop);
+                std::thread::spawn(move || {
+                    run(&mut io_f, &mut Relay::default(), &stop).unwrap();
+                    io_f
+                })
+            };
+            let datagrams: Vec<Vec<u8>> = (0..40u32)
+                .map(|i| {
+                    // Equal sizes, so that the burst leaves as one GSO send.
+                    Packet::<4> {
+                        hop_limit: 64,
+                        fid: to_b,
+                        message: pathpool_wire::Message::DataError(ErrorReply {
+                            content: ContentId(7),
+                            part: Part::Chunk(i),
+                            path: PathIndex(0),
+                            echo: Echo {
+                                sent_at: Time::ZERO,
+                                retransmission: false,
+                            },
+                            kind: ErrorKind::UnknownContent,
+                        }),
+                    }
+                    .to_vec()
+                    .unwrap()
+                })
+                .collect();
+            for d in &datagrams {
+                io_a.send_to(f_addr, d);
+            }
+            io_a.send_queued();
+            sb.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+            let mut buf = vec![0u8; 2048];
+            for (i, d) in datagrams.iter().enumerate() {
+                let n = sb
+                    .recv(&mut buf)
+                    .unwrap_or_else(|e| panic!("datagram {i}: {e}"));
+                let mut expected = d.clone();
+                pathpool_wire::decrement_hop_limit(&mut expected).unwrap();
+                assert_eq!(
+                    &buf[..n],
+                    &expected[..],
+                    "datagram {i}, emulated {emulated}"
+                );
+            }
+            stop.store(true, Ordering::Relaxed);
+            let io_f = relay.join().unwrap();
+            assert_eq!(io_f.forwarder().stats().copies, 40);
+            // An emulated link holds the datagrams and releases them itself; a transparent
+            // one passes the burst on as it came.
+            assert_eq!(io_f.forwarded_whole() > 0, !emulated);
+            assert_eq!(io_f.send_errors(), 0);
+        }
     }
 
     #[test]
