@@ -609,8 +609,6 @@ pub fn run(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> i
                 }
                 Err(e) => return Err(e),
             };
-            // The buffer's datagrams arrived together: one time for all of them.
-            let now = io.now();
             let segment = segment.max(1);
             // Every segment is routed first (routing reads the header and decrements the hop
             // limit in place, nothing else), so that a buffer whose segments all go to one
@@ -628,7 +626,14 @@ pub fn run(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> i
                     let start = (k * segment).min(n);
                     let datagram = &buf[start..(start + segment).min(n)];
                     match *route {
-                        Route::Local(msg) => endpoint.on_datagram(io, now, from, msg, datagram),
+                        // Each datagram is handed over at its own time, even within one
+                        // buffer: the subscriber orders its requests in flight by send time
+                        // (D86), and requests sent for different replies of one buffer must
+                        // not share a time.
+                        Route::Local(msg) => {
+                            let now = io.now();
+                            endpoint.on_datagram(io, now, from, msg, datagram);
+                        }
                         Route::Forward(mask) => io.forward(mask, datagram),
                         Route::Drop => {}
                     }
