@@ -24,8 +24,9 @@ lint:
 	$(VENV)/bin/ruff format --check python tests examples
 
 # The Python binding crate has no Rust tests (it needs a Python interpreter); pytest covers it.
+# The fast-test profile is release without whole-program LTO (Cargo.toml).
 test-rust:
-	cargo test --release --workspace --exclude pathpool-py
+	cargo test --profile fast-test --workspace --exclude pathpool-py
 
 test-python:
 	$(PY) -m pytest -q

@@ -49,6 +49,7 @@ fn download(bed: &mut Bed, id: &str, out: &std::path::Path) -> (common::Counting
 
 #[test]
 fn fifty_megabytes_from_three_publishers_arrive_bit_identical_despite_loss() {
+    let _cores = common::shared();
     let dir = Scratch::new("three");
     let src = dir.0.join("content.bin");
     let size = 50 << 20;
@@ -73,6 +74,7 @@ fn fifty_megabytes_from_three_publishers_arrive_bit_identical_despite_loss() {
 
 #[test]
 fn a_publisher_killed_mid_transfer_and_back_7s_later_does_not_stop_the_download() {
+    let _cores = common::shared();
     let dir = Scratch::new("failover");
     let src = dir.0.join("content.bin");
     let size = 30 << 20;
@@ -176,6 +178,7 @@ fn aggregate(gap_threshold: Option<u32>) -> f64 {
 
 #[test]
 fn two_disjoint_20_mbps_paths_aggregate() {
+    let _cores = common::exclusive();
     // Timer-only loss detection (the thesis's, the default) loses a 200 ms RTO per overflow:
     // about 30 Mb/s (docs/overlay.md). Both paths carry the download either way.
     let timer = aggregate(None);
@@ -259,6 +262,7 @@ fn bottleneck_share(cc: CcKind) -> f64 {
 
 #[test]
 fn nmcc_takes_half_a_shared_bottleneck_and_uncoupled_about_two_thirds() {
+    let _cores = common::exclusive();
     let nmcc = bottleneck_share(CcKind::Nmcc);
     let uncoupled = bottleneck_share(CcKind::Uncoupled);
     assert!((nmcc - 50.0).abs() <= 7.0, "NMCC share {nmcc:.1}%");
@@ -270,6 +274,7 @@ fn nmcc_takes_half_a_shared_bottleneck_and_uncoupled_about_two_thirds() {
 
 #[test]
 fn an_unknown_name_fails_cleanly_without_a_file() {
+    let _cores = common::shared();
     let dir = Scratch::new("unknown");
     let src = dir.0.join("content.bin");
     random_file(&src, 10_000, 1);
@@ -299,6 +304,7 @@ fn an_unknown_name_fails_cleanly_without_a_file() {
 
 #[test]
 fn random_datagrams_sprayed_at_running_nodes_are_counted_and_dropped() {
+    let _cores = common::shared();
     let dir = Scratch::new("spray");
     let src = dir.0.join("content.bin");
     let data = random_file(&src, 2 << 20, 5);
@@ -380,6 +386,7 @@ links = [
 
 #[test]
 fn a_forwarding_nodes_cache_serves_a_download_after_the_publisher_is_gone() {
+    let _cores = common::shared();
     let dir = Scratch::new("cache");
     let src = dir.0.join("content.bin");
     let size = 8 << 20;

@@ -8,7 +8,7 @@ use std::fs;
 use std::net::{SocketAddr, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -23,6 +23,25 @@ use pathpool_proto::mmtp::CacheStats;
 use pathpool_psi::ContentName;
 use pathpool_topo::NodeIx;
 use pathpool_wire::MsgType;
+
+/// The machine's cores, shared by the tests of one binary, which the test harness runs in
+/// parallel threads. A test that measures a rate in real time holds them alone
+/// ([`exclusive`]); the others share them ([`shared`]) with one another but not with it.
+static CORES: RwLock<()> = RwLock::new(());
+
+/// Held by a test that measures rates: no other test of the binary runs meanwhile.
+pub fn exclusive() -> RwLockWriteGuard<'static, ()> {
+    CORES
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Held by a test that only checks outcomes: it runs beside the others of its kind.
+pub fn shared() -> RwLockReadGuard<'static, ()> {
+    CORES
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 /// A scratch directory removed at the end.
 pub struct Scratch(pub PathBuf);
