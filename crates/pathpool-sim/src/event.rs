@@ -2,8 +2,8 @@
 //!
 //! Every element (link, endpoint, sampler) has at most one pending event, as in htsim, so the
 //! queue holds O(elements) entries however many packets are in flight. The queue enforces
-//! this structurally: an element has one slot in one indexed min-heap, and scheduling an
-//! element that already has an event moves that event. Ties at the same instant
+//! this structurally: an element has one slot (a leaf of a winner tree or a place in an indexed
+//! min-heap), and scheduling an element that already has an event moves that event. Ties at the same instant
 //! are broken by element index, so the order of events never depends on anything but the
 //! scenario: the same scenario and seed give the same run on every machine.
 
@@ -33,20 +33,40 @@ impl Entry {
 
 /// Pending events, at most one per element, taken in (time, element) order.
 ///
-/// Elements are split between two indexed binary min-heaps: a hot one for the elements whose
-/// event moves on every packet (links) and a cold one for the rest (retransmission and
-/// delayed-ACK timers, sources, the sampler), which wake rarely. The earliest event is the
-/// earlier of the two heaps' tops. Keeping the timers out of the links' heap keeps it tiny, so
-/// moving a link's event (what nearly every event does) costs a comparison or two whatever the
-/// number of flows; a binary heap suits the shallow moves that remain.
-#[derive(Clone, Debug, Default)]
+/// Elements are split in two: the hot ones, whose event moves on every packet (links that hold
+/// packets), and the cold ones (retransmission and delayed-ACK timers, sources, the sampler),
+/// which wake rarely. The earliest event is the earlier of the two parts' first.
+///
+/// The hot elements are the leaves of a winner tree (a tournament): every inner node holds the
+/// smaller key of its two children, so the root is the earliest hot event. Moving an element's
+/// event rewrites the nodes from its leaf to the root, one comparison per level and always all
+/// levels, with selects rather than branches: which of two links' events comes first is what a
+/// branch predictor cannot guess, and a binary heap's sift-down spends its time mispredicting
+/// exactly that (`docs/decisions.md` D112). The cold elements keep an indexed binary heap:
+/// there are many of them and they move rarely.
+#[derive(Clone, Debug)]
 pub(crate) struct EventQueue {
-    /// The hot heap (0) and the cold heap (1).
-    heaps: [Vec<Entry>; 2],
-    /// Which heap each element's event goes in.
-    heap_of: Vec<u8>,
-    /// Position of each element's entry in its heap, or `NONE`.
+    /// The winner tree, `2 · L` keys for `L` leaves, the number of hot elements rounded up to
+    /// a power of two (at least one) so that every leaf is at the same depth: node 1 is the
+    /// root, node `k`'s children are `2k` and `2k + 1`, and the leaves are `L..2L`; node 0 is
+    /// unused. A leaf without an event (or beyond the hot elements) holds [`EMPTY`].
+    tree: Vec<u128>,
+    /// The cold elements' binary min-heap.
+    cold: Vec<Entry>,
+    /// For each element: its leaf (a node index of `tree`) if it is hot, or [`NONE`].
+    leaf: Vec<u32>,
+    /// Position of each cold element's entry in `cold`, or [`NONE`].
     pos: Vec<u32>,
+}
+
+/// The key of a leaf without an event: above every real key, whose top 32 bits are zero.
+const EMPTY: u128 = u128::MAX;
+
+impl Default for EventQueue {
+    /// A queue without elements.
+    fn default() -> Self {
+        EventQueue::new(&[])
+    }
 }
 
 impl EventQueue {
@@ -54,12 +74,23 @@ impl EventQueue {
     /// often.
     pub(crate) fn new(hot: &[bool]) -> Self {
         let in_hot = hot.iter().filter(|&&h| h).count();
+        let leaves = in_hot.next_power_of_two();
+        let mut next_leaf = leaves as u32;
+        let leaf = hot
+            .iter()
+            .map(|&h| {
+                if h {
+                    next_leaf += 1;
+                    next_leaf - 1
+                } else {
+                    NONE
+                }
+            })
+            .collect();
         EventQueue {
-            heaps: [
-                Vec::with_capacity(in_hot),
-                Vec::with_capacity(hot.len() - in_hot),
-            ],
-            heap_of: hot.iter().map(|&h| u8::from(!h)).collect(),
+            tree: vec![EMPTY; 2 * leaves],
+            cold: Vec::with_capacity(hot.len() - in_hot),
+            leaf,
             pos: vec![NONE; hot.len()],
         }
     }
@@ -67,33 +98,36 @@ impl EventQueue {
     /// Number of pending events.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.heaps[0].len() + self.heaps[1].len()
+        let hot = &self.tree[self.tree.len() / 2..];
+        hot.iter().filter(|&&k| k != EMPTY).count() + self.cold.len()
     }
 
     /// The earliest event.
     #[inline]
     pub(crate) fn peek(&self) -> Option<(Time, u32)> {
-        let top = match (self.heaps[0].first(), self.heaps[1].first()) {
-            (Some(&a), Some(&b)) => {
-                if a.key < b.key {
-                    a
-                } else {
-                    b
-                }
-            }
-            (Some(&a), None) => a,
-            (None, Some(&b)) => b,
-            (None, None) => return None,
+        // The tree has at least one leaf, so node 1 exists (it is the leaf when there is one).
+        let hot = self.tree[1];
+        let key = match self.cold.first() {
+            Some(c) if c.key < hot => c.key,
+            _ if hot != EMPTY => hot,
+            _ => return None,
         };
+        let top = Entry { key };
         Some((top.time(), top.elem()))
     }
 
     /// When `elem`'s event is due, if it has one.
     #[inline]
     pub(crate) fn time_of(&self, elem: u32) -> Option<Time> {
-        match self.pos[elem as usize] {
-            NONE => None,
-            p => Some(self.heaps[usize::from(self.heap_of[elem as usize])][p as usize].time()),
+        match self.leaf[elem as usize] {
+            NONE => match self.pos[elem as usize] {
+                NONE => None,
+                p => Some(self.cold[p as usize].time()),
+            },
+            leaf => {
+                let key = self.tree[leaf as usize];
+                (key != EMPTY).then(|| Entry { key }.time())
+            }
         }
     }
 
@@ -101,8 +135,15 @@ impl EventQueue {
     #[inline]
     pub(crate) fn schedule(&mut self, elem: u32, time: Time) {
         let entry = Entry::new(time, elem);
-        let heap = &mut self.heaps[usize::from(self.heap_of[elem as usize])];
-        match self.pos[elem as usize] {
+        match self.leaf[elem as usize] {
+            NONE => self.schedule_cold(entry),
+            leaf => self.set_leaf(leaf, entry.key),
+        }
+    }
+
+    fn schedule_cold(&mut self, entry: Entry) {
+        let heap = &mut self.cold;
+        match self.pos[entry.elem() as usize] {
             NONE => {
                 let i = heap.len();
                 heap.push(entry);
@@ -122,24 +163,51 @@ impl EventQueue {
     /// Moves the earliest event, which must be `elem`'s, to `time`: cheaper than pop + push.
     #[inline]
     pub(crate) fn reschedule_top(&mut self, elem: u32, time: Time) {
-        let heap = &mut self.heaps[usize::from(self.heap_of[elem as usize])];
         let entry = Entry::new(time, elem);
         debug_assert!(
-            heap[0].elem() == elem && entry.key >= heap[0].key,
+            self.peek().is_some_and(|(t, e)| e == elem && time >= t),
             "the earliest event is {elem}'s and cannot move back in time"
         );
-        sift_down(heap, &mut self.pos, 0, entry);
+        match self.leaf[elem as usize] {
+            NONE => sift_down(&mut self.cold, &mut self.pos, 0, entry),
+            leaf => self.set_leaf(leaf, entry.key),
+        }
     }
 
     /// Removes the earliest event, which must be `elem`'s.
     #[inline]
     pub(crate) fn pop_top(&mut self, elem: u32) {
-        let heap = &mut self.heaps[usize::from(self.heap_of[elem as usize])];
-        debug_assert_eq!(heap[0].elem(), elem, "the earliest event is {elem}'s");
-        self.pos[elem as usize] = NONE;
-        let last = heap.pop().expect("non-empty");
-        if !heap.is_empty() {
-            sift_down(heap, &mut self.pos, 0, last);
+        debug_assert_eq!(
+            self.peek().map(|(_, e)| e),
+            Some(elem),
+            "the earliest event is {elem}'s"
+        );
+        match self.leaf[elem as usize] {
+            NONE => {
+                self.pos[elem as usize] = NONE;
+                let last = self.cold.pop().expect("non-empty");
+                if !self.cold.is_empty() {
+                    sift_down(&mut self.cold, &mut self.pos, 0, last);
+                }
+            }
+            leaf => self.set_leaf(leaf, EMPTY),
+        }
+    }
+
+    /// Gives leaf `leaf` the key `key` and brings its ancestors up to date: each becomes the
+    /// smaller of its children, the one on the leaf's side being the winner carried up.
+    #[inline]
+    fn set_leaf(&mut self, leaf: u32, key: u128) {
+        let tree = &mut self.tree[..];
+        let mut node = leaf as usize;
+        let mut winner = key;
+        tree[node] = winner;
+        while node > 1 {
+            let rival = tree[node ^ 1];
+            // A select: `min` on integers compiles to conditional moves.
+            winner = winner.min(rival);
+            node >>= 1;
+            tree[node] = winner;
         }
     }
 }

@@ -392,9 +392,13 @@ impl Simulation {
     /// Schedules every element's first event; called once the scenario is built.
     pub(crate) fn prime(&mut self) {
         self.routes.resolve(&self.elements);
-        // Links' events move on every packet; every other element's rarely.
+        // Links' events move on every packet; every other element's rarely, and a wire's
+        // never (packets cross it without one) unless it starts a route of wires only.
         let hot: Vec<bool> = (0..self.elements.len() as u32)
-            .map(|e| matches!(self.elements.slot(e), Slot::Link(_)))
+            .map(|e| match self.elements.slot(e) {
+                Slot::Link(l) => !self.elements.links[l as usize].is_wire(),
+                _ => false,
+            })
             .collect();
         self.events = EventQueue::new(&hot);
         for i in 0..self.elements.len() as u32 {
