@@ -122,7 +122,10 @@ fn transfer(cc: CcKind, scheduler: Scheduler, bytes: u64, plan: Plan<'_>, seed: 
         while let Some(s) = tx.poll_transmit(net.now, &cc) {
             net.send_data(s.subflow, s.seg);
         }
+        // The sender learns of data only through ACKs of what the receiver has.
+        assert!(tx.data_acked() <= rx.delivered_bytes());
         if tx.is_finished() {
+            assert_eq!(tx.data_acked(), bytes);
             finished_at = Some(net.now);
             break;
         }

@@ -8,7 +8,6 @@ use pathpool_core::{PathId, Time};
 
 use super::scheduler::{Candidate, Scheduler};
 use super::Deadlines;
-use crate::reassembly::Reassembly;
 use crate::tcp::{AckSegment, DataSegment, TcpSender, TcpSenderConfig};
 
 /// One DSS mapping: `len` bytes at subflow sequence number `subflow_seq` carry the data
@@ -92,8 +91,18 @@ pub struct MpSender {
     next_data_seq: u64,
     /// Data ranges to give to a subflow again (they were in flight on a closed subflow).
     reinject: VecDeque<(u64, u64)>,
-    /// Data bytes acknowledged on some subflow.
-    data_acked: Reassembly,
+    /// Data bytes in the active subflows' mapping queues: given to a subflow and not yet
+    /// acknowledged on it.
+    ///
+    /// Every data byte below `next_data_seq` that has not been acknowledged is in exactly one
+    /// place: the mapping queue of one active subflow, or the reinjection queue. New data goes
+    /// to one subflow; a subflow's mappings leave its queue when it acknowledges them (and the
+    /// data then counts as acknowledged at the data level) or when it closes, and then what
+    /// they carry moves to the reinjection queue, whence it goes to one other subflow. A
+    /// closed subflow's ACKs are ignored, so nothing is acknowledged twice, and nothing in the
+    /// reinjection queue has been acknowledged. The data-level acknowledgement is therefore
+    /// what is in neither queue, and needs no record of its own (`docs/decisions.md` D113).
+    mapped_bytes: u64,
     /// Which subflows may have something to send since `poll_transmit` last returned `None`.
     pending: Pending,
     /// Each subflow's retransmission deadline (none when closed), refreshed whenever its
@@ -146,7 +155,7 @@ impl MpSender {
             data_end: config.data_bytes.unwrap_or(u64::MAX),
             next_data_seq: 0,
             reinject: VecDeque::new(),
-            data_acked: Reassembly::new(),
+            mapped_bytes: 0,
             pending: Pending::All,
             deadlines: Deadlines::default(),
             inv_mss: 1.0 / config.mss as f64,
@@ -179,14 +188,11 @@ impl MpSender {
         self.deadlines.set(i, None);
         self.pending = Pending::All;
         cc.remove_path(sf.sender.path());
-        let una = sf.sender.snd_una();
+        // Every mapping in the queue is unacknowledged (`handle_ack` trims the queue to the
+        // subflow's `snd_una`), and its data is nowhere else (see `mapped_bytes`).
         for m in sf.mappings.drain(..) {
-            // The part of the mapping the subflow has not seen acknowledged.
-            let skip = una.saturating_sub(m.subflow_seq).min(m.len);
-            let (start, end) = (m.data_seq + skip, m.data_seq + m.len);
-            if start < end && !self.data_acked.contains(start, end) {
-                self.reinject.push_back((start, end));
-            }
+            self.mapped_bytes -= m.len;
+            self.reinject.push_back((m.data_seq, m.data_seq + m.len));
         }
     }
 
@@ -212,14 +218,14 @@ impl MpSender {
         if una == before {
             return;
         }
-        // The data these subflow bytes carried has arrived: record it and drop the mappings
-        // the subflow no longer needs.
+        // The data these subflow bytes carried has arrived: drop the mappings the subflow no
+        // longer needs, which makes that data acknowledged (see `mapped_bytes`).
         while let Some(m) = sf.mappings.front_mut() {
             if m.subflow_seq >= una {
                 break;
             }
             let covered = (una - m.subflow_seq).min(m.len);
-            self.data_acked.insert(m.data_seq, m.data_seq + covered);
+            self.mapped_bytes -= covered;
             if covered == m.len {
                 sf.mappings.pop_front();
             } else {
@@ -282,6 +288,7 @@ impl MpSender {
             return None;
         };
         self.take_data(data_seq, len);
+        self.mapped_bytes += len;
         let sf = &mut self.subflows[i];
         sf.mappings.push_back(Mapping {
             subflow_seq: sf.sender.data_end(),
@@ -309,14 +316,11 @@ impl MpSender {
         Some(MpSegment { subflow: i, seg })
     }
 
-    /// The next data to give a subflow: the head of the reinjection queue, or new data.
-    fn next_data(&mut self) -> Option<(u64, u64)> {
+    /// The next data to give a subflow: the head of the reinjection queue (none of which has
+    /// been acknowledged, see `mapped_bytes`), or new data.
+    fn next_data(&self) -> Option<(u64, u64)> {
         let mss = self.subflow_config.mss;
-        while let Some(&(start, end)) = self.reinject.front() {
-            if self.data_acked.contains(start, end) {
-                self.reinject.pop_front();
-                continue;
-            }
+        if let Some(&(start, end)) = self.reinject.front() {
             return Some((start, (end - start).min(mss)));
         }
         let len = mss.min(self.data_end.saturating_sub(self.next_data_seq));
@@ -421,15 +425,21 @@ impl MpSender {
         }
     }
 
-    /// Whether every data byte of a finite (or stopped) transfer has been acknowledged.
+    /// Whether every data byte of a finite (or stopped) transfer has been acknowledged: all
+    /// were given out (`next_data_seq` never passes `data_end`) and none waits in a queue.
     #[must_use]
     pub fn is_finished(&self) -> bool {
-        self.data_acked.cumulative() >= self.data_end
+        self.next_data_seq >= self.data_end && self.mapped_bytes == 0 && self.reinject.is_empty()
     }
-    /// Data bytes acknowledged in order.
+    /// Data bytes acknowledged in order: up to the first byte still in a mapping or
+    /// reinjection queue, or to the first byte never given out.
     #[must_use]
     pub fn data_acked(&self) -> u64 {
-        self.data_acked.cumulative()
+        let mapped = self.subflows.iter().flat_map(|sf| &sf.mappings);
+        mapped
+            .map(|m| m.data_seq)
+            .chain(self.reinject.iter().map(|r| r.0))
+            .fold(self.next_data_seq, u64::min)
     }
     /// The subflows, in the order they were added.
     #[must_use]
