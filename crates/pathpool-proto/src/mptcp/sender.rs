@@ -260,7 +260,23 @@ impl MpSender {
     ///
     /// Retransmissions (and data already given to a subflow) go first; then, while there is
     /// data to send, the scheduler gives one segment to a subflow with window space.
+    #[inline]
     pub fn poll_transmit<C: MultipathController>(
+        &mut self,
+        now: Time,
+        cc: &C,
+    ) -> Option<MpSegment> {
+        // The call that ends a driver's loop usually knows at once that nothing can go; it is
+        // made after every ACK, so that test is inlined where it is called and the work is not.
+        match self.pending {
+            Pending::None => None,
+            _ => self.transmit_pending(now, cc),
+        }
+    }
+
+    /// [`poll_transmit`](Self::poll_transmit) when some subflow may have something to send.
+    #[inline(never)]
+    fn transmit_pending<C: MultipathController>(
         &mut self,
         now: Time,
         cc: &C,
