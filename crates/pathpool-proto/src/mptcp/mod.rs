@@ -22,15 +22,17 @@
 //! [`TcpReceiver`]: crate::tcp::TcpReceiver
 //! [`MultipathController`]: pathpool_cc::MultipathController
 
+mod mappings;
 mod receiver;
 mod scheduler;
 mod sender;
 
 use pathpool_core::Time;
 
+pub use mappings::Mapping;
 pub use receiver::MpReceiver;
 pub use scheduler::Scheduler;
-pub use sender::{Mapping, MpSegment, MpSender, Subflow, SubflowState};
+pub use sender::{MpSegment, MpSender, Subflow, SubflowState};
 
 /// The timer deadlines of one end's subflows, with the earliest kept up to date: it is asked
 /// for after every packet, and must be recomputed only when the subflow holding it moves its

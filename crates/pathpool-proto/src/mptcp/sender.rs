@@ -6,21 +6,10 @@ use std::collections::VecDeque;
 use pathpool_cc::MultipathController;
 use pathpool_core::{PathId, Time};
 
+use super::mappings::{Mapping, MappingQueue, SegmentIndex};
 use super::scheduler::{Candidate, Scheduler};
 use super::Deadlines;
 use crate::tcp::{AckSegment, DataSegment, TcpSender, TcpSenderConfig};
-
-/// One DSS mapping: `len` bytes at subflow sequence number `subflow_seq` carry the data
-/// bytes starting at `data_seq`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Mapping {
-    /// First subflow sequence number.
-    pub subflow_seq: u64,
-    /// First data sequence number.
-    pub data_seq: u64,
-    /// Length in bytes.
-    pub len: u64,
-}
 
 /// Whether a subflow still carries data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,9 +26,8 @@ pub struct Subflow {
     sender: TcpSender,
     state: SubflowState,
     group: u32,
-    /// Mappings of the data given to this subflow and not yet acknowledged on it, in subflow
-    /// sequence order and contiguous.
-    mappings: VecDeque<Mapping>,
+    /// Mappings of the data given to this subflow and not yet acknowledged on it.
+    mappings: MappingQueue,
 }
 
 impl Subflow {
@@ -109,10 +97,8 @@ pub struct MpSender {
     /// sender is touched, so that `poll_timeout`, asked after every ACK, reads one small
     /// array instead of every subflow's sender.
     deadlines: Deadlines,
-    /// 1 / MSS: `for_each_mapping` guesses where a sequence number's mapping is with a
-    /// multiplication instead of a 64-bit division, which takes tens of cycles, on every
-    /// arriving segment.
-    inv_mss: f64,
+    /// Where in a mapping queue a segment's mapping is, for `for_each_mapping`.
+    segment_index: SegmentIndex,
 }
 
 /// Which subflows `poll_transmit` must look at.
@@ -158,7 +144,7 @@ impl MpSender {
             mapped_bytes: 0,
             pending: Pending::All,
             deadlines: Deadlines::default(),
-            inv_mss: 1.0 / config.mss as f64,
+            segment_index: SegmentIndex::new(config.mss),
         }
     }
 
@@ -170,7 +156,7 @@ impl MpSender {
             sender: TcpSender::new(self.subflow_config, path),
             state: SubflowState::Active,
             group,
-            mappings: VecDeque::new(),
+            mappings: MappingQueue::default(),
         });
         self.deadlines.push();
         self.pending = Pending::All;
@@ -190,7 +176,7 @@ impl MpSender {
         cc.remove_path(sf.sender.path());
         // Every mapping in the queue is unacknowledged (`handle_ack` trims the queue to the
         // subflow's `snd_una`), and its data is nowhere else (see `mapped_bytes`).
-        for m in sf.mappings.drain(..) {
+        for m in sf.mappings.take_all() {
             self.mapped_bytes -= m.len;
             self.reinject.push_back((m.data_seq, m.data_seq + m.len));
         }
@@ -220,21 +206,7 @@ impl MpSender {
         }
         // The data these subflow bytes carried has arrived: drop the mappings the subflow no
         // longer needs, which makes that data acknowledged (see `mapped_bytes`).
-        while let Some(m) = sf.mappings.front_mut() {
-            if m.subflow_seq >= una {
-                break;
-            }
-            let covered = (una - m.subflow_seq).min(m.len);
-            self.mapped_bytes -= covered;
-            if covered == m.len {
-                sf.mappings.pop_front();
-            } else {
-                m.subflow_seq += covered;
-                m.data_seq += covered;
-                m.len -= covered;
-                break;
-            }
-        }
+        self.mapped_bytes -= sf.mappings.acknowledge(una);
     }
 
     /// Processes the retransmission timers of every subflow (those not expired do nothing).
@@ -276,11 +248,7 @@ impl MpSender {
 
     /// [`poll_transmit`](Self::poll_transmit) when some subflow may have something to send.
     #[inline(never)]
-    fn transmit_pending<C: MultipathController>(
-        &mut self,
-        now: Time,
-        cc: &C,
-    ) -> Option<MpSegment> {
+    fn transmit_pending<C: MultipathController>(&mut self, now: Time, cc: &C) -> Option<MpSegment> {
         let range = match self.pending {
             Pending::None => return None,
             Pending::One(i) => i..i + 1,
@@ -306,7 +274,7 @@ impl MpSender {
         self.take_data(data_seq, len);
         self.mapped_bytes += len;
         let sf = &mut self.subflows[i];
-        sf.mappings.push_back(Mapping {
+        sf.mappings.push(Mapping {
             subflow_seq: sf.sender.data_end(),
             data_seq,
             len,
@@ -403,41 +371,9 @@ impl MpSender {
     /// sequence number `seq` of subflow `i` — the DSS mappings a receiver reads from the
     /// segment. Bytes the subflow has already seen acknowledged map to nothing (their data
     /// arrived before).
-    pub fn for_each_mapping(&self, i: usize, seq: u64, len: u64, mut f: impl FnMut(u64, u64)) {
-        let Some(sf) = self.subflows.get(i) else {
-            return;
-        };
-        let end = seq + len;
-        let m = &sf.mappings;
-        // Mappings are contiguous and nearly all one MSS long: try the index that gives
-        // first, and search only if it is wrong (a short segment was given out before).
-        // The guess is checked before use, so rounding can only cost a search, never give a
-        // wrong answer; the half byte keeps an exact multiple of the MSS from rounding down.
-        let guess = m.front().map_or(0, |f| {
-            ((seq.saturating_sub(f.subflow_seq) as i64 as f64 + 0.5) * self.inv_mss) as usize
-        });
-        let first = match m.get(guess) {
-            Some(g) if g.subflow_seq <= seq && seq < end && end <= g.subflow_seq + g.len => {
-                // The whole segment in one mapping, as nearly every segment is.
-                f(
-                    g.data_seq + (seq - g.subflow_seq),
-                    g.data_seq + (end - g.subflow_seq),
-                );
-                return;
-            }
-            Some(g) if g.subflow_seq <= seq && seq < g.subflow_seq + g.len => guess,
-            _ => m.partition_point(|m| m.subflow_seq + m.len <= seq),
-        };
-        for m in m.range(first..) {
-            if m.subflow_seq >= end {
-                break;
-            }
-            let lo = seq.max(m.subflow_seq);
-            let hi = end.min(m.subflow_seq + m.len);
-            f(
-                m.data_seq + (lo - m.subflow_seq),
-                m.data_seq + (hi - m.subflow_seq),
-            );
+    pub fn for_each_mapping(&self, i: usize, seq: u64, len: u64, f: impl FnMut(u64, u64)) {
+        if let Some(sf) = self.subflows.get(i) {
+            sf.mappings.for_each_in(seq, len, self.segment_index, f);
         }
     }
 
@@ -451,7 +387,7 @@ impl MpSender {
     /// reinjection queue, or to the first byte never given out.
     #[must_use]
     pub fn data_acked(&self) -> u64 {
-        let mapped = self.subflows.iter().flat_map(|sf| &sf.mappings);
+        let mapped = self.subflows.iter().flat_map(|sf| sf.mappings.iter());
         mapped
             .map(|m| m.data_seq)
             .chain(self.reinject.iter().map(|r| r.0))
