@@ -27,6 +27,13 @@ pub(crate) struct SubflowPlan {
     pub(crate) stop: Option<Time>,
 }
 
+/// Where an opened subflow's packets start: the positions of the first hops of its routes.
+#[derive(Clone, Copy, Debug)]
+struct SubflowRoutes {
+    data: u32,
+    ack: u32,
+}
+
 /// Both ends of a multipath connection.
 #[derive(Clone, Debug)]
 pub(crate) struct MpConn {
@@ -35,8 +42,9 @@ pub(crate) struct MpConn {
     pub(crate) receiver: MpReceiver,
     /// The subflows in scenario order.
     pub(crate) plan: Vec<SubflowPlan>,
-    /// For each opened subflow (the sender's and receiver's index), its scenario index.
-    pub(crate) opened: Vec<u32>,
+    /// For each opened subflow (the sender's and receiver's index), its routes (copied from
+    /// its plan, since every packet needs one).
+    opened: Vec<SubflowRoutes>,
     /// For each scenario subflow, its index once opened.
     pub(crate) index_of: Vec<Option<u32>>,
     header_bytes: u32,
@@ -138,7 +146,10 @@ impl MpConn {
                     let r = self.receiver.add_subflow();
                     debug_assert_eq!(i, r, "both ends number subflows alike");
                     self.index_of[j] = Some(i as u32);
-                    self.opened.push(j as u32);
+                    self.opened.push(SubflowRoutes {
+                        data: p.data_route,
+                        ack: p.ack_route,
+                    });
                 }
                 Some(i) if p.stop.is_some_and(|s| s <= now) => {
                     self.sender.close_subflow(i as usize, &mut self.cc);
@@ -169,11 +180,10 @@ impl MpConn {
     #[inline]
     fn transmit(&mut self, now: Time, mut send: impl FnMut(Packet)) {
         while let Some(s) = self.sender.poll_transmit(now, &self.cc) {
-            let j = self.opened[s.subflow] as usize;
             send(Packet::with_subflow(
                 s.seg.seq,
                 s.seg.ts,
-                self.plan[j].data_route,
+                self.opened[s.subflow].data,
                 s.seg.len + self.header_bytes,
                 s.seg.retransmission,
                 s.subflow as u32,
@@ -207,14 +217,14 @@ impl MpConn {
         {
             self.completed_at = Some(now);
         }
-        ack.map(|a| ack_packet(&self.plan, &self.opened, self.header_bytes, sf, a))
+        ack.map(|a| ack_packet(&self.opened, self.header_bytes, sf, a))
     }
 
     /// The sink's delayed-ACK timers.
     pub(crate) fn on_sink_timer(&mut self, now: Time, mut send: impl FnMut(Packet)) {
-        let (plan, opened, header) = (&self.plan, &self.opened, self.header_bytes);
+        let (opened, header) = (&self.opened, self.header_bytes);
         self.receiver.handle_timeout(now, |sf, a| {
-            send(ack_packet(plan, opened, header, sf, a));
+            send(ack_packet(opened, header, sf, a));
         });
     }
 
@@ -265,17 +275,11 @@ impl MpConn {
 
 /// The packet carrying subflow `sf`'s acknowledgement `a` back to the source.
 #[inline]
-fn ack_packet(
-    plan: &[SubflowPlan],
-    opened: &[u32],
-    header_bytes: u32,
-    sf: usize,
-    a: AckSegment,
-) -> Packet {
+fn ack_packet(opened: &[SubflowRoutes], header_bytes: u32, sf: usize, a: AckSegment) -> Packet {
     Packet::with_subflow(
         a.ack,
         a.ts_echo,
-        plan[opened[sf] as usize].ack_route,
+        opened[sf].ack,
         header_bytes,
         false,
         sf as u32,
