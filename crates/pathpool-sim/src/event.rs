@@ -40,10 +40,9 @@ impl Entry {
 /// The hot elements are the leaves of a winner tree (a tournament): every inner node holds the
 /// smaller key of its two children, so the root is the earliest hot event. Moving an element's
 /// event rewrites the nodes from its leaf to the root, one comparison per level and always all
-/// levels, with selects rather than branches: which of two links' events comes first is what a
-/// branch predictor cannot guess, and a binary heap's sift-down spends its time mispredicting
-/// exactly that (`docs/decisions.md` D112). The cold elements keep an indexed binary heap:
-/// there are many of them and they move rarely.
+/// levels, where a binary heap's sift-down makes two comparisons a level and a data-dependent
+/// exit (`docs/decisions.md` D112). The cold elements keep an indexed binary heap: there are
+/// many of them and they move rarely.
 #[derive(Clone, Debug)]
 pub(crate) struct EventQueue {
     /// The winner tree, `2 · L` keys for `L` leaves, the number of hot elements rounded up to
@@ -204,7 +203,8 @@ impl EventQueue {
         tree[node] = winner;
         while node > 1 {
             let rival = tree[node ^ 1];
-            // A select: `min` on integers compiles to conditional moves.
+            // This compiles to a branch. Reading the winner from the index the comparison
+            // gives removes it, but was slower by wall clock (D112).
             winner = winner.min(rival);
             node >>= 1;
             tree[node] = winner;
