@@ -137,6 +137,9 @@ fn transfer(cc: CcKind, scheduler: Scheduler, bytes: u64, plan: Plan<'_>, seed: 
             .filter_map(|sf| sf.sender().poll_timeout())
             .min();
         assert_eq!(tx.poll_timeout(), tx_timer);
+        for t in [net.now, net.now + Dur::from_ms(50), Time::MAX] {
+            assert_eq!(tx.poll_timeout_before(t), tx_timer.filter(|&d| d < t));
+        }
         let rx_timer = rx.subflows().iter().filter_map(|r| r.poll_timeout()).min();
         assert_eq!(rx.poll_timeout(), rx_timer);
         let next_timer = [tx.poll_timeout(), rx.poll_timeout()]

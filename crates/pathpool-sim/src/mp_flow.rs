@@ -119,10 +119,20 @@ impl MpConn {
         match self.state {
             SourceState::Waiting => Some(self.start),
             SourceState::Done => None,
-            SourceState::Active => match (self.sender.poll_timeout(), self.next_change) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
+            SourceState::Active => earlier(self.sender.poll_timeout(), self.next_change),
+        }
+    }
+
+    /// [`source_deadline`](Self::source_deadline) if it is before `t`, when the source's
+    /// timer is set for `t`: after an ACK, usually known without looking at every subflow.
+    #[inline]
+    pub(crate) fn source_deadline_before(&self, t: Time) -> Option<Time> {
+        match self.state {
+            SourceState::Active => earlier(
+                self.sender.poll_timeout_before(t),
+                self.next_change.filter(|&c| c < t),
+            ),
+            _ => self.source_deadline().filter(|&d| d < t),
         }
     }
 
@@ -270,6 +280,15 @@ impl MpConn {
             .srtt()
             .map_or(f64::NAN, |d| d.as_secs_f64());
         Some((self.cc.metrics(sf.path()), srtt))
+    }
+}
+
+/// The earlier of two optional times.
+#[inline]
+fn earlier(a: Option<Time>, b: Option<Time>) -> Option<Time> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 

@@ -759,7 +759,15 @@ impl Simulation {
                     events: &mut self.events,
                 };
                 conn.on_ack(now, &pkt, |p| launcher.send(p));
-                arm_lazily(&mut self.events, elem, conn.source_deadline());
+                // `arm_lazily`, asking the connection only whether its deadline is before
+                // the time its timer is set for.
+                let due = match self.events.time_of(elem) {
+                    Some(armed) => conn.source_deadline_before(armed),
+                    None => conn.source_deadline(),
+                };
+                if let Some(d) = due {
+                    self.events.schedule(elem, d);
+                }
             }
             Slot::MmtpSub(c) => {
                 self.stats.data_packets_delivered += 1;

@@ -34,22 +34,30 @@ pub use receiver::MpReceiver;
 pub use scheduler::Scheduler;
 pub use sender::{MpSegment, MpSender, Subflow, SubflowState};
 
-/// The timer deadlines of one end's subflows, with the earliest kept up to date: it is asked
-/// for after every packet, and must be recomputed only when the subflow holding it moves its
-/// timer later. [`Time::MAX`] stands for "no timer" (a timer at the end of time never fires,
-/// so nothing is lost).
+/// The timer deadlines of one end's subflows, with a lower bound of the earliest that is
+/// exact whenever it can be kept so without looking at every subflow.
+///
+/// The earliest deadline is asked for after every packet, but a driver that sleeps until a
+/// known time only needs it when it is earlier than that time (`earliest_before`): when the
+/// subflow holding the earliest moves its timer later (a retransmission timer restarted by
+/// an ACK, most ACKs since subflows' ACKs take turns), the old earliest stays as the bound
+/// and nothing is scanned; the minimum is taken over all subflows only when it is asked for
+/// exactly. [`Time::MAX`] stands for "no timer" (a timer at the end of time never fires, so
+/// nothing is lost).
 #[derive(Clone, Debug)]
 struct Deadlines {
     at: Vec<Time>,
-    /// The minimum of `at` (`Time::MAX` if empty).
-    earliest: Time,
+    /// At most the minimum of `at` (`Time::MAX` if empty), and equal to it when `exact`.
+    bound: Time,
+    exact: bool,
 }
 
 impl Default for Deadlines {
     fn default() -> Self {
         Deadlines {
             at: Vec::new(),
-            earliest: Time::MAX,
+            bound: Time::MAX,
+            exact: true,
         }
     }
 }
@@ -65,25 +73,49 @@ impl Deadlines {
     fn set(&mut self, i: usize, deadline: Option<Time>) {
         let d = deadline.unwrap_or(Time::MAX);
         let old = std::mem::replace(&mut self.at[i], d);
-        if d <= self.earliest {
-            self.earliest = d;
-        } else if old == self.earliest {
-            // The earliest timer moved later (a retransmission timer restarted by an ACK):
-            // only then must the others be looked at. That is most ACKs, since subflows'
-            // ACKs tend to take turns, so the scan is on plain integers, which compiles to a
-            // short loop of conditional moves.
-            let mut earliest = u64::MAX;
-            for t in &self.at {
-                earliest = earliest.min(t.as_ps());
-            }
-            self.earliest = Time::from_ps(earliest);
+        if d <= self.bound {
+            // Every other deadline is at least the bound, so this one is the earliest.
+            self.bound = d;
+            self.exact = true;
+        } else if old == self.bound {
+            // The earliest may have moved later: the old value is still a lower bound.
+            self.exact = false;
         }
+    }
+
+    /// The minimum of `at` (`Time::MAX` if empty).
+    fn minimum(&self) -> Time {
+        if self.exact {
+            return self.bound;
+        }
+        // A short loop of conditional moves on plain integers.
+        let mut earliest = u64::MAX;
+        for t in &self.at {
+            earliest = earliest.min(t.as_ps());
+        }
+        Time::from_ps(earliest)
+    }
+
+    /// Makes the bound exact again.
+    fn refresh(&mut self) {
+        self.bound = self.minimum();
+        self.exact = true;
     }
 
     /// The earliest deadline, if any subflow has one.
     #[inline]
     fn earliest(&self) -> Option<Time> {
-        (self.earliest != Time::MAX).then_some(self.earliest)
+        let e = self.minimum();
+        (e != Time::MAX).then_some(e)
+    }
+
+    /// The earliest deadline if it is before `t`.
+    #[inline]
+    fn earliest_before(&self, t: Time) -> Option<Time> {
+        if self.bound >= t {
+            return None;
+        }
+        self.earliest().filter(|&e| e < t)
     }
 }
 
@@ -93,7 +125,8 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// Whatever the sequence of changes, the kept minimum is the minimum of the array.
+        /// Whatever the sequence of changes, the earliest deadline (before any time) is the
+        /// minimum of the array.
         #[test]
         fn earliest_is_the_minimum(
             n in 1usize..6,
@@ -109,7 +142,16 @@ mod tests {
                 let t = t.map(Time::from_ps);
                 d.set(i, t);
                 plain[i] = t;
-                prop_assert_eq!(d.earliest(), plain.iter().flatten().min().copied());
+                let earliest = plain.iter().flatten().min().copied();
+                prop_assert_eq!(d.earliest(), earliest);
+                for before in [0, 10, 25, 49, 50, u64::MAX].map(Time::from_ps) {
+                    prop_assert_eq!(d.earliest_before(before), earliest.filter(|&e| e < before));
+                }
+                if i == 0 {
+                    d.refresh();
+                    prop_assert!(d.exact);
+                    prop_assert_eq!(d.earliest(), earliest);
+                }
             }
         }
     }

@@ -94,8 +94,8 @@ pub struct MpSender {
     /// Which subflows may have something to send since `poll_transmit` last returned `None`.
     pending: Pending,
     /// Each subflow's retransmission deadline (none when closed), refreshed whenever its
-    /// sender is touched, so that `poll_timeout`, asked after every ACK, reads one small
-    /// array instead of every subflow's sender.
+    /// sender is touched, so that `poll_timeout_before`, asked after every ACK, reads one
+    /// small array instead of every subflow's sender.
     deadlines: Deadlines,
     /// Where in a mapping queue a segment's mapping is, for `for_each_mapping`.
     segment_index: SegmentIndex,
@@ -220,12 +220,23 @@ impl MpSender {
                 self.pending = self.pending.add(i);
             }
         }
+        // The driver asks for the exact deadline after this call, and then compares the
+        // deadlines after each ACK with it (`poll_timeout_before`).
+        self.deadlines.refresh();
     }
 
     /// When [`handle_timeout`](Self::handle_timeout) must be called next, if ever.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Time> {
         self.deadlines.earliest()
+    }
+
+    /// [`poll_timeout`](Self::poll_timeout) if it is before `t`: what a driver that will wake
+    /// up at `t` anyway needs after each ACK. Usually known without looking at every subflow.
+    #[must_use]
+    #[inline]
+    pub fn poll_timeout_before(&self, t: Time) -> Option<Time> {
+        self.deadlines.earliest_before(t)
     }
 
     /// The next segment to send now on any subflow, if one may go.
