@@ -74,6 +74,7 @@ impl GroupSums {
 }
 
 impl Coupling for Lia {
+    #[inline]
     fn ca_increase(&mut self, paths: &[PathState], i: usize, acked: u64) -> f64 {
         let p = &paths[i];
         let bytes = small_to_f64(acked) * small_to_f64(p.mss);

@@ -58,6 +58,7 @@ impl PathState {
 
     /// Adds `bytes` (possibly fractional, possibly negative) to the window, carrying the
     /// fraction to the next call; the window never falls below one segment.
+    #[inline]
     pub fn add_bytes(&mut self, bytes: f64) {
         self.frac += bytes;
         let whole = floor(self.frac);
