@@ -58,6 +58,7 @@ impl MpReceiver {
     }
 
     /// The data bytes `[start, end)` arrived (one DSS mapping of a received segment).
+    #[inline]
     pub fn handle_mapping(&mut self, start: u64, end: u64) {
         // `insert` reports a duplicate exactly when `contains` would have: one search, not two.
         if self.data.insert(start, end) == Inserted::Duplicate {
@@ -67,6 +68,7 @@ impl MpReceiver {
 
     /// When [`handle_timeout`](Self::handle_timeout) must be called next, if ever.
     #[must_use]
+    #[inline]
     pub fn poll_timeout(&self) -> Option<Time> {
         self.deadlines.earliest()
     }
