@@ -218,7 +218,7 @@ impl MultipathController for AnyController {
     fn set_group(&mut self, path: PathId, group: u32) {
         dispatch!(self, c => c.set_group(path, group))
     }
-    #[inline]
+    #[inline(always)]
     fn window(&self, path: PathId) -> u64 {
         dispatch!(self, c => c.window(path))
     }
