@@ -260,41 +260,44 @@ impl MpSender {
     /// [`poll_transmit`](Self::poll_transmit) when some subflow may have something to send.
     #[inline(never)]
     fn transmit_pending<C: MultipathController>(&mut self, now: Time, cc: &C) -> Option<MpSegment> {
-        let range = match self.pending {
-            Pending::None => return None,
-            Pending::One(i) => i..i + 1,
-            Pending::All => 0..self.subflows.len(),
-        };
-        for i in range.clone() {
-            let sf = &mut self.subflows[i];
-            if sf.state == SubflowState::Active && sf.sender.has_queued() {
-                if let Some(seg) = sf.sender.poll_transmit(now, cc) {
-                    self.deadlines.set(i, sf.sender.poll_timeout());
-                    return Some(MpSegment { subflow: i, seg });
-                }
+        match self.pending {
+            Pending::None => None,
+            Pending::One(i) => self.transmit_on(now, cc, i),
+            Pending::All => self.transmit_any(now, cc),
+        }
+    }
+
+    /// `transmit_pending` when only subflow `i` may have something to send (after an ACK or
+    /// a timeout on it): every policy gives a sole candidate the segment, so the scheduler is
+    /// not asked.
+    #[inline]
+    fn transmit_on<C: MultipathController>(
+        &mut self,
+        now: Time,
+        cc: &C,
+        i: usize,
+    ) -> Option<MpSegment> {
+        let sf = &mut self.subflows[i];
+        if sf.state == SubflowState::Active && sf.sender.has_queued() {
+            if let Some(seg) = sf.sender.poll_transmit(now, cc) {
+                self.deadlines.set(i, sf.sender.poll_timeout());
+                return Some(MpSegment { subflow: i, seg });
             }
         }
-        let Some((data_seq, len)) = self.next_data() else {
-            self.pending = Pending::None;
-            return None;
-        };
-        let Some((i, room)) = self.schedule(cc, len, range) else {
-            self.pending = Pending::None;
-            return None;
-        };
-        self.take_data(data_seq, len);
-        self.mapped_bytes += len;
-        let sf = &mut self.subflows[i];
-        sf.mappings.push(Mapping {
-            subflow_seq: sf.sender.data_end(),
-            data_seq,
-            len,
+        let given = self.next_data().and_then(|(data_seq, len)| {
+            let sf = &self.subflows[i];
+            if sf.state != SubflowState::Active || !sf.sender.all_sent() {
+                return None;
+            }
+            let room = sf.sender.send_room(cc);
+            (room >= len).then_some((data_seq, len, room))
         });
-        self.last_scheduled = Some(i);
-        // The scheduler chose a subflow with everything sent and room for this segment.
-        let seg = sf.sender.push_and_transmit(now, len);
-        self.deadlines.set(i, sf.sender.poll_timeout());
-        if matches!(self.pending, Pending::One(_)) && self.reinject.is_empty() {
+        let Some((data_seq, len, room)) = given else {
+            self.pending = Pending::None;
+            return None;
+        };
+        let seg = self.give(now, i, data_seq, len);
+        if self.reinject.is_empty() {
             // What the next call would find is known now: the other subflows had nothing to
             // do before this ACK, this one has sent all it had and its window shrank by
             // exactly `len`; if that cannot take the next segment, nothing can go until the
@@ -308,7 +311,46 @@ impl MpSender {
                 self.pending = Pending::None;
             }
         }
-        Some(MpSegment { subflow: i, seg })
+        Some(seg)
+    }
+
+    /// `transmit_pending` when any subflow may have something to send.
+    fn transmit_any<C: MultipathController>(&mut self, now: Time, cc: &C) -> Option<MpSegment> {
+        for i in 0..self.subflows.len() {
+            let sf = &mut self.subflows[i];
+            if sf.state == SubflowState::Active && sf.sender.has_queued() {
+                if let Some(seg) = sf.sender.poll_transmit(now, cc) {
+                    self.deadlines.set(i, sf.sender.poll_timeout());
+                    return Some(MpSegment { subflow: i, seg });
+                }
+            }
+        }
+        let given = self
+            .next_data()
+            .and_then(|(data_seq, len)| Some((data_seq, len, self.schedule(cc, len)?)));
+        let Some((data_seq, len, i)) = given else {
+            self.pending = Pending::None;
+            return None;
+        };
+        Some(self.give(now, i, data_seq, len))
+    }
+
+    /// Gives `[data_seq, data_seq + len)`, as returned by `next_data`, to subflow `i`, which
+    /// has sent everything it was given and has room for it, and sends it there.
+    #[inline]
+    fn give(&mut self, now: Time, i: usize, data_seq: u64, len: u64) -> MpSegment {
+        self.take_data(data_seq, len);
+        self.mapped_bytes += len;
+        let sf = &mut self.subflows[i];
+        sf.mappings.push(Mapping {
+            subflow_seq: sf.sender.data_end(),
+            data_seq,
+            len,
+        });
+        self.last_scheduled = Some(i);
+        let seg = sf.sender.push_and_transmit(now, len);
+        self.deadlines.set(i, sf.sender.poll_timeout());
+        MpSegment { subflow: i, seg }
     }
 
     /// The next data to give a subflow: the head of the reinjection queue (none of which has
@@ -335,40 +377,22 @@ impl MpSender {
         }
     }
 
-    /// The subflow among `range` that gets a segment of `len` bytes, if any has room for it,
-    /// and its room ([`TcpSender::send_room`]).
-    fn schedule<C: MultipathController>(
-        &self,
-        cc: &C,
-        len: u64,
-        range: std::ops::Range<usize>,
-    ) -> Option<(usize, u64)> {
-        let is_candidate = |sf: &Subflow| {
-            sf.state == SubflowState::Active
-                && sf.sender.all_sent()
-                && sf.sender.send_room(cc) >= len
-        };
-        if range.len() == 1 {
-            // After an ACK only that ACK's subflow is looked at (`Pending::One`), and every
-            // policy picks a sole candidate: no need for the scheduler's comparison.
-            let sf = &self.subflows[range.start];
-            if sf.state != SubflowState::Active || !sf.sender.all_sent() {
-                return None;
-            }
-            let room = sf.sender.send_room(cc);
-            return (room >= len).then_some((range.start, room));
-        }
-        let candidates = self.subflows[range.clone()]
+    /// The subflow that gets a segment of `len` bytes, if any has room for it.
+    fn schedule<C: MultipathController>(&self, cc: &C, len: u64) -> Option<usize> {
+        let candidates = self
+            .subflows
             .iter()
-            .zip(range)
-            .filter(|(sf, _)| is_candidate(sf))
-            .map(|(sf, i)| Candidate {
+            .enumerate()
+            .filter(|(_, sf)| {
+                sf.state == SubflowState::Active
+                    && sf.sender.all_sent()
+                    && sf.sender.send_room(cc) >= len
+            })
+            .map(|(i, sf)| Candidate {
                 subflow: i,
                 srtt: sf.sender.rtt().srtt(),
             });
-        self.scheduler
-            .pick(candidates, self.last_scheduled)
-            .map(|i| (i, self.subflows[i].sender.send_room(cc)))
+        self.scheduler.pick(candidates, self.last_scheduled)
     }
 
     /// Stops the application: no data beyond what was given to subflows; what was given is
