@@ -337,7 +337,7 @@ impl MpSender {
 
     /// Gives `[data_seq, data_seq + len)`, as returned by `next_data`, to subflow `i`, which
     /// has sent everything it was given and has room for it, and sends it there.
-    #[inline]
+    #[inline(always)]
     fn give(&mut self, now: Time, i: usize, data_seq: u64, len: u64) -> MpSegment {
         self.take_data(data_seq, len);
         self.mapped_bytes += len;
