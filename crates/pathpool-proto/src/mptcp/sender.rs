@@ -249,17 +249,6 @@ impl MpSender {
         now: Time,
         cc: &C,
     ) -> Option<MpSegment> {
-        // The call that ends a driver's loop usually knows at once that nothing can go; it is
-        // made after every ACK, so that test is inlined where it is called and the work is not.
-        match self.pending {
-            Pending::None => None,
-            _ => self.transmit_pending(now, cc),
-        }
-    }
-
-    /// [`poll_transmit`](Self::poll_transmit) when some subflow may have something to send.
-    #[inline(never)]
-    fn transmit_pending<C: MultipathController>(&mut self, now: Time, cc: &C) -> Option<MpSegment> {
         match self.pending {
             Pending::None => None,
             Pending::One(i) => self.transmit_on(now, cc, i),
@@ -267,9 +256,9 @@ impl MpSender {
         }
     }
 
-    /// `transmit_pending` when only subflow `i` may have something to send (after an ACK or
-    /// a timeout on it): every policy gives a sole candidate the segment, so the scheduler is
-    /// not asked.
+    /// `poll_transmit` when only subflow `i` may have something to send (after an ACK or a
+    /// timeout on it): every policy gives a sole candidate the segment, so the scheduler is
+    /// not asked. Inlined where the driver calls `poll_transmit` after each ACK.
     #[inline]
     fn transmit_on<C: MultipathController>(
         &mut self,
@@ -314,7 +303,9 @@ impl MpSender {
         Some(seg)
     }
 
-    /// `transmit_pending` when any subflow may have something to send.
+    /// `poll_transmit` when any subflow may have something to send (rare: after subflows
+    /// open or close and after a timeout on several).
+    #[inline(never)]
     fn transmit_any<C: MultipathController>(&mut self, now: Time, cc: &C) -> Option<MpSegment> {
         for i in 0..self.subflows.len() {
             let sf = &mut self.subflows[i];
