@@ -258,7 +258,7 @@ impl MpSender {
 
     /// `poll_transmit` when only subflow `i` may have something to send (after an ACK or a
     /// timeout on it): every policy gives a sole candidate the segment, so the scheduler is
-    /// not asked. Inlined where the driver calls `poll_transmit` after each ACK.
+    /// not asked.
     #[inline]
     fn transmit_on<C: MultipathController>(
         &mut self,
