@@ -848,11 +848,21 @@ count = 2
         let dir = scratch("stop");
         let p = Plan::new(def(&["flows.f.count=1,2"], 2), dir.0.clone()).unwrap();
         p.prepare().unwrap();
+        // Interrupted before it starts: nothing runs, nothing is marked, nothing gathers.
         let r = pool::run_local(&p, &p.pending(), 2, false, || true);
-        assert!(r.ran.len() < 4);
+        assert!(r.interrupted);
+        assert!(r.ran.is_empty() && r.failed.is_empty(), "{r:?}");
+        assert_eq!(p.pending().len(), 4);
+        assert!(gather::gather(&p).is_err());
+        // Interrupted at the pool's first look after it started (the workers may have finished
+        // some runs by then): exactly the runs reported finished are marked.
+        let mut calls = 0;
+        let r = pool::run_local(&p, &p.pending(), 2, false, || {
+            calls += 1;
+            calls > 1
+        });
         assert_eq!(p.pending().len(), 4 - r.ran.len());
         assert!(r.interrupted || r.ran.len() == 4);
-        assert!(gather::gather(&p).is_err());
     }
 
     #[test]

@@ -68,6 +68,12 @@ pub fn run_local(
     let running = AtomicUsize::new(0);
     let mut report = LocalReport::default();
     let bar = runs_bar(pending.len(), progress);
+    // An interruption that came before the pool starts (Ctrl-C while the plan was written)
+    // starts nothing.
+    if interrupted() {
+        report.interrupted = true;
+        stop.store(true, Ordering::Relaxed);
+    }
     let (tx, rx) = mpsc::channel::<(usize, Result<bool, String>)>();
     std::thread::scope(|s| {
         for _ in 0..jobs.clamp(1, pending.len().max(1)) {
