@@ -105,6 +105,11 @@ pub struct GetArgs {
     /// thesis and the simulator's default).
     #[arg(long)]
     pub gap_threshold: Option<u32>,
+    /// Where each subflow's exponential backoff stops doubling (default 2s, as the
+    /// simulator's `mmtp.backoff_limit`; D117): a source that stops answering is asked again
+    /// at least this often (never sooner than the RTO estimate); `60s` is TCP's backoff.
+    #[arg(long, value_name = "DURATION")]
+    pub backoff_limit: Option<Dur>,
     /// Give up when no chunk arrives for this long.
     #[arg(long, default_value = "10s")]
     pub stall_timeout: Dur,
@@ -462,6 +467,9 @@ pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
         ));
     }
     config.subscriber.gap_threshold = a.gap_threshold;
+    if let Some(limit) = a.backoff_limit {
+        config.subscriber.rtt.backoff_limit = Some(limit);
+    }
     let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
         let b = ProgressBar::new(0);
         b.set_style(

@@ -57,6 +57,9 @@ enum TestbedCommand {
         /// Presume a request lost after this many later replies (D86).
         #[arg(long)]
         gap_threshold: Option<u32>,
+        /// Where the subflows' backoff stops doubling (as `pathpool get --backoff-limit`).
+        #[arg(long, value_name = "DURATION")]
+        backoff_limit: Option<pathpool_core::Dur>,
         /// Write the download's progress to this CSV file (as `pathpool get --progress-log`).
         #[arg(long, value_name = "FILE")]
         progress_log: Option<PathBuf>,
@@ -318,6 +321,7 @@ pub fn testbed_command(a: &TestbedArgs) -> Result<(), CliError> {
             node,
             cc,
             gap_threshold,
+            backoff_limit,
             progress_log,
             dir,
         } => {
@@ -337,6 +341,9 @@ pub fn testbed_command(a: &TestbedArgs) -> Result<(), CliError> {
                 if let Some(g) = gap_threshold {
                     args.extend(["--gap-threshold".into(), g.to_string().into()]);
                 }
+                if let Some(b) = backoff_limit {
+                    args.extend(["--backoff-limit".into(), b.to_string().into()]);
+                }
                 if let Some(p) = progress_log {
                     args.extend(["--progress-log".into(), p.into()]);
                 }
@@ -349,6 +356,7 @@ pub fn testbed_command(a: &TestbedArgs) -> Result<(), CliError> {
                 max_sources: 8,
                 paths: None,
                 gap_threshold: *gap_threshold,
+                backoff_limit: *backoff_limit,
                 stall_timeout: pathpool_core::Dur::from_secs(10),
                 quiet: false,
                 progress_log: progress_log.clone(),

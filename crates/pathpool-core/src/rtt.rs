@@ -21,6 +21,12 @@ pub struct RttConfig {
     /// Clock granularity G in `RTO = SRTT + max(G, 4·RTTVAR)` (RFC 6298 §2.2–2.3).
     #[serde(default = "RttConfig::default_granularity")]
     pub granularity: Dur,
+    /// Where the exponential backoff stops doubling, if sooner than `max_rto`: a backed-off
+    /// RTO grows to this and no further, and never below the RTO without backoff (so a long
+    /// path's estimate is not cut). `None` (TCP's, RFC 6298 §5.5): up to `max_rto`. mmTP
+    /// bounds it (D117).
+    #[serde(default)]
+    pub backoff_limit: Option<Dur>,
 }
 
 impl RttConfig {
@@ -45,6 +51,7 @@ impl Default for RttConfig {
             min_rto: Self::default_min_rto(),
             max_rto: Self::default_max_rto(),
             granularity: Self::default_granularity(),
+            backoff_limit: None,
         }
     }
 }
@@ -104,11 +111,15 @@ impl RttEstimator {
         self.rto = self.compute_rto();
     }
 
-    /// Doubles the RTO after a timeout (RFC 6298 §5.5), up to `max_rto`.
+    /// Doubles the RTO after a timeout (RFC 6298 §5.5), up to `max_rto` or the backoff
+    /// limit; at the bound the backoff count stays.
     pub fn back_off(&mut self) {
-        if self.rto < self.config.max_rto {
-            self.backoff += 1;
-            self.rto = self.compute_rto();
+        self.backoff += 1;
+        let rto = self.compute_rto();
+        if rto > self.rto {
+            self.rto = rto;
+        } else {
+            self.backoff -= 1;
         }
     }
 
@@ -125,8 +136,13 @@ impl RttEstimator {
             Some(srtt) => srtt + self.config.granularity.max(self.rttvar * 4),
         };
         let base = base.max(self.config.min_rto).min(self.config.max_rto);
-        base.saturating_mul(1u64 << self.backoff.min(32))
-            .min(self.config.max_rto)
+        let backed_off = base
+            .saturating_mul(1u64 << self.backoff.min(32))
+            .min(self.config.max_rto);
+        match self.config.backoff_limit {
+            Some(limit) => backed_off.min(limit.max(base)),
+            None => backed_off,
+        }
     }
 
     /// The smoothed RTT, if any sample has been taken.
@@ -214,5 +230,32 @@ mod tests {
         assert_eq!(e.rto(), Dur::from_secs(60), "capped at max_rto");
         e.on_sample(Dur::from_ms(10));
         assert_eq!(e.backoff(), 0, "a new sample clears the backoff");
+    }
+
+    #[test]
+    fn a_backoff_limit_stops_the_doubling_but_never_cuts_the_estimate() {
+        let limited = RttConfig {
+            backoff_limit: Some(Dur::from_secs(2)),
+            ..RttConfig::default()
+        };
+        let mut e = RttEstimator::new(limited);
+        e.on_sample(Dur::from_ms(100));
+        // SRTT 100 ms + 4 · RTTVAR 50 ms = 300 ms.
+        assert_eq!(e.rto(), Dur::from_ms(300));
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            e.back_off();
+            seen.push(e.rto());
+        }
+        let ms = Dur::from_ms;
+        assert_eq!(seen, vec![ms(600), ms(1200), ms(2000), ms(2000), ms(2000)]);
+        assert_eq!(e.backoff(), 3, "the count stops with the RTO");
+        // A path whose estimate is above the limit keeps its estimate, without backoff.
+        let mut long = RttEstimator::new(limited);
+        long.on_sample(Dur::from_ms(1500));
+        assert_eq!(long.rto(), Dur::from_ms(4500));
+        long.back_off();
+        assert_eq!(long.rto(), Dur::from_ms(4500));
+        assert_eq!(long.backoff(), 0);
     }
 }

@@ -4,7 +4,9 @@ use std::collections::{HashMap, HashSet};
 
 use pathpool_cc::{CcKind, CcOptions, MultipathController, WindowConfig};
 use pathpool_core::{BufferSize, Dur, Rate, Rng, RttConfig, Time};
-use pathpool_proto::mmtp::{ChunkCache, ContentId, Subscriber, SubscriberConfig};
+use pathpool_proto::mmtp::{
+    ChunkCache, ContentId, Subscriber, SubscriberConfig, DEFAULT_BACKOFF_LIMIT,
+};
 use pathpool_proto::mptcp::{MpReceiver, MpSender};
 use pathpool_proto::tcp::{TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig};
 use pathpool_psi::TopologyManager;
@@ -132,6 +134,7 @@ fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams, SpecError>
         min_rto: spec.min_rto.unwrap_or(rtt_defaults.min_rto),
         max_rto: spec.max_rto.unwrap_or(rtt_defaults.max_rto),
         granularity: rtt_defaults.granularity,
+        backoff_limit: None,
     };
     if rtt.initial_rto == Dur::ZERO {
         return Err(SpecError::at(field("initial_rto"), "must be positive"));
@@ -1504,6 +1507,9 @@ fn add_mmtp_flows(
             "must be at least 1 reply",
         ));
     }
+    // mmTP's own bound on the backoff (D117): a silent source is probed, not given up on.
+    let mut rtt = params.sender.rtt;
+    rtt.backoff_limit = Some(mm.backoff_limit.unwrap_or(DEFAULT_BACKOFF_LIMIT));
     let initial_chunks = mm.initial_window_chunks.unwrap_or(1);
     if initial_chunks == 0 {
         return Err(SpecError::at(
@@ -1555,7 +1561,7 @@ fn add_mmtp_flows(
         ));
     }
     let config = SubscriberConfig {
-        rtt: params.sender.rtt,
+        rtt,
         initial_window_chunks: initial_chunks,
         first_chunk_with_metadata: mm.first_chunk_with_metadata.unwrap_or(true),
         selection: mm.selection.unwrap_or_default(),

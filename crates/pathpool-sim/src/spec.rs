@@ -425,6 +425,11 @@ pub struct MmtpSpec {
     /// request is presumed lost (default: none, timer only, thesis §4.5; D86).
     #[serde(default)]
     pub gap_threshold: Option<u32>,
+    /// Where each subflow's exponential backoff stops doubling (default 2s, D117): a
+    /// backed-off RTO grows to this and no further, never below the RTO estimate itself.
+    /// `[tcp]`'s RTO fields apply as well; `backoff_limit` = `tcp.max_rto` is TCP's backoff.
+    #[serde(default)]
+    pub backoff_limit: Option<Dur>,
 }
 
 /// One subflow of a multipath connection.

@@ -199,6 +199,10 @@ fn mmtp_errors_name_the_field() {
     assert!(e.contains("only for kind = \"mmtp\""), "{e}");
     let e = error(&three_sources("[[flows]]\nto = \"s\"\n"));
     assert!(e.contains("flows[0].from") && e.contains("missing"), "{e}");
+    let e = error(&flow(
+        "sources = [\"p1\"]\nsize = \"1MB\"\nmmtp = { backoff_limit = \"2\" }\n",
+    ));
+    assert!(e.contains("backoff_limit") && e.contains("unit"), "{e}");
 }
 
 #[test]

@@ -40,6 +40,7 @@ pub use publisher::{ContentStore, MemoryStore, Publisher};
 pub use subflow::{Subflow, SubflowState, SubflowStats};
 pub use subscriber::{
     Delivery, Progress, Selection, Subscriber, SubscriberConfig, SubscriberStats,
+    DEFAULT_BACKOFF_LIMIT,
 };
 
 /// Timer expiries after which a chunk requested on a subflow may be requested by any subflow

@@ -30,12 +30,21 @@ pub enum Selection {
     Scan,
 }
 
+/// Default bound on a subflow's exponential backoff (`RttConfig::backoff_limit`, D117): the
+/// backed-off RTO grows to this and no further (never below the RTO estimate itself). TCP's
+/// backoff goes on to `max_rto` (RFC 6298 §5.5, at least 60 s); an mmTP subflow whose source
+/// has fallen silent sends one small request per timeout while the download goes on over
+/// the others, and with TCP's backoff a source back after a 7 s silence waited up to 6.4 s
+/// more before its subflow asked it again.
+pub const DEFAULT_BACKOFF_LIMIT: Dur = Dur::from_secs(2);
+
 /// Subscriber parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SubscriberConfig {
-    /// Each subflow's retransmission timer (RFC 6298).
-    #[serde(default)]
+    /// Each subflow's retransmission timer (RFC 6298, its backoff bounded by
+    /// [`DEFAULT_BACKOFF_LIMIT`] unless told otherwise).
+    #[serde(default = "SubscriberConfig::default_rtt")]
     pub rtt: RttConfig,
     /// Chunk requests a subflow may have outstanding before its first reply (thesis §4.5:
     /// "one packet per subflow", footnote 3; D54). After the first reply the controller's
@@ -59,6 +68,12 @@ pub struct SubscriberConfig {
 }
 
 impl SubscriberConfig {
+    fn default_rtt() -> RttConfig {
+        RttConfig {
+            backoff_limit: Some(DEFAULT_BACKOFF_LIMIT),
+            ..RttConfig::default()
+        }
+    }
     fn default_initial_window_chunks() -> u32 {
         1
     }
@@ -70,7 +85,7 @@ impl SubscriberConfig {
 impl Default for SubscriberConfig {
     fn default() -> Self {
         SubscriberConfig {
-            rtt: RttConfig::default(),
+            rtt: Self::default_rtt(),
             initial_window_chunks: Self::default_initial_window_chunks(),
             first_chunk_with_metadata: Self::default_first_chunk_with_metadata(),
             selection: Selection::default(),

@@ -412,6 +412,53 @@ fn a_stalled_subflow_recovers_when_its_probe_is_answered() {
 }
 
 #[test]
+fn a_silent_source_is_probed_at_most_every_max_rto() {
+    // D117: the backoff doubles 300 ms → 600 ms → 1.2 s → then stops at 2 s, where TCP's
+    // (up to `max_rto`, 60 s) would go on to 2.4, 4.8, 9.6 s, ...
+    let mut h = Harness::new(50, 2, 1, SubscriberConfig::default());
+    let first = h.poll(ms(0));
+    h.answer(ms(100), &first[0]);
+    h.poll(ms(100));
+    let mut gaps = Vec::new();
+    let mut d = h.sub.subflow(PathIndex(0)).deadline().unwrap();
+    for _ in 0..6 {
+        h.timeout(d);
+        h.poll(d);
+        let next = h.sub.subflow(PathIndex(0)).deadline().unwrap();
+        gaps.push(next - d);
+        d = next;
+    }
+    let ms_dur = Dur::from_ms;
+    assert_eq!(
+        gaps,
+        vec![
+            ms_dur(600),
+            ms_dur(1200),
+            ms_dur(2000),
+            ms_dur(2000),
+            ms_dur(2000),
+            ms_dur(2000)
+        ]
+    );
+    let mut tcp_bound = SubscriberConfig::default();
+    tcp_bound.rtt.backoff_limit = None;
+    let mut h = Harness::new(50, 2, 1, tcp_bound);
+    let first = h.poll(ms(0));
+    h.answer(ms(100), &first[0]);
+    h.poll(ms(100));
+    let mut d = h.sub.subflow(PathIndex(0)).deadline().unwrap();
+    for _ in 0..4 {
+        h.timeout(d);
+        h.poll(d);
+        d = h.sub.subflow(PathIndex(0)).deadline().unwrap();
+    }
+    h.timeout(d);
+    h.poll(d);
+    let next = h.sub.subflow(PathIndex(0)).deadline().unwrap();
+    assert_eq!(next - d, Dur::from_ms(9600));
+}
+
+#[test]
 fn duplicates_are_ignored_and_counted() {
     let mut h = one_path_after_first_rtt();
     let req = Request::Chunk(ChunkRequest {
