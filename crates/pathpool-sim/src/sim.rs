@@ -260,18 +260,33 @@ impl Routes {
         self.hops[hop as usize]
     }
     /// The element at the packet's next hop, with the packet's hop advanced past it, after
-    /// moving the packet across any wires there; `None` if a wire dropped it.
-    #[inline]
+    /// moving the packet across any wires there; `None` if a wire dropped it. Always inlined:
+    /// every packet takes it once per hop, and left to itself the compiler makes it a call.
+    #[inline(always)]
     fn next_element(&self, links: &mut [Link], pkt: &mut Packet) -> Option<(u32, Slot)> {
         let (elem, slot) = self.at(pkt.hop);
         pkt.hop += 1;
         match slot {
-            Slot::Wire(l) => self.cross_wires(l, links, pkt),
+            Slot::Wire(l) => {
+                // One wire is crossed here (a packet crosses one on each side of a path
+                // through a router in front of a bottleneck, twice per delivered packet, and
+                // a call cost about as much as the crossing itself); a second one in a row
+                // goes out of line.
+                if !links[l as usize].pass(pkt.size()) {
+                    return None;
+                }
+                let (elem, slot) = self.at(pkt.hop);
+                pkt.hop += 1;
+                match slot {
+                    Slot::Wire(l) => self.cross_wires(l, links, pkt),
+                    _ => Some((elem, slot)),
+                }
+            }
             _ => Some((elem, slot)),
         }
     }
-    /// Moves `pkt` across wire `first` and any wires after it (kept out of line so that the
-    /// common case, a route without wires, stays small where it is inlined).
+    /// Moves `pkt` across wire `first` and any wires after it (kept out of line: routes with
+    /// two wires in a row are rare).
     #[inline(never)]
     fn cross_wires(&self, first: u32, links: &mut [Link], pkt: &mut Packet) -> Option<(u32, Slot)> {
         let mut wire = first;
