@@ -48,7 +48,7 @@ impl Entry {
 /// many of them and they move rarely.
 ///
 /// A hot key is one 64-bit word, `(time << shift) | rank`, where `rank` is the leaf's
-/// position among the `2^shift` leaves (D117). Hot elements get their leaves in element order,
+/// position among the `2^shift` leaves (D118). Hot elements get their leaves in element order,
 /// so ordering by (time, rank) is ordering by (time, element), ties included, and one word
 /// costs a level of the tree half the loads, stores and comparison of the `u128` key it
 /// replaces; and the rank comes out of the root's key without a lookup, so the simulator finds
