@@ -3,7 +3,7 @@
 use pathpool_core::Time;
 
 use crate::cache::{CacheHops, CacheRole, SimCache};
-use crate::event::EventQueue;
+use crate::event::{EventQueue, HOT};
 use crate::link::Link;
 use crate::mmtp_flow::{MmtpConn, MmtpPath};
 use crate::mp_flow::MpConn;
@@ -260,18 +260,33 @@ impl Routes {
         self.hops[hop as usize]
     }
     /// The element at the packet's next hop, with the packet's hop advanced past it, after
-    /// moving the packet across any wires there; `None` if a wire dropped it.
-    #[inline]
+    /// moving the packet across any wires there; `None` if a wire dropped it. Always inlined:
+    /// every packet takes it once per hop, and left to itself the compiler makes it a call.
+    #[inline(always)]
     fn next_element(&self, links: &mut [Link], pkt: &mut Packet) -> Option<(u32, Slot)> {
         let (elem, slot) = self.at(pkt.hop);
         pkt.hop += 1;
         match slot {
-            Slot::Wire(l) => self.cross_wires(l, links, pkt),
+            Slot::Wire(l) => {
+                // One wire is crossed here (a packet crosses one on each side of a path
+                // through a router in front of a bottleneck, twice per delivered packet, and
+                // a call cost about as much as the crossing itself); a second one in a row
+                // goes out of line.
+                if !links[l as usize].pass(pkt.size()) {
+                    return None;
+                }
+                let (elem, slot) = self.at(pkt.hop);
+                pkt.hop += 1;
+                match slot {
+                    Slot::Wire(l) => self.cross_wires(l, links, pkt),
+                    _ => Some((elem, slot)),
+                }
+            }
             _ => Some((elem, slot)),
         }
     }
-    /// Moves `pkt` across wire `first` and any wires after it (kept out of line so that the
-    /// common case, a route without wires, stays small where it is inlined).
+    /// Moves `pkt` across wire `first` and any wires after it (kept out of line: routes with
+    /// two wires in a row are rare).
     #[inline(never)]
     fn cross_wires(&self, first: u32, links: &mut [Link], pkt: &mut Packet) -> Option<(u32, Slot)> {
         let mut wire = first;
@@ -355,6 +370,9 @@ pub struct Simulation {
     pub(crate) end: Time,
     pub(crate) seed: u64,
     pub(crate) events: EventQueue,
+    /// The link of each hot element of `events`, by leaf rank (the hot elements in element
+    /// order), so that a link's event finds its link with one lookup.
+    pub(crate) hot_links: Vec<u32>,
     pub(crate) elements: Elements,
     pub(crate) routes: Routes,
     pub(crate) flows: Vec<FlowMeta>,
@@ -376,6 +394,7 @@ impl Simulation {
             end,
             seed,
             events: EventQueue::default(),
+            hot_links: Vec::new(),
             elements: Elements::default(),
             routes: Routes::default(),
             flows: Vec::new(),
@@ -401,6 +420,13 @@ impl Simulation {
             })
             .collect();
         self.events = EventQueue::new(&hot);
+        self.hot_links = (0..self.elements.len() as u32)
+            .filter(|&e| hot[e as usize])
+            .map(|e| match self.elements.slot(e) {
+                Slot::Link(l) => l,
+                _ => unreachable!("only links are hot"),
+            })
+            .collect();
         for i in 0..self.elements.len() as u32 {
             let first = match self.elements.slot(i) {
                 Slot::TcpSource(s) => self.elements.tcp_sources[s as usize].deadline(),
@@ -470,15 +496,34 @@ impl Simulation {
     /// Processes every event up to and including `until` (capped at the end of the run).
     pub fn run_until(&mut self, until: Time) {
         let until = until.min(self.end);
-        while let Some((t, e)) = self.events.peek() {
+        while let Some((t, id)) = self.events.next() {
             if t > until {
                 break;
             }
             self.now = t;
             self.stats.events += 1;
-            self.dispatch(e);
+            if id & HOT != 0 {
+                self.on_link_event(id & !HOT);
+            } else {
+                self.dispatch(id);
+            }
         }
         self.now = self.now.max(until);
+    }
+
+    /// The event of the link with leaf rank `rank` in the event queue: its head packet
+    /// arrives. What `dispatch` does for a link, found without the element's slot.
+    #[inline(always)]
+    fn on_link_event(&mut self, rank: u32) {
+        let l = self.hot_links[rank as usize];
+        let (pkt, next) = self.elements.links[l as usize].on_event(self.now);
+        match next {
+            Some(t) => self.events.reschedule_hot(rank, t),
+            None => self.events.pop_hot(rank),
+        }
+        if let Some(p) = pkt {
+            self.deliver(p);
+        }
     }
 
     #[inline]

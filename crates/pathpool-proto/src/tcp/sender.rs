@@ -247,8 +247,10 @@ impl TcpSender {
         Some(self.emit(now, seq, len, retransmission))
     }
 
-    /// Bytes the window allows beyond what is in flight (`snd_nxt − snd_una`).
+    /// Bytes the window allows beyond what is in flight (`snd_nxt − snd_una`). Always inlined:
+    /// every transmission attempt asks it, and as a call it cost more than its arithmetic.
     #[must_use]
+    #[inline(always)]
     pub fn send_room<C: MultipathController>(&self, cc: &C) -> u64 {
         let mut window = cc.window(self.path);
         if self.config.limited_transmit && !self.in_recovery {
