@@ -36,6 +36,19 @@ pub fn exclusive() -> RwLockWriteGuard<'static, ()> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// What a failed rate assertion should say about the machine: its load averages (the
+/// emulated links run on the wall clock, and a busy machine moves shares and rates; see
+/// docs/overlay.md, acceptance 4).
+pub fn machine_load() -> String {
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let averages: Vec<&str> = load.split_whitespace().take(3).collect();
+    format!(
+        "load average {} on {} cores; this measurement needs a machine not otherwise busy",
+        averages.join(" "),
+        std::thread::available_parallelism().map_or(0, std::num::NonZeroUsize::get)
+    )
+}
+
 /// Held by a test that only checks outcomes: it runs beside the others of its kind.
 pub fn shared() -> RwLockReadGuard<'static, ()> {
     CORES
