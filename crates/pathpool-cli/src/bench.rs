@@ -1,5 +1,6 @@
-//! `pathpool bench`: speed and memory on dumbbell scenarios of long-lived NewReno flows, and
-//! on a multipath scenario of LIA connections with four subflows over four parallel paths.
+//! `pathpool bench`: speed and memory on dumbbell scenarios of long-lived NewReno flows, on a
+//! multipath scenario of LIA connections with four subflows over four parallel paths, and on
+//! LIA connections with two subflows sharing the dumbbell's one link.
 //!
 //! Each case runs in a fresh child process so its peak resident set size is its own. Figures
 //! are printed, never asserted: speed depends on the machine.
@@ -22,8 +23,11 @@ pub struct BenchCase {
     pub paths: u32,
     /// With several paths: every connection is a LIA connection with one subflow on each
     /// (`true`), or `flows` NewReno flows are pinned to each path (`false`: the single-path
-    /// reference on the same topology).
+    /// reference on the same topology). On the dumbbell (`paths` 1): every connection is a
+    /// LIA connection with `subflows` subflows on its one link.
     pub multipath: bool,
+    /// Subflows per connection of a multipath case on the dumbbell (0 otherwise).
+    pub subflows: u32,
     /// Bottleneck rate in bit/s.
     pub rate_bps: u64,
     /// Simulated seconds.
@@ -32,14 +36,18 @@ pub struct BenchCase {
 
 /// The dumbbell cases of issue 2 — (N=10, 100 Mb/s, 100 s), (N=100, 1 Gb/s, 20 s),
 /// (N=1000, 10 Gb/s, 5 s) — the multipath case of issue 3: 100 connections × 4 subflows on
-/// 4 paths of 250 Mb/s (1 Gb/s in all, as the N=100 dumbbell), 20 s — and its single-path
+/// 4 paths of 250 Mb/s (1 Gb/s in all, as the N=100 dumbbell), 20 s — its single-path
 /// reference: 4 × 100 NewReno flows on the same four paths (the same number of packet
-/// streams and link hops, without the multipath machinery).
-pub const CASES: [BenchCase; 5] = [
+/// streams and link hops, without the multipath machinery) — and 50 LIA connections × 2
+/// subflows on the N=100 dumbbell itself (100 subflows where it has 100 flows: the
+/// multipath machinery alone, on the same topology; thesis E5c runs NMCC's two subflows
+/// through one shared bottleneck too).
+pub const CASES: [BenchCase; 6] = [
     BenchCase {
         flows: 10,
         paths: 1,
         multipath: false,
+        subflows: 0,
         rate_bps: 100_000_000,
         duration_s: 100.0,
     },
@@ -47,6 +55,7 @@ pub const CASES: [BenchCase; 5] = [
         flows: 100,
         paths: 1,
         multipath: false,
+        subflows: 0,
         rate_bps: 1_000_000_000,
         duration_s: 20.0,
     },
@@ -54,6 +63,7 @@ pub const CASES: [BenchCase; 5] = [
         flows: 1000,
         paths: 1,
         multipath: false,
+        subflows: 0,
         rate_bps: 10_000_000_000,
         duration_s: 5.0,
     },
@@ -61,6 +71,7 @@ pub const CASES: [BenchCase; 5] = [
         flows: 100,
         paths: 4,
         multipath: true,
+        subflows: 0,
         rate_bps: 1_000_000_000,
         duration_s: 20.0,
     },
@@ -68,6 +79,15 @@ pub const CASES: [BenchCase; 5] = [
         flows: 100,
         paths: 4,
         multipath: false,
+        subflows: 0,
+        rate_bps: 1_000_000_000,
+        duration_s: 20.0,
+    },
+    BenchCase {
+        flows: 50,
+        paths: 1,
+        multipath: true,
+        subflows: 2,
         rate_bps: 1_000_000_000,
         duration_s: 20.0,
     },
@@ -77,11 +97,13 @@ pub const CASES: [BenchCase; 5] = [
 pub const RTT_S: f64 = 0.1;
 
 impl BenchCase {
-    /// The case's name: `dumbbell-n<flows>`, `multipath-n<flows>x<paths>` or
-    /// `paths<paths>-n<flows per path>`.
+    /// The case's name: `dumbbell-n<flows>`, `multipath-n<flows>x<paths>`,
+    /// `paths<paths>-n<flows per path>` or `multipath-dumbbell-n<flows>x<subflows>`.
     #[must_use]
     pub fn name(&self) -> String {
-        if self.paths == 1 {
+        if self.paths == 1 && self.multipath {
+            format!("multipath-dumbbell-n{}x{}", self.flows, self.subflows)
+        } else if self.paths == 1 {
             format!("dumbbell-n{}", self.flows)
         } else if self.multipath {
             format!("multipath-n{}x{}", self.flows, self.paths)
@@ -114,6 +136,10 @@ impl BenchCase {
                 n = self.flows,
                 rate = self.rate_bps,
             );
+            if self.multipath {
+                let routes = vec!["[\"left\", \"right\"]"; self.subflows as usize];
+                s += &format!("cc = \"lia\"\npaths = [{}]\n", routes.join(", "));
+            }
             return s;
         }
         let rate = self.rate_bps / u64::from(self.paths);
@@ -178,7 +204,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 3)]
     pub repeat: u32,
     /// Run only this case (dumbbell-n10, dumbbell-n100, dumbbell-n1000, multipath-n100x4,
-    /// paths4-n100).
+    /// paths4-n100, multipath-dumbbell-n50x2).
     #[arg(long)]
     pub only: Option<String>,
     /// Scale the simulated durations (e.g. 0.1 for a quick check).
@@ -298,7 +324,7 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
     };
     if !a.json {
         println!(
-            "{:<18} {:>9} {:>8} {:>9} {:>12} {:>13} {:>10} {:>7}",
+            "{:<24} {:>9} {:>8} {:>9} {:>12} {:>13} {:>10} {:>7}",
             "case", "rate", "sim s", "wall s", "packets", "packets/s", "peak RSS", "util %"
         );
     }
@@ -337,7 +363,7 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             );
         } else {
             println!(
-                "{:<18} {:>9} {:>8.1} {:>9.3} {:>12} {:>13.0} {:>10} {:>7}",
+                "{:<24} {:>9} {:>8.1} {:>9.3} {:>12} {:>13.0} {:>10} {:>7}",
                 f.case,
                 format!("{}Mbps", f.rate_bps / 1_000_000),
                 f.sim_time_s,

@@ -333,6 +333,22 @@ fn bench_prints_json_figures() {
     let f: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(f["case"], "multipath-n100x4");
     assert!(f["utilization"].as_f64().unwrap() > 0.5);
+    // The multipath connections on the dumbbell deliver over its one link as its 100 flows do.
+    let o = pathpool(&[
+        "bench",
+        "--json",
+        "--only",
+        "multipath-dumbbell-n50x2",
+        "--repeat",
+        "1",
+        "--scale",
+        "0.05",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let f: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(f["case"], "multipath-dumbbell-n50x2");
+    assert_eq!(f["flows"], 50);
+    assert!(f["utilization"].as_f64().unwrap() > 0.5);
     let o = pathpool(&["bench", "--only", "dumbbell-n7"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("multipath-n100x4"));
