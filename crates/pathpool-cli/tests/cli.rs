@@ -301,51 +301,27 @@ fn missing_file_and_bad_flags_exit_2() {
     assert_eq!(o.status.code(), Some(2));
 }
 
-#[test]
-fn bench_prints_json_figures() {
+/// `pathpool bench --json --only CASE --repeat 1 --scale SCALE`: its one line of figures.
+fn bench_json(case: &str, scale: &str) -> serde_json::Value {
     let o = pathpool(&[
-        "bench",
-        "--json",
-        "--only",
-        "dumbbell-n10",
-        "--repeat",
-        "1",
-        "--scale",
-        "0.02",
+        "bench", "--json", "--only", case, "--repeat", "1", "--scale", scale,
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let f: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn bench_prints_json_figures() {
+    let f = bench_json("dumbbell-n10", "0.02");
     assert_eq!(f["flows"], 10);
     assert!(f["packets_delivered"].as_u64().unwrap() > 0);
     assert!(f["packets_per_sec"].as_f64().unwrap() > 0.0);
     assert!(f["wall_time_s"].as_f64().unwrap() > 0.0);
-    let o = pathpool(&[
-        "bench",
-        "--json",
-        "--only",
-        "multipath-n100x4",
-        "--repeat",
-        "1",
-        "--scale",
-        "0.05",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let f: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = bench_json("multipath-n100x4", "0.05");
     assert_eq!(f["case"], "multipath-n100x4");
     assert!(f["utilization"].as_f64().unwrap() > 0.5);
     // The multipath connections on the dumbbell deliver over its one link as its 100 flows do.
-    let o = pathpool(&[
-        "bench",
-        "--json",
-        "--only",
-        "multipath-dumbbell-n50x2",
-        "--repeat",
-        "1",
-        "--scale",
-        "0.05",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let f: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = bench_json("multipath-dumbbell-n50x2", "0.05");
     assert_eq!(f["case"], "multipath-dumbbell-n50x2");
     assert_eq!(f["flows"], 50);
     assert!(f["utilization"].as_f64().unwrap() > 0.5);
