@@ -255,13 +255,21 @@ links = [
 ]
 "#;
 
-/// Length of the window over which the bottleneck's shares are measured: a loss costs a
-/// 200 ms timeout (the thesis's timer-only detection), so a 10 s window held a few dozen
-/// losses and its share varied by ±7 points from run to run; 20 s halves the variance.
-const WINDOW_S: u64 = 20;
+/// Lengths of the windows over which the bottleneck's shares are measured. A loss costs a
+/// 200 ms timeout (the thesis's timer-only detection), and which flow a drop-tail overflow
+/// hits is a matter of microseconds of wall-clock timing, so the share of a 20 s window varies
+/// from run to run: 18 runs on an idle machine gave NMCC a mean of 52.8% with a standard
+/// deviation of 3.6 points (46.8–59.0%), which put about one run in six outside 50 ± 7.
+/// The acceptance's share is the long-run one; 100 s brings the deviation to about 1.6 points
+/// (the 20 s windows are nearly independent), and one run in a few hundred past 57%. Uncoupled
+/// only has to stay above NMCC (about 10 points apart): 30 s suffices.
+const NMCC_WINDOW_S: u64 = 100;
+/// See [`NMCC_WINDOW_S`].
+const UNCOUPLED_WINDOW_S: u64 = 30;
 
-/// Share of the two-path download against the single-path one, over seconds 6 to 26.
-fn bottleneck_share(cc: CcKind) -> f64 {
+/// Share of the two-path download against the single-path one, over `window_s` seconds from
+/// the sixth.
+fn bottleneck_share(cc: CcKind, window_s: u64) -> f64 {
     let dir = Scratch::new(&format!("share-{cc:?}"));
     let src = dir.0.join("content.bin");
     random_file(&src, 200 << 20, 11);
@@ -290,7 +298,7 @@ fn bottleneck_share(cc: CcKind) -> f64 {
     );
     thread::sleep(Duration::from_secs(6));
     let (mp0, sp0) = (mp.load(Ordering::Relaxed), sp.load(Ordering::Relaxed));
-    thread::sleep(Duration::from_secs(WINDOW_S));
+    thread::sleep(Duration::from_secs(window_s));
     let (mp1, sp1) = (mp.load(Ordering::Relaxed), sp.load(Ordering::Relaxed));
     stop.store(true, Ordering::Relaxed);
     let (ep_mp, _) = h_mp.join().unwrap();
@@ -300,9 +308,9 @@ fn bottleneck_share(cc: CcKind) -> f64 {
     let (dm, ds) = ((mp1 - mp0) as f64, (sp1 - sp0) as f64);
     let share = 100.0 * dm / (dm + ds);
     eprintln!(
-        "acceptance 4: {cc:?}: 2-path download {:.1} Mb/s, single-path {:.1} Mb/s: share {share:.1}% (bottleneck 20 Mb/s)",
-        dm * 8.0 / WINDOW_S as f64 / 1e6,
-        ds * 8.0 / WINDOW_S as f64 / 1e6
+        "acceptance 4: {cc:?}: 2-path download {:.1} Mb/s, single-path {:.1} Mb/s: share {share:.1}% over {window_s} s (bottleneck 20 Mb/s)",
+        dm * 8.0 / window_s as f64 / 1e6,
+        ds * 8.0 / window_s as f64 / 1e6
     );
     share
 }
@@ -310,8 +318,8 @@ fn bottleneck_share(cc: CcKind) -> f64 {
 #[test]
 fn nmcc_takes_half_a_shared_bottleneck_and_uncoupled_about_two_thirds() {
     let _cores = common::exclusive();
-    let nmcc = bottleneck_share(CcKind::Nmcc);
-    let uncoupled = bottleneck_share(CcKind::Uncoupled);
+    let nmcc = bottleneck_share(CcKind::Nmcc, NMCC_WINDOW_S);
+    let uncoupled = bottleneck_share(CcKind::Uncoupled, UNCOUPLED_WINDOW_S);
     assert!(
         (nmcc - 50.0).abs() <= 7.0,
         "NMCC share {nmcc:.1}% ({})",
