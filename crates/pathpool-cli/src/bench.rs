@@ -328,6 +328,7 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             "case", "rate", "sim s", "wall s", "packets", "packets/s", "peak RSS", "util %"
         );
     }
+    let mut measured = Vec::new();
     for i in indices {
         let mut runs = Vec::new();
         for _ in 0..a.repeat {
@@ -376,6 +377,80 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
                     .map_or("-".into(), |u| format!("{:.1}", u * 100.0)),
             );
         }
+        measured.push(f);
+    }
+    if !a.json {
+        let ratios = ratios_to_reference(&measured);
+        if !ratios.is_empty() {
+            println!(
+                "\npackets per wall-second as a multiple of {REFERENCE_CASE}'s (the target for \
+                 multipath-n100x4 is 0.8x; docs/benchmarks.md):"
+            );
+            for (case, ratio) in ratios {
+                println!("  {case:<24} {ratio:.2}x");
+            }
+        }
     }
     Ok(())
+}
+
+/// The single-path case the multipath cases are compared with.
+const REFERENCE_CASE: &str = "dumbbell-n100";
+
+/// Each multipath or four-path case's packets per wall-second as a multiple of the reference
+/// dumbbell's, for the cases measured together with it (none without it).
+fn ratios_to_reference(measured: &[BenchFigures]) -> Vec<(String, f64)> {
+    let Some(reference) = measured.iter().find(|f| f.case == REFERENCE_CASE) else {
+        return Vec::new();
+    };
+    measured
+        .iter()
+        .filter(|f| f.case.starts_with("multipath") || f.case.starts_with("paths"))
+        .map(|f| {
+            (
+                f.case.clone(),
+                f.packets_per_sec / reference.packets_per_sec,
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn figures(case: &str, packets_per_sec: f64) -> BenchFigures {
+        BenchFigures {
+            case: case.into(),
+            flows: 100,
+            rate_bps: 1_000_000_000,
+            sim_time_s: 20.0,
+            wall_time_s: 0.1,
+            packets_delivered: 1,
+            packets_per_sec,
+            events: 2,
+            peak_rss_bytes: None,
+            utilization: None,
+            jain_index: None,
+            repetitions: 1,
+        }
+    }
+
+    #[test]
+    fn multipath_cases_are_compared_with_the_n100_dumbbell_only_when_it_ran() {
+        let all = [
+            figures("dumbbell-n10", 17e6),
+            figures("dumbbell-n100", 16e6),
+            figures("multipath-n100x4", 8e6),
+            figures("paths4-n100", 12e6),
+        ];
+        assert_eq!(
+            ratios_to_reference(&all),
+            vec![
+                ("multipath-n100x4".to_string(), 0.5),
+                ("paths4-n100".to_string(), 0.75)
+            ]
+        );
+        assert!(ratios_to_reference(&all[2..]).is_empty());
+    }
 }
