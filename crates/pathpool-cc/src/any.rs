@@ -10,7 +10,7 @@ use crate::balia::Balia;
 use crate::coupled::Coupled;
 use crate::event::{AckSample, CongestionEvent, RecoveryAck};
 use crate::ewtcp::Ewtcp;
-use crate::lia::Lia;
+use crate::lia::{Lia, LiaConfig};
 use crate::nmcc::{Nmcc, NmccConfig};
 use crate::olia::Olia;
 use crate::path::CcMetrics;
@@ -24,6 +24,8 @@ use crate::MultipathController;
 pub struct CcOptions {
     /// NMCC's (`tcp.nmcc` in scenario files).
     pub nmcc: NmccConfig,
+    /// LIA's (`tcp.lia`).
+    pub lia: LiaConfig,
     /// wVegas's (`tcp.wvegas`).
     pub wvegas: WvegasConfig,
 }
@@ -82,7 +84,7 @@ impl CcKind {
         }
     }
 
-    /// A fresh controller of this kind, with no paths (NMCC and wVegas with their default
+    /// A fresh controller of this kind, with no paths (NMCC, LIA and wVegas with their default
     /// parameters).
     #[must_use]
     pub fn build(self, config: WindowConfig) -> AnyController {
@@ -93,12 +95,12 @@ impl CcKind {
     /// algorithms are ignored).
     #[must_use]
     pub fn build_with(self, config: WindowConfig, options: CcOptions) -> AnyController {
-        let CcOptions { nmcc, wvegas } = options;
+        let CcOptions { nmcc, lia, wvegas } = options;
         match self {
             CcKind::NewReno | CcKind::Uncoupled => AnyController::Reno(Windows::new(Reno, config)),
             CcKind::Ewtcp => AnyController::Ewtcp(Windows::new(Ewtcp, config)),
             CcKind::Coupled => AnyController::Coupled(Windows::new(Coupled, config)),
-            CcKind::Lia => AnyController::Lia(Windows::new(Lia, config)),
+            CcKind::Lia => AnyController::Lia(Windows::new(Lia::new(lia), config)),
             CcKind::Olia => AnyController::Olia(Windows::new(Olia::default(), config)),
             CcKind::Balia => AnyController::Balia(Windows::new(Balia, config)),
             CcKind::Nmcc => AnyController::Nmcc(Windows::new(Nmcc::new(nmcc), config)),

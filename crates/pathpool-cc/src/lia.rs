@@ -9,22 +9,113 @@
 //! path without an RTT sample grows as Reno (alpha needs every RTT). The increase is computed
 //! in floating point and its fraction carried to the next ACK, which is the exact form of
 //! eq. 1 (RFC 6356 §4.1's integer scaling approximates it).
+//!
+//! By default alpha is computed on every ACK from the current windows and RTTs. RFC 6356 §4.1
+//! lets an implementation recompute it only after a drop and when some cwnd_i/MSS_i quotient
+//! changes, as Linux's `mptcp_coupled` and htsim's `COUPLED_INC` do;
+//! [`AlphaUpdate::OnWindowChange`] does that (eq. 1 still runs per ACK with the current
+//! cwnd_total; D119).
 
 use pathpool_core::time::PS_PER_S;
+use serde::{Deserialize, Serialize};
 
 use crate::path::{small_to_f64, PathState};
 use crate::windows::Coupling;
 
+/// When LIA recomputes alpha (scenario files: `tcp.lia.alpha_update`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AlphaUpdate {
+    /// On every ACK in congestion avoidance, from the current windows and RTTs (RFC 6356 §3
+    /// taken literally; the default).
+    #[default]
+    PerAck,
+    /// After a loss on a path of the group and whenever some path's cwnd/MSS quotient has
+    /// changed since the last computation (RFC 6356 §4.1; Linux, htsim). RTT changes alone do
+    /// not trigger it.
+    OnWindowChange,
+}
+
+/// LIA's parameters (scenario files: `tcp.lia`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LiaConfig {
+    /// When alpha is recomputed.
+    pub alpha_update: AlphaUpdate,
+}
+
 /// LIA (RFC 6356).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Lia;
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Lia {
+    config: LiaConfig,
+    /// With [`AlphaUpdate::OnWindowChange`], per path: its group's alpha as last computed and
+    /// the window range within which that computation still holds.
+    cached: Vec<CachedAlpha>,
+}
+
+/// A group's alpha as seen from one member path, valid while the member's window stays in
+/// `[lo, hi)` bytes (the segment count it had when alpha was computed).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct CachedAlpha {
+    alpha: f64,
+    lo: u64,
+    hi: u64,
+}
+
+impl CachedAlpha {
+    /// Holds for no window: forces a recomputation.
+    const STALE: CachedAlpha = CachedAlpha {
+        alpha: 0.0,
+        lo: u64::MAX,
+        hi: 0,
+    };
+}
 
 impl Lia {
+    /// LIA with the given parameters.
+    #[must_use]
+    pub fn new(config: LiaConfig) -> Self {
+        Lia {
+            config,
+            cached: Vec::new(),
+        }
+    }
+
     /// RFC 6356's alpha for path `i`'s group, or `None` if a member has no RTT sample yet.
     #[must_use]
     pub fn alpha(paths: &[PathState], i: usize) -> Option<f64> {
         let g = GroupSums::of(paths, i)?;
-        Some(g.total_cwnd * g.max_cwnd_per_rtt2 / (g.sum_cwnd_per_rtt * g.sum_cwnd_per_rtt))
+        Some(g.alpha())
+    }
+
+    /// Alpha for path `i`'s group as [`AlphaUpdate::OnWindowChange`] keeps it, recomputed if a
+    /// member's window left its segment count or a member saw a loss, and cwnd_total; `None`
+    /// if a member has no RTT sample yet.
+    fn cached_alpha(&mut self, paths: &[PathState], i: usize) -> Option<(f64, u64)> {
+        let g = paths[i].group;
+        let mut total = 0u64;
+        let mut holds = true;
+        for (p, c) in paths.iter().zip(&self.cached) {
+            if p.active && p.group == g {
+                holds &= p.cwnd >= c.lo && p.cwnd < c.hi;
+                total += p.cwnd;
+            }
+        }
+        if holds {
+            return Some((self.cached[i].alpha, total));
+        }
+        let alpha = GroupSums::of(paths, i)?.alpha();
+        for (p, c) in paths.iter().zip(&mut self.cached) {
+            if p.active && p.group == g {
+                let lo = p.cwnd / p.mss * p.mss;
+                *c = CachedAlpha {
+                    alpha,
+                    lo,
+                    hi: lo + p.mss,
+                };
+            }
+        }
+        Some((alpha, total))
     }
 }
 
@@ -71,6 +162,12 @@ impl GroupSums {
             sum_cwnd_per_rtt: sum,
         })
     }
+
+    /// RFC 6356 eq. 2.
+    #[inline]
+    fn alpha(&self) -> f64 {
+        self.total_cwnd * self.max_cwnd_per_rtt2 / (self.sum_cwnd_per_rtt * self.sum_cwnd_per_rtt)
+    }
 }
 
 impl Coupling for Lia {
@@ -79,20 +176,38 @@ impl Coupling for Lia {
         let p = &paths[i];
         let bytes = small_to_f64(acked) * small_to_f64(p.mss);
         let reno = bytes / small_to_f64(p.cwnd);
-        match GroupSums::of(paths, i) {
-            Some(g) => {
-                // RFC 6356 eq. 1: min(alpha·bytes_acked·MSS / cwnd_total, bytes_acked·MSS /
-                // cwnd_i), with eq. 2's alpha = cwnd_total·max(cwnd/rtt²) / (Σ cwnd/rtt)².
-                let alpha =
-                    g.total_cwnd * g.max_cwnd_per_rtt2 / (g.sum_cwnd_per_rtt * g.sum_cwnd_per_rtt);
-                (alpha * bytes / g.total_cwnd).min(reno)
-            }
-            None => reno,
+        // RFC 6356 eq. 1: min(alpha·bytes_acked·MSS / cwnd_total, bytes_acked·MSS / cwnd_i).
+        match self.config.alpha_update {
+            AlphaUpdate::PerAck => match GroupSums::of(paths, i) {
+                Some(g) => (g.alpha() * bytes / g.total_cwnd).min(reno),
+                None => reno,
+            },
+            AlphaUpdate::OnWindowChange => match self.cached_alpha(paths, i) {
+                Some((alpha, total)) => (alpha * bytes / small_to_f64(total)).min(reno),
+                None => reno,
+            },
+        }
+    }
+
+    fn on_loss(&mut self, _paths: &[PathState], i: usize, _timeout: bool) {
+        // RFC 6356 §4.1: recompute after a drop.
+        if let Some(c) = self.cached.get_mut(i) {
+            *c = CachedAlpha::STALE;
+        }
+    }
+
+    fn on_paths_changed(&mut self, paths: &[PathState]) {
+        if self.config.alpha_update == AlphaUpdate::OnWindowChange {
+            self.cached.clear();
+            self.cached.resize(paths.len(), CachedAlpha::STALE);
         }
     }
 
     fn alg_state(&self, paths: &[PathState], i: usize) -> Option<(&'static str, f64)> {
-        Self::alpha(paths, i).map(|a| ("alpha", a))
+        match self.cached.get(i) {
+            Some(c) if *c != CachedAlpha::STALE => Some(("alpha", c.alpha)),
+            _ => Self::alpha(paths, i).map(|a| ("alpha", a)),
+        }
     }
 }
 
@@ -111,15 +226,15 @@ mod tests {
         let ps = paths(&[(10, 0.010), (20, 0.020)]);
         assert!(close(Lia::alpha(&ps, 0).unwrap(), 0.75));
         // 0.75 · 1000 · 1000 / 30 000 = 25 B, below the Reno caps of 100 and 50 B.
-        assert!(close(Lia.ca_increase(&ps, 0, 1000), 25.0));
-        assert!(close(Lia.ca_increase(&ps, 1, 1000), 25.0));
+        assert!(close(Lia::default().ca_increase(&ps, 0, 1000), 25.0));
+        assert!(close(Lia::default().ca_increase(&ps, 1, 1000), 25.0));
     }
 
     #[test]
     fn two_equal_paths_get_a_quarter_of_reno_each() {
         let ps = paths(&[(10, 0.010), (10, 0.010)]);
         assert!(close(Lia::alpha(&ps, 0).unwrap(), 0.5));
-        assert!(close(Lia.ca_increase(&ps, 0, 1000), 25.0));
+        assert!(close(Lia::default().ca_increase(&ps, 0, 1000), 25.0));
     }
 
     #[test]
@@ -129,8 +244,14 @@ mod tests {
         let alpha = 45_000.0 * 4e8 / 1.64025e13;
         assert!(close(Lia::alpha(&ps, 0).unwrap(), alpha));
         assert!(close(alpha, 1.097_393_689_986_282_6));
-        assert!(close(Lia.ca_increase(&ps, 0, 1000), 24.386_526_444_139_613));
-        assert!(close(Lia.ca_increase(&ps, 1, 1000), 24.386_526_444_139_613));
+        assert!(close(
+            Lia::default().ca_increase(&ps, 0, 1000),
+            24.386_526_444_139_613
+        ));
+        assert!(close(
+            Lia::default().ca_increase(&ps, 1, 1000),
+            24.386_526_444_139_613
+        ));
     }
 
     #[test]
@@ -138,10 +259,10 @@ mod tests {
         // 2 segments at 10 ms and 100 segments at 200 ms: alpha = 102 000 · 2e7 / 4.9e11.
         let ps = paths(&[(2, 0.010), (100, 0.200)]);
         let coupled = 102_000.0 * 2e7 / 4.9e11 * 1e6 / 102_000.0;
-        assert!(close(Lia.ca_increase(&ps, 0, 1000), coupled));
+        assert!(close(Lia::default().ca_increase(&ps, 0, 1000), coupled));
         assert!(close(coupled, 40.816_326_530_612_24));
         assert!(
-            close(Lia.ca_increase(&ps, 1, 1000), 10.0),
+            close(Lia::default().ca_increase(&ps, 1, 1000), 10.0),
             "capped at 1000·1000/100 000"
         );
     }
@@ -150,10 +271,70 @@ mod tests {
     fn single_path_is_reno_and_missing_rtt_falls_back() {
         let ps = paths(&[(10, 0.010)]);
         assert!(close(Lia::alpha(&ps, 0).unwrap(), 1.0));
-        assert!(close(Lia.ca_increase(&ps, 0, 1000), 100.0));
+        assert!(close(Lia::default().ca_increase(&ps, 0, 1000), 100.0));
         let mut ps = paths(&[(10, 0.010), (10, 0.0)]);
         ps[1].srtt = pathpool_core::Dur::ZERO;
         assert_eq!(Lia::alpha(&ps, 0), None);
-        assert!(close(Lia.ca_increase(&ps, 0, 1000), 100.0));
+        assert!(close(Lia::default().ca_increase(&ps, 0, 1000), 100.0));
+    }
+
+    fn on_window_change(ps: &[PathState]) -> Lia {
+        let mut lia = Lia::new(LiaConfig {
+            alpha_update: AlphaUpdate::OnWindowChange,
+        });
+        lia.on_paths_changed(ps);
+        lia
+    }
+
+    #[test]
+    fn on_window_change_keeps_alpha_until_a_window_crosses_a_segment() {
+        let mut ps = paths(&[(10, 0.010), (20, 0.020)]);
+        let mut lia = on_window_change(&ps);
+        assert!(
+            close(lia.ca_increase(&ps, 0, 1000), 25.0),
+            "alpha 0.75 as per ACK"
+        );
+        // An RTT change alone keeps alpha (per ACK it would be 30 000 · 1e8 / 2.25e12 = 4/3).
+        ps[1].srtt = pathpool_core::Dur::from_ms(40);
+        assert!(close(Lia::alpha(&ps, 0).unwrap(), 4.0 / 3.0));
+        assert!(close(lia.ca_increase(&ps, 0, 1000), 25.0));
+        assert_eq!(lia.alg_state(&ps, 1), Some(("alpha", 0.75)));
+        // Within the same segment count, cwnd_total is the current one: 0.75 · 1e6 / 30 999.
+        ps[0].cwnd = 10_999;
+        assert!(close(lia.ca_increase(&ps, 1, 1000), 0.75e6 / 30_999.0));
+        // Path 0 reaches 11 segments: alpha = 31 000 · 1.1e8 / (1.6e6)² = 1.332 031 25.
+        ps[0].cwnd = 11_000;
+        let alpha = 31_000.0 * 1.1e8 / 2.56e12;
+        assert!(close(alpha, 1.332_031_25));
+        assert!(close(lia.ca_increase(&ps, 0, 1000), alpha * 1e6 / 31_000.0));
+        assert!(close(lia.ca_increase(&ps, 0, 1000), 42.968_75));
+    }
+
+    #[test]
+    fn on_window_change_recomputes_after_a_loss_and_a_window_shrinking() {
+        let mut ps = paths(&[(10, 0.010), (20, 0.020)]);
+        let mut lia = on_window_change(&ps);
+        lia.ca_increase(&ps, 0, 1000);
+        ps[1].srtt = pathpool_core::Dur::from_ms(40);
+        lia.on_loss(&ps, 1, false);
+        let exact = Lia::default().ca_increase(&ps, 0, 1000);
+        assert!(close(exact, 4.0 / 3.0 * 1e6 / 30_000.0));
+        assert!(close(lia.ca_increase(&ps, 0, 1000), exact));
+        // A window falling below its segment count is a change too.
+        ps[1].srtt = pathpool_core::Dur::from_ms(20);
+        ps[1].cwnd = 19_999;
+        assert!(close(
+            lia.ca_increase(&ps, 0, 1000),
+            Lia::default().ca_increase(&ps, 0, 1000)
+        ));
+    }
+
+    #[test]
+    fn on_window_change_without_rtt_samples_grows_as_reno() {
+        let mut ps = paths(&[(10, 0.010), (10, 0.0)]);
+        ps[1].srtt = pathpool_core::Dur::ZERO;
+        let mut lia = on_window_change(&ps);
+        assert!(close(lia.ca_increase(&ps, 0, 1000), 100.0));
+        assert_eq!(lia.alg_state(&ps, 0), None);
     }
 }

@@ -40,7 +40,7 @@ pub use balia::Balia;
 pub use coupled::Coupled;
 pub use event::{AckSample, CongestionEvent, RecoveryAck};
 pub use ewtcp::Ewtcp;
-pub use lia::Lia;
+pub use lia::{AlphaUpdate, Lia, LiaConfig};
 pub use nmcc::{LossEstimator, Nmcc, NmccConfig, NmccInitialM, ShadowUpdate};
 pub use olia::Olia;
 pub use path::{group_members, CcMetrics, PathState};

@@ -1,8 +1,9 @@
 //! Invariants of the controller family, checked on random situations.
 
 use pathpool_cc::{
-    AckSample, Balia, CcKind, CongestionEvent, Coupled, Coupling, Ewtcp, Lia, MultipathController,
-    Nmcc, NmccConfig, PathState, RecoveryAck, WindowConfig, Windows, Wvegas,
+    AckSample, AlphaUpdate, Balia, CcKind, CcOptions, CongestionEvent, Coupled, Coupling, Ewtcp,
+    Lia, LiaConfig, MultipathController, Nmcc, NmccConfig, PathState, RecoveryAck, WindowConfig,
+    Windows, Wvegas,
 };
 use pathpool_core::{Dur, PathId, Time};
 use proptest::prelude::*;
@@ -44,8 +45,11 @@ proptest! {
             let mut nmcc = Nmcc::new(NmccConfig::default());
             nmcc.on_paths_changed(&paths);
             nmcc.on_ack(&paths, i, acked);
+            let mut lia_cached = Lia::new(LiaConfig { alpha_update: AlphaUpdate::OnWindowChange });
+            lia_cached.on_paths_changed(&paths);
             let incs = [
-                ("lia", Lia.ca_increase(&paths, i, acked)),
+                ("lia", Lia::default().ca_increase(&paths, i, acked)),
+                ("lia on-window-change", lia_cached.ca_increase(&paths, i, acked)),
                 ("ewtcp", Ewtcp.ca_increase(&paths, i, acked)),
                 ("coupled", Coupled.ca_increase(&paths, i, acked)),
                 ("balia", Balia.ca_increase(&paths, i, acked)),
@@ -86,8 +90,15 @@ proptest! {
     /// Whatever happens, every controller keeps every window at one segment or more.
     #[test]
     fn windows_never_fall_below_one_segment(ops in proptest::collection::vec(op(), 1..150)) {
-        for kind in CcKind::ALL {
-            let mut cc = kind.build(WindowConfig::default());
+        let lia_cached = CcOptions {
+            lia: LiaConfig { alpha_update: AlphaUpdate::OnWindowChange },
+            ..CcOptions::default()
+        };
+        let controllers = CcKind::ALL
+            .iter()
+            .map(|&k| (k.name(), k.build(WindowConfig::default())))
+            .chain([("lia on-window-change", CcKind::Lia.build_with(WindowConfig::default(), lia_cached))]);
+        for (kind, mut cc) in controllers {
             for _ in 0..4 {
                 cc.add_path(MSS);
             }

@@ -185,6 +185,7 @@ fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams, SpecError>
         cc: spec.cc.unwrap_or_default(),
         options: CcOptions {
             nmcc: spec.nmcc.unwrap_or_default(),
+            lia: spec.lia.unwrap_or_default(),
             wvegas: spec.wvegas.unwrap_or_default(),
         },
         header,

@@ -5,7 +5,7 @@
 //! `"5ms"`, `"1.5MB"`, `"100pkts"`). Semantic checks (unknown nodes, impossible values) happen
 //! when the scenario is compiled (see [`crate::build`]).
 
-use pathpool_cc::{CcKind, NmccConfig, RecoveryExit, WvegasConfig};
+use pathpool_cc::{CcKind, LiaConfig, NmccConfig, RecoveryExit, WvegasConfig};
 use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
 use pathpool_proto::mptcp::Scheduler;
 use pathpool_proto::tcp::PartialAckTimer;
@@ -607,6 +607,9 @@ pub struct TcpSpec {
     /// NMCC's options (used when `cc = "nmcc"`).
     #[serde(default)]
     pub nmcc: Option<NmccConfig>,
+    /// LIA's options (used when `cc = "lia"`).
+    #[serde(default)]
+    pub lia: Option<LiaConfig>,
     /// wVegas's options (used when `cc = "wvegas"`).
     #[serde(default)]
     pub wvegas: Option<WvegasConfig>,
@@ -636,6 +639,7 @@ impl TcpSpec {
             limited_transmit,
             partial_ack_timer,
             nmcc,
+            lia,
             wvegas
         )
     }

@@ -404,3 +404,43 @@ fn topology_manager_errors_name_the_field() {
     ));
     assert!(e.contains("either k_paths or tm"), "{e}");
 }
+
+#[test]
+fn lia_recomputes_alpha_on_window_changes_when_asked_and_rejects_unknown_modes() {
+    let flows = format!(
+        r#"[[flows]]
+        id = "mp"
+        from = "s"
+        to = "d"
+        cc = "lia"
+        paths = [{VIA_B}, {VIA_C}]
+        [[flows]]
+        id = "tcp"
+        from = "s2"
+        to = "d2""#
+    );
+    let share = |extra: &str| {
+        run(&two_paths(extra, &flows))
+            .flow("mp")
+            .unwrap()
+            .share
+            .unwrap()
+    };
+    let per_ack = share("");
+    assert_eq!(per_ack, share("[tcp.lia]\nalpha_update = \"per-ack\""));
+    let on_window_change = share("[tcp.lia]\nalpha_update = \"on-window-change\"");
+    // The option reaches the controller (the runs differ), and LIA stays LIA: the connection
+    // takes more than the TCP flow on via-b without taking the whole of it.
+    assert_ne!(per_ack, on_window_change);
+    for s in [per_ack, on_window_change] {
+        assert!((0.5..0.8).contains(&s), "share {s:.3}");
+    }
+    let e = error(&two_paths(
+        "[tcp.lia]\nalpha_update = \"sometimes\"",
+        &flows,
+    ));
+    assert!(
+        e.contains("alpha_update") && e.contains("per-ack") && e.contains("on-window-change"),
+        "{e}"
+    );
+}
