@@ -92,6 +92,12 @@ impl Lia {
     /// member's window left its segment count or a member saw a loss, and cwnd_total; `None`
     /// if a member has no RTT sample yet.
     fn cached_alpha(&mut self, paths: &[PathState], i: usize) -> Option<(f64, u64)> {
+        if self.cached.len() != paths.len() {
+            // Paths never announced through `on_paths_changed` (a caller driving the coupling
+            // directly): nothing cached holds for them.
+            self.cached.clear();
+            self.cached.resize(paths.len(), CachedAlpha::STALE);
+        }
         let g = paths[i].group;
         let mut total = 0u64;
         let mut holds = true;
@@ -336,5 +342,15 @@ mod tests {
         let mut lia = on_window_change(&ps);
         assert!(close(lia.ca_increase(&ps, 0, 1000), 100.0));
         assert_eq!(lia.alg_state(&ps, 0), None);
+    }
+
+    #[test]
+    fn on_window_change_computes_alpha_for_paths_it_was_not_told_about() {
+        let ps = paths(&[(10, 0.010), (20, 0.020)]);
+        let mut lia = Lia::new(LiaConfig {
+            alpha_update: AlphaUpdate::OnWindowChange,
+        });
+        assert!(close(lia.ca_increase(&ps, 1, 1000), 25.0));
+        assert_eq!(lia.alg_state(&ps, 0), Some(("alpha", 0.75)));
     }
 }
