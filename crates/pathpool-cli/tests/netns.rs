@@ -282,7 +282,6 @@ struct Run {
     cc: &'static str,
     paths: usize,
     gap_threshold: Option<u32>,
-    repetition: u32,
     /// Length of the measurement window, in seconds from `WARM_UP_S`.
     window_s: f64,
 }
@@ -294,14 +293,13 @@ fn share(ns: &Namespaces, dir: &Path, run_: &Run) -> f64 {
         cc,
         paths,
         gap_threshold,
-        repetition,
         window_s,
     } = *run_;
     let bin = env!("CARGO_BIN_EXE_pathpool");
     let overlay = dir.join("overlay.toml");
     let ov = overlay.display().to_string();
     let content = dir.join("content.bin").display().to_string();
-    let tag = format!("{cc}-{paths}-{}-{repetition}", gap_threshold.unwrap_or(0));
+    let tag = format!("{cc}-{paths}-{}", gap_threshold.unwrap_or(0));
     let log = |what: &str| dir.join(format!("{tag}-{what}.log"));
     let mut procs = Procs::default();
     procs
@@ -474,7 +472,6 @@ fn a_two_path_nmcc_download_takes_half_a_tbf_bottleneck_from_kernel_tcp_reno() {
                 cc,
                 paths,
                 gap_threshold,
-                repetition: 1,
                 window_s,
             },
         )
