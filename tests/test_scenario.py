@@ -28,6 +28,28 @@ def test_builders_produce_file_structure():
     assert info.flows == 2 + 10
 
 
+def test_random_drop_queue_and_per_ack_increase_reach_the_simulator():
+    def run(queue, increase):
+        sc = pp.Scenario(
+            duration=20,
+            hosts=["a", "b"],
+            links=[pp.link("a", "b", rate="10Mbps", delay="20ms", queue=queue, id="l")],
+            flows=[pp.flow("a", "b", count=4, start_spread=1)],
+            tcp=pp.tcp(ca_increase=increase),
+        )
+        return pp.run(sc, seed=1).links.set_index("id").loc["l:a->b"]
+
+    random = run(pp.random_drop(40), "per-ack")
+    droptail = run(pp.droptail(40), "per-ack")
+    assert random["queue"].startswith("random 40pkts")
+    assert random["drops"] > 0
+    assert random["drops"] != droptail["drops"]
+    assert run(pp.random_drop(40, p=0.0), "per-ack")["drops"] == droptail["drops"]
+    assert run(pp.droptail(40), "byte-counting")["drops"] != droptail["drops"]
+    with pytest.raises(pp.ScenarioError, match="band"):
+        run(pp.random_drop(40, band=41), "per-ack")
+
+
 @given(bps=st.integers(min_value=1, max_value=10**12))
 @settings(max_examples=50, deadline=None)
 def test_numeric_rates_round_trip(bps):

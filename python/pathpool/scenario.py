@@ -113,6 +113,25 @@ def red(
     )
 
 
+def random_drop(
+    size: Quantity, *, band: Quantity | None = None, p: float | None = None
+) -> dict[str, Any]:
+    """htsim's random-drop queue: drop-tail whose top ``band`` (default 3 packets, or 4500B
+    when ``size`` is in bytes) drops arrivals with probability ``p`` (default 0.1). Ints are
+    packets.
+
+    >>> random_drop(103)
+    {'type': 'random', 'size': '103pkts'}
+    >>> random_drop("30KB", band="6KB", p=0.2)
+    {'type': 'random', 'size': '30KB', 'band': '6KB', 'p': 0.2}
+    """
+
+    def pk(x: Quantity | None) -> str | None:
+        return f"{x}pkts" if isinstance(x, int) else (None if x is None else str(x))
+
+    return _clean({"type": "random", "size": pk(size), "band": pk(band), "p": p})
+
+
 # --------------------------------------------------------------------------------------------
 # Links, flows, traffic
 

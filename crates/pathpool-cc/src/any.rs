@@ -97,13 +97,18 @@ impl CcKind {
     pub fn build_with(self, config: WindowConfig, options: CcOptions) -> AnyController {
         let CcOptions { nmcc, lia, wvegas } = options;
         match self {
-            CcKind::NewReno | CcKind::Uncoupled => AnyController::Reno(Windows::new(Reno, config)),
+            CcKind::NewReno | CcKind::Uncoupled => {
+                AnyController::Reno(Windows::new(Reno::new(config.ca_increase), config))
+            }
             CcKind::Ewtcp => AnyController::Ewtcp(Windows::new(Ewtcp, config)),
             CcKind::Coupled => AnyController::Coupled(Windows::new(Coupled, config)),
             CcKind::Lia => AnyController::Lia(Windows::new(Lia::new(lia), config)),
             CcKind::Olia => AnyController::Olia(Windows::new(Olia::default(), config)),
             CcKind::Balia => AnyController::Balia(Windows::new(Balia, config)),
-            CcKind::Nmcc => AnyController::Nmcc(Windows::new(Nmcc::new(nmcc), config)),
+            CcKind::Nmcc => AnyController::Nmcc(Windows::new(
+                Nmcc::new(nmcc).with_reno(Reno::new(config.ca_increase)),
+                config,
+            )),
             CcKind::Wvegas => AnyController::Wvegas(Windows::new(Wvegas::new(wvegas), config)),
         }
     }

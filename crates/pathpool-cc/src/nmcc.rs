@@ -131,6 +131,8 @@ struct PathNmcc {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Nmcc {
     config: NmccConfig,
+    /// The rule of a path alone in its group (and of slow start when it is not friendly).
+    reno: Reno,
     per_path: Vec<PathNmcc>,
     /// m² of each coupling group: (group, m²).
     m2: Vec<(u32, f64)>,
@@ -142,9 +144,18 @@ impl Nmcc {
     pub fn new(config: NmccConfig) -> Self {
         Nmcc {
             config,
+            reno: Reno::default(),
             per_path: Vec::new(),
             m2: Vec::new(),
         }
+    }
+
+    /// `self` with the Reno rule for paths alone in their group (the connection's
+    /// `tcp.ca_increase`).
+    #[must_use]
+    pub fn with_reno(mut self, reno: Reno) -> Self {
+        self.reno = reno;
+        self
     }
 
     /// The parameters.
@@ -352,7 +363,7 @@ impl Coupling for Nmcc {
     fn slow_start(&mut self, paths: &mut [PathState], i: usize, acked: u64, abc_limit: u64) {
         if Self::alone(paths, i) || !self.config.friendly_slow_start {
             self.grow_shadow(paths, i, acked, true);
-            Reno.slow_start(paths, i, acked, abc_limit);
+            self.reno.slow_start(paths, i, acked, abc_limit);
             return;
         }
         let m2 = self.m2(paths, i);
@@ -370,7 +381,7 @@ impl Coupling for Nmcc {
     fn congestion_avoidance(&mut self, paths: &mut [PathState], i: usize, acked: u64) {
         self.grow_shadow(paths, i, acked, false);
         if Self::alone(paths, i) {
-            Reno.congestion_avoidance(paths, i, acked);
+            self.reno.congestion_avoidance(paths, i, acked);
             return;
         }
         let inc = self.ca_increase(paths, i, acked);

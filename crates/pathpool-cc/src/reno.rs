@@ -1,26 +1,69 @@
 //! TCP Reno's window rule, applied to each path independently.
 //!
 //! With one path this is the congestion control of TCP NewReno (RFC 5681 slow start and
-//! congestion avoidance with appropriate byte counting, RFC 3465; the NewReno recovery
-//! arithmetic of RFC 6582 lives in [`Windows`](crate::Windows)). With several paths it is the
-//! "Uncoupled" multipath baseline: every subflow behaves as an independent Reno flow.
+//! congestion avoidance; the NewReno recovery arithmetic of RFC 6582 lives in
+//! [`Windows`](crate::Windows)). With several paths it is the "Uncoupled" multipath baseline:
+//! every subflow behaves as an independent Reno flow.
+//!
+//! Congestion avoidance grows the window by about one segment per round trip, in one of the
+//! two forms RFC 5681 §3.1 allows ([`CaIncrease`]): appropriate byte counting (RFC 3465, the
+//! default, as Linux counts segments) or a fraction of a segment on every ACK (eq. 3, as htsim
+//! and ns-3 do, and as every coupled controller here grows). Over a round trip both add one
+//! segment; they differ in *which* ACK sends the extra packet, which matters in a simulation
+//! whose flows are exactly ACK-clocked (D121).
 
-use crate::path::PathState;
+use serde::{Deserialize, Serialize};
+
+use crate::path::{small_to_f64, PathState};
 use crate::windows::Coupling;
+
+/// How Reno's congestion avoidance turns acknowledged bytes into window (scenario files:
+/// `tcp.ca_increase`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CaIncrease {
+    /// RFC 3465 §2.1: count acknowledged bytes and add one SMSS when they reach cwnd. The
+    /// extra packet of a round then leaves at the ACK that completes a window, which in an
+    /// exactly ACK-clocked flow is the last of its burst.
+    #[default]
+    ByteCounting,
+    /// RFC 5681 §3.1 eq. 3: add `bytes_acked · SMSS / cwnd` on every ACK, the fraction carried
+    /// to the next (htsim's `TcpSrc`, ns-3's `TcpNewReno`).
+    PerAck,
+}
 
 /// Reno congestion avoidance: one SMSS per window of acknowledged bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Reno;
+pub struct Reno {
+    increase: CaIncrease,
+}
+
+impl Reno {
+    /// Reno growing its window in congestion avoidance as `increase` says.
+    #[must_use]
+    pub fn new(increase: CaIncrease) -> Self {
+        Reno { increase }
+    }
+}
 
 impl Coupling for Reno {
     fn congestion_avoidance(&mut self, paths: &mut [PathState], i: usize, acked: u64) {
-        // RFC 3465 §2.1: when bytes_acked reaches cwnd, subtract cwnd from it and grow cwnd by
-        // one SMSS, i.e. about one segment per round trip.
         let p = &mut paths[i];
-        p.ca_credit += acked;
-        if p.ca_credit >= p.cwnd {
-            p.ca_credit -= p.cwnd;
-            p.cwnd += p.mss;
+        match self.increase {
+            CaIncrease::ByteCounting => {
+                // RFC 3465 §2.1: when bytes_acked reaches cwnd, subtract cwnd from it and grow
+                // cwnd by one SMSS, i.e. about one segment per round trip.
+                p.ca_credit += acked;
+                if p.ca_credit >= p.cwnd {
+                    p.ca_credit -= p.cwnd;
+                    p.cwnd += p.mss;
+                }
+            }
+            CaIncrease::PerAck => {
+                // RFC 5681 eq. 3, scaled by the bytes this ACK covers.
+                let inc = small_to_f64(acked) * small_to_f64(p.mss) / small_to_f64(p.cwnd);
+                p.add_bytes(inc);
+            }
         }
     }
 }
@@ -38,7 +81,7 @@ mod tests {
     const P: PathId = PathId(0);
 
     fn reno() -> Windows<Reno> {
-        let mut w = Windows::new(Reno, WindowConfig::default());
+        let mut w = Windows::new(Reno::default(), WindowConfig::default());
         w.add_path(MSS);
         w
     }
@@ -81,7 +124,7 @@ mod tests {
             abc_limit: 2,
             ..WindowConfig::default()
         };
-        let mut w = Windows::new(Reno, cfg);
+        let mut w = Windows::new(Reno::default(), cfg);
         w.add_path(MSS);
         w.on_ack(P, &ack(3 * MSS));
         assert_eq!(w.window(P), 12 * MSS);
@@ -106,6 +149,46 @@ mod tests {
             w.on_ack(P, &ack(MSS));
         }
         assert_eq!(w.window(P), 12 * MSS);
+    }
+
+    #[test]
+    fn per_ack_increase_adds_smss_squared_over_cwnd_on_every_ack() {
+        let cfg = WindowConfig {
+            ca_increase: CaIncrease::PerAck,
+            ..WindowConfig::default()
+        };
+        let mut w = Windows::new(Reno::new(CaIncrease::PerAck), cfg);
+        w.add_path(MSS);
+        w.path_mut(P).ssthresh = 10 * MSS;
+        // RFC 5681 eq. 3: 1000·1000/10 000 = 100 B, then 1e6/10 100 = 99.0099… B (the
+        // fraction carried), and so on: hand-computed windows after each of 10 ACKs.
+        let expected = [
+            10_100, 10_199, 10_297, 10_394, 10_490, 10_585, 10_680, 10_773, 10_866, 10_958,
+        ];
+        for want in expected {
+            w.on_ack(P, &ack(MSS));
+            assert_eq!(w.window(P), want);
+        }
+        assert_eq!(w.paths()[0].ca_credit, 0, "no byte counting");
+    }
+
+    #[test]
+    fn both_increases_add_about_one_segment_per_window() {
+        for increase in [CaIncrease::ByteCounting, CaIncrease::PerAck] {
+            let mut w = Windows::new(Reno::new(increase), WindowConfig::default());
+            w.add_path(MSS);
+            w.path_mut(P).cwnd = 50 * MSS;
+            w.path_mut(P).ssthresh = 50 * MSS;
+            // Ten round trips of one ACK per segment in flight.
+            for _ in 0..10 {
+                let segments = w.window(P) / MSS;
+                for _ in 0..segments {
+                    w.on_ack(P, &ack(MSS));
+                }
+            }
+            let grown = w.window(P) as f64 / MSS as f64 - 50.0;
+            assert!((9.5..=10.0).contains(&grown), "{increase:?}: {grown}");
+        }
     }
 
     #[test]
@@ -174,7 +257,7 @@ mod tests {
             recovery_exit: RecoveryExit::FlightSize,
             ..Default::default()
         };
-        let mut w = Windows::new(Reno, cfg);
+        let mut w = Windows::new(Reno::default(), cfg);
         w.add_path(MSS);
         w.path_mut(P).cwnd = 20 * MSS;
         w.on_congestion_event(

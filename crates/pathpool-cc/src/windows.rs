@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::event::{AckSample, CongestionEvent, RecoveryAck};
 use crate::path::{CcMetrics, PathState};
+use crate::reno::CaIncrease;
 use crate::MultipathController;
 
 /// What the window becomes when a full ACK ends fast recovery (RFC 6582 §3.2 step 3 offers
@@ -41,6 +42,10 @@ pub struct WindowConfig {
     /// Window after a full ACK ends fast recovery.
     #[serde(default)]
     pub recovery_exit: RecoveryExit,
+    /// How the Reno rule (NewReno, Uncoupled, and NMCC on a path alone in its group) grows a
+    /// window in congestion avoidance.
+    #[serde(default)]
+    pub ca_increase: CaIncrease,
 }
 
 impl WindowConfig {
@@ -62,6 +67,7 @@ impl Default for WindowConfig {
             abc_limit: Self::default_abc_limit(),
             loss_window: Self::default_loss_window(),
             recovery_exit: RecoveryExit::default(),
+            ca_increase: CaIncrease::default(),
         }
     }
 }

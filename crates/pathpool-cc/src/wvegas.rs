@@ -271,7 +271,7 @@ impl Coupling for Wvegas {
             }
         }
         // Otherwise Reno's slow start with byte counting (Linux `tcp_slow_start`).
-        Reno.slow_start(paths, i, acked, abc_limit);
+        Reno::default().slow_start(paths, i, acked, abc_limit);
     }
 
     fn congestion_avoidance(&mut self, paths: &mut [PathState], i: usize, acked: u64) {

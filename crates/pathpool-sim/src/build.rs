@@ -18,6 +18,7 @@ use crate::load::{format_path, PathSeg, SpecError};
 use crate::mmtp_flow::{MmtpConn, MmtpPath, Outage};
 use crate::mp_flow::{MpConn, SubflowPlan};
 use crate::packet::MAX_SUBFLOWS;
+use crate::random_queue::RandomDrop;
 use crate::red::{Red, RedParams};
 use crate::sampler::Sampler;
 use crate::sim::{FlowMeta, LinkMeta, Simulation, SubflowMeta};
@@ -115,6 +116,7 @@ fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams, SpecError>
         abc_limit: spec.abc_limit.unwrap_or(defaults.abc_limit),
         loss_window: defaults.loss_window,
         recovery_exit: spec.recovery_exit.unwrap_or(defaults.recovery_exit),
+        ca_increase: spec.ca_increase.unwrap_or(defaults.ca_increase),
     };
     if window.initial_window == 0 {
         return Err(SpecError::at(
@@ -723,6 +725,51 @@ fn queue_discipline(
                     byte_mode,
                 },
                 desc,
+            ))
+        }
+        QueueSpec::Random { size, band, p } => {
+            let (limit, byte_mode) = match *size {
+                BufferSize::Packets(n) => (n, false),
+                BufferSize::Bytes(n) => (n, true),
+            };
+            if limit == 0 {
+                return Err(SpecError::at(
+                    field("size"),
+                    "a queue must hold at least one packet",
+                ));
+            }
+            // htsim's RANDOM_BUFFER: three packets of 1500 bytes.
+            let band = band.unwrap_or(if byte_mode {
+                BufferSize::Bytes(4500)
+            } else {
+                BufferSize::Packets(3)
+            });
+            let width = match (band, byte_mode) {
+                (BufferSize::Packets(n), false) | (BufferSize::Bytes(n), true) => n,
+                _ => {
+                    return Err(SpecError::at(
+                        field("band"),
+                        format!("band {band} must be in the unit of size {size}"),
+                    ))
+                }
+            };
+            if width > limit {
+                return Err(SpecError::at(
+                    field("band"),
+                    format!("band {band} is larger than the queue ({size})"),
+                ));
+            }
+            if !(*p >= 0.0 && *p <= 1.0) {
+                return Err(SpecError::at(field("p"), format!("{p} is not in [0, 1]")));
+            }
+            Ok((
+                Discipline::Random(RandomDrop {
+                    byte_mode,
+                    limit,
+                    threshold: limit - width,
+                    p: *p,
+                }),
+                format!("random {size} band={band} p={p}"),
             ))
         }
     }

@@ -24,6 +24,7 @@ pub mod metrics;
 mod mmtp_flow;
 mod mp_flow;
 mod packet;
+mod random_queue;
 mod red;
 pub mod results;
 mod sampler;

@@ -13,6 +13,7 @@
 use pathpool_core::{Dur, Rate, Rng, Time};
 
 use crate::packet::Packet;
+use crate::random_queue::RandomDrop;
 use crate::red::Red;
 
 /// How the queue decides to drop an arriving packet.
@@ -28,6 +29,8 @@ pub(crate) enum Discipline {
         limit: u64,
         byte_mode: bool,
     },
+    /// htsim's `RandomQueue`: drop-tail with a random-drop band at the top.
+    Random(RandomDrop),
 }
 
 /// One packet in the ring: when its serialisation ends.
@@ -280,6 +283,9 @@ impl Link {
                 let idle_since = (self.queued_packets == 0).then_some(self.busy_until);
                 let early = red.should_drop(now, queue, idle_since, size, &mut self.rng);
                 early || forced
+            }
+            Discipline::Random(q) => {
+                q.should_drop(self.queued_packets, self.queued_bytes, size, &mut self.rng)
             }
         }
     }

@@ -5,7 +5,7 @@
 //! `"5ms"`, `"1.5MB"`, `"100pkts"`). Semantic checks (unknown nodes, impossible values) happen
 //! when the scenario is compiled (see [`crate::build`]).
 
-use pathpool_cc::{CcKind, LiaConfig, NmccConfig, RecoveryExit, WvegasConfig};
+use pathpool_cc::{CaIncrease, CcKind, LiaConfig, NmccConfig, RecoveryExit, WvegasConfig};
 use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
 use pathpool_proto::mptcp::Scheduler;
 use pathpool_proto::tcp::PartialAckTimer;
@@ -245,6 +245,22 @@ pub enum QueueSpec {
         #[serde(default = "default_mean_packet")]
         mean_packet: ByteSize,
     },
+    /// htsim's `RandomQueue`: drop-tail with a random-drop band at the top (D120).
+    Random {
+        /// Hard capacity in packets or bytes; arrivals beyond it are always dropped.
+        size: BufferSize,
+        /// The top of the queue where arrivals are dropped at random, in the unit of `size`
+        /// (default htsim's `RANDOM_BUFFER`: 3 packets, or 4500B when `size` is in bytes).
+        band: Option<BufferSize>,
+        /// Drop probability of an arrival that would leave the queue within the band (default
+        /// 0.1, htsim's).
+        #[serde(default = "default_random_p")]
+        p: f64,
+    },
+}
+
+fn default_random_p() -> f64 {
+    0.1
 }
 
 fn default_max_p() -> f64 {
@@ -576,6 +592,10 @@ pub struct TcpSpec {
     /// Window after fast recovery: `"ssthresh"` (default) or `"flight-size"`.
     #[serde(default)]
     pub recovery_exit: Option<RecoveryExit>,
+    /// Reno's congestion-avoidance increase: `"byte-counting"` (default, RFC 3465) or
+    /// `"per-ack"` (RFC 5681 eq. 3, as htsim and ns-3; D121).
+    #[serde(default)]
+    pub ca_increase: Option<CaIncrease>,
     /// Duplicate ACKs for fast retransmit (default 3).
     #[serde(default)]
     pub dupack_threshold: Option<u32>,
@@ -629,6 +649,7 @@ impl TcpSpec {
             initial_window,
             abc_limit,
             recovery_exit,
+            ca_increase,
             dupack_threshold,
             min_rto,
             initial_rto,

@@ -204,3 +204,83 @@ fn same_seed_same_results_different_seed_different_results() {
         "a different seed must change the start times and results"
     );
 }
+
+/// D121: thesis E6a's friendliness scenario (a two-subflow LIA connection and one NewReno
+/// flow on one 1000 pkt/s link, one-BDP drop-tail buffer, as `wischik-friendliness.toml` but
+/// with a drop-tail queue). With byte counting the NewReno flow's extra packet of each round
+/// keeps its place next to the gap between its bursts, and many of its losses end in a
+/// timeout; growing by SMSS²/cwnd per ACK, as htsim does, moves it, and they do not.
+fn ca_increase_run(increase: &str, seed: u64) -> (u64, u64) {
+    let toml = format!(
+        r#"duration = "300s"
+        [nodes]
+        hosts = ["mp", "sp", "d"]
+        routers = ["a1", "a2", "r"]
+        [[links]]
+        between = ["mp", "a1"]
+        rate = "inf"
+        delay = "0ms"
+        [[links]]
+        between = ["mp", "a2"]
+        rate = "inf"
+        delay = "0ms"
+        [[links]]
+        between = ["a1", "r"]
+        rate = "inf"
+        delay = "0ms"
+        [[links]]
+        between = ["a2", "r"]
+        rate = "inf"
+        delay = "0ms"
+        [[links]]
+        between = ["sp", "r"]
+        rate = "inf"
+        delay = "0ms"
+        [[links]]
+        id = "bottleneck"
+        between = ["r", "d"]
+        rate = "12Mbps"
+        delay = "50ms"
+        queue = {{ type = "droptail", size = "103pkts" }}
+        [tcp]
+        min_rto = "250ms"
+        ca_increase = "{increase}"
+        [[flows]]
+        id = "mp"
+        from = "mp"
+        to = "d"
+        cc = "lia"
+        start_spread = "1s"
+        paths = [["mp", "a1", "r", "d"], ["mp", "a2", "r", "d"]]
+        [[flows]]
+        id = "sp"
+        from = "sp"
+        to = "d"
+        start_spread = "1s"
+        "#
+    );
+    let r = run(&toml, seed);
+    let sp = r.flow("sp").unwrap();
+    (sp.timeouts, sp.fast_recoveries)
+}
+
+#[test]
+fn per_ack_increase_avoids_the_timeouts_byte_counting_gets_from_its_burst_phase() {
+    for seed in [1, 2] {
+        let (bc_timeouts, bc_recoveries) = ca_increase_run("byte-counting", seed);
+        let (pa_timeouts, pa_recoveries) = ca_increase_run("per-ack", seed);
+        println!(
+            "seed {seed}: NewReno timeouts / fast recoveries: byte counting {bc_timeouts} / \
+             {bc_recoveries}, per ACK {pa_timeouts} / {pa_recoveries}"
+        );
+        assert!(bc_timeouts >= 8, "byte counting: {bc_timeouts} timeouts");
+        assert!(
+            4 * pa_timeouts <= bc_timeouts,
+            "per ACK {pa_timeouts} against byte counting {bc_timeouts}"
+        );
+        assert!(
+            pa_recoveries >= bc_recoveries,
+            "losses are recovered, not timed out"
+        );
+    }
+}

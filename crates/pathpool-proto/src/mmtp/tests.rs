@@ -24,7 +24,7 @@ impl Harness {
         let bytes: Vec<u8> = (0..chunks * CHUNK).map(|i| (i % 251) as u8).collect();
         let id = store.insert("/test/content", bytes, CHUNK, "test");
         let mut cc = Windows::new(
-            Reno,
+            Reno::default(),
             WindowConfig {
                 initial_window: iw,
                 ..WindowConfig::default()
@@ -571,7 +571,7 @@ fn an_empty_content_completes_with_its_metadata() {
     let mut store = MemoryStore::new();
     let id = store.insert("/test/empty", Vec::new(), CHUNK, "");
     let publisher = Publisher::new(store);
-    let mut cc = Windows::new(Reno, WindowConfig::default());
+    let mut cc = Windows::new(Reno::default(), WindowConfig::default());
     let mut sub = Subscriber::new(id, SubscriberConfig::default());
     sub.add_path(&mut cc, 0);
     let reqs: Vec<_> = std::iter::from_fn(|| sub.poll_transmit(ms(0), &cc)).collect();

@@ -471,7 +471,7 @@ mod tests {
     impl Harness {
         fn new(iw: u64) -> Self {
             let mut cc = Windows::new(
-                Reno,
+                Reno::default(),
                 WindowConfig {
                     initial_window: iw,
                     ..Default::default()
