@@ -117,7 +117,7 @@ const CASES: [Case; 6] = [
             ("links.bottleneck.rate", "2.4Mbps"),
             (
                 "links.bottleneck.queue",
-                r#"{ type = "droptail", size = "20pkts" }"#,
+                r#"{ type = "random", size = "23pkts" }"#,
             ),
         ],
         connections: &["mp"],
