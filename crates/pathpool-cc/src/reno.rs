@@ -173,6 +173,23 @@ mod tests {
     }
 
     #[test]
+    fn a_finite_initial_ssthresh_ends_slow_start_there() {
+        let cfg = WindowConfig {
+            initial_ssthresh: Some(12),
+            ..WindowConfig::default()
+        };
+        let mut w = Windows::new(Reno::default(), cfg);
+        w.add_path(MSS);
+        assert_eq!(w.metrics(P).ssthresh, 12 * MSS);
+        // Slow start from 10 to 12 segments, then one segment per window of 12.
+        w.on_ack(P, &ack(MSS));
+        w.on_ack(P, &ack(MSS));
+        assert_eq!(w.window(P), 12 * MSS);
+        w.on_ack(P, &ack(MSS));
+        assert_eq!(w.window(P), 12 * MSS, "congestion avoidance from here");
+    }
+
+    #[test]
     fn both_increases_add_about_one_segment_per_window() {
         for increase in [CaIncrease::ByteCounting, CaIncrease::PerAck] {
             let mut w = Windows::new(Reno::new(increase), WindowConfig::default());

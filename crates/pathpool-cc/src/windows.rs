@@ -32,6 +32,10 @@ pub struct WindowConfig {
     /// Initial window in segments (RFC 6928: 10).
     #[serde(default = "WindowConfig::default_initial_window")]
     pub initial_window: u64,
+    /// Initial slow-start threshold in segments; `None` is infinite (RFC 5681 §3.1: "SHOULD
+    /// be set arbitrarily high"). htsim's `TcpSrc` starts at 100 segments.
+    #[serde(default)]
+    pub initial_ssthresh: Option<u64>,
     /// Appropriate byte counting limit L in segments for slow start: `cwnd += min(N, L·SMSS)`
     /// per ACK (RFC 5681 §3.1 uses L = 1; RFC 3465 allows up to 2).
     #[serde(default = "WindowConfig::default_abc_limit")]
@@ -64,6 +68,7 @@ impl Default for WindowConfig {
     fn default() -> Self {
         WindowConfig {
             initial_window: Self::default_initial_window(),
+            initial_ssthresh: None,
             abc_limit: Self::default_abc_limit(),
             loss_window: Self::default_loss_window(),
             recovery_exit: RecoveryExit::default(),
@@ -164,10 +169,11 @@ impl<A: Coupling> Windows<A> {
 impl<A: Coupling> MultipathController for Windows<A> {
     fn add_path(&mut self, mss_bytes: u64) -> PathId {
         let id = PathId(self.paths.len() as u32);
-        self.paths.push(PathState::new(
-            mss_bytes,
-            self.config.initial_window * mss_bytes,
-        ));
+        let mut path = PathState::new(mss_bytes, self.config.initial_window * mss_bytes);
+        if let Some(segments) = self.config.initial_ssthresh {
+            path.ssthresh = segments.saturating_mul(mss_bytes);
+        }
+        self.paths.push(path);
         self.alg.on_paths_changed(&self.paths);
         id
     }

@@ -113,6 +113,7 @@ fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams, SpecError>
     let defaults = WindowConfig::default();
     let window = WindowConfig {
         initial_window: spec.initial_window.unwrap_or(defaults.initial_window),
+        initial_ssthresh: spec.initial_ssthresh.or(defaults.initial_ssthresh),
         abc_limit: spec.abc_limit.unwrap_or(defaults.abc_limit),
         loss_window: defaults.loss_window,
         recovery_exit: spec.recovery_exit.unwrap_or(defaults.recovery_exit),
@@ -122,6 +123,12 @@ fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams, SpecError>
         return Err(SpecError::at(
             field("initial_window"),
             "must be at least 1 segment",
+        ));
+    }
+    if window.initial_ssthresh == Some(0) {
+        return Err(SpecError::at(
+            field("initial_ssthresh"),
+            "must be at least 1 segment (leave it out for an infinite threshold)",
         ));
     }
     if window.abc_limit == 0 {

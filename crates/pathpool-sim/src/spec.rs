@@ -586,6 +586,9 @@ pub struct TcpSpec {
     /// Initial window in segments (default 10).
     #[serde(default)]
     pub initial_window: Option<u64>,
+    /// Initial slow-start threshold in segments (default: none, i.e. infinite).
+    #[serde(default)]
+    pub initial_ssthresh: Option<u64>,
     /// Slow-start byte-counting limit L in segments (default 1).
     #[serde(default)]
     pub abc_limit: Option<u64>,
@@ -647,6 +650,7 @@ impl TcpSpec {
             mss,
             header,
             initial_window,
+            initial_ssthresh,
             abc_limit,
             recovery_exit,
             ca_increase,

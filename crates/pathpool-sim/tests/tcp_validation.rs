@@ -284,3 +284,37 @@ fn per_ack_increase_avoids_the_timeouts_byte_counting_gets_from_its_burst_phase(
         );
     }
 }
+
+#[test]
+fn an_initial_ssthresh_bounds_the_first_slow_start_and_zero_is_refused() {
+    // One flow on a 100 Mb/s link with a huge buffer: without a threshold the first slow start
+    // runs until the buffer overflows; with 20 segments it stops there and never loses.
+    let toml = |extra: &str| {
+        format!(
+            "duration = \"5s\"\n[nodes]\nhosts = [\"a\", \"b\"]\n\
+             [[links]]\nid = \"l\"\nbetween = [\"a\", \"b\"]\nrate = \"100Mbps\"\ndelay = \"25ms\"\n\
+             queue = {{ type = \"droptail\", size = \"400pkts\" }}\n\
+             [tcp]\n{extra}\n[[flows]]\nfrom = \"a\"\nto = \"b\"\n"
+        )
+    };
+    let infinite = run(&toml(""), 1);
+    let bounded = run(&toml("initial_ssthresh = 20"), 1);
+    let drops = |r: &Results| r.link("l:a->b").unwrap().drops;
+    println!(
+        "drops: infinite threshold {}, 20 segments {}",
+        drops(&infinite),
+        drops(&bounded)
+    );
+    assert!(drops(&infinite) > 0);
+    assert_eq!(drops(&bounded), 0);
+    let e = match LoadedScenario::from_toml(&toml("initial_ssthresh = 0"), "t.toml", &[])
+        .and_then(|l| l.compile(Some(1)))
+    {
+        Ok(_) => panic!("initial_ssthresh = 0 was accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains("initial_ssthresh") && e.contains("at least 1"),
+        "{e}"
+    );
+}
