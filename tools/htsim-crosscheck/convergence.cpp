@@ -19,16 +19,7 @@
 #include "pipe.h"
 #include "tcp.h"
 #include "mtcp.h"
-
-// Takes the sinks' cumulative ACKs at the start of the measurement window.
-struct Snapshot : public EventSource {
-    std::vector<TcpSink*> sinks;
-    std::vector<uint64_t> acked;
-    explicit Snapshot(EventList& ev) : EventSource(ev, "snapshot") {}
-    void doNextEvent() override {
-        for (auto* s : sinks) acked.push_back(s->_cumulative_ack);
-    }
-};
+#include "window.h"
 
 int main(int argc, char** argv) {
     if (argc < 6) {
@@ -87,16 +78,15 @@ int main(int argc, char** argv) {
         add(src, sink, f % 2);
         sp_sinks.push_back(sink);
     }
-    Snapshot snap(ev);
-    snap.sinks = mp_sinks;
-    snap.sinks.insert(snap.sinks.end(), sp_sinks.begin(), sp_sinks.end());
-    ev.sourceIsPending(snap, timeFromSec(duration * 0.8));
+    std::vector<TcpSink*> all_sinks = mp_sinks;
+    all_sinks.insert(all_sinks.end(), sp_sinks.begin(), sp_sinks.end());
+    WindowStart window(ev, all_sinks, timeFromSec(duration * 0.8));
     while (ev.doNextEvent()) {
     }
 
     double mp = 0, all = 0;
-    for (size_t k = 0; k < snap.sinks.size(); k++) {
-        double d = (double)(snap.sinks[k]->_cumulative_ack - snap.acked[k]);
+    for (size_t k = 0; k < all_sinks.size(); k++) {
+        double d = window.since(k);
         all += d;
         if (k < mp_sinks.size()) mp += d;
     }

@@ -25,6 +25,7 @@
 #include "pipe.h"
 #include "tcp.h"
 #include "mtcp.h"
+#include "window.h"
 
 // Records, per source, the last new ACK, and reports how long before each fast retransmit
 // and timeout it came.
@@ -41,16 +42,6 @@ struct GapLogger : public TcpLogger {
             fprintf(stderr, "%s %s t=%.3f s, %.1f ms after the last new ACK\n",
                     e == TCP_TIMEOUT ? "timeout" : "fast-retransmit", s.str().c_str(),
                     timeAsSec(now), timeAsMs(now - last_new[&s]));
-    }
-};
-
-// Takes the sinks' cumulative ACKs at the start of the measurement window.
-struct Snapshot : public EventSource {
-    std::vector<TcpSink*> sinks;
-    std::vector<uint64_t> acked;
-    explicit Snapshot(EventList& ev) : EventSource(ev, "snapshot") {}
-    void doNextEvent() override {
-        for (auto* s : sinks) acked.push_back(s->_cumulative_ack);
     }
 };
 
@@ -101,14 +92,12 @@ int main(int argc, char** argv) {
         srcs.push_back(src);
         sinks.push_back(sink);
     }
-    Snapshot snap(ev);
-    snap.sinks = sinks;
-    ev.sourceIsPending(snap, timeFromSec(150));
+    WindowStart window(ev, sinks, timeFromSec(150));
     while (ev.doNextEvent()) {
     }
 
     double delivered[3];
-    for (int k = 0; k < 3; k++) delivered[k] = (double)(sinks[k]->_cumulative_ack - snap.acked[k]);
+    for (int k = 0; k < 3; k++) delivered[k] = window.since(k);
     double mp = delivered[0] + delivered[1], all = mp + delivered[2];
     double capacity = rate_pkts * Packet::data_packet_size() * 150.0;
     fprintf(stderr,

@@ -25,16 +25,7 @@
 #include "pipe.h"
 #include "tcp.h"
 #include "mtcp.h"
-
-// Takes the sinks' cumulative ACKs at the start of the measurement window.
-struct Snapshot : public EventSource {
-    std::vector<TcpSink*> sinks;
-    std::vector<uint64_t> acked;
-    explicit Snapshot(EventList& ev) : EventSource(ev, "snapshot") {}
-    void doNextEvent() override {
-        for (auto* s : sinks) acked.push_back(s->_cumulative_ack);
-    }
-};
+#include "window.h"
 
 int main(int argc, char** argv) {
     if (argc < 4) {
@@ -93,14 +84,12 @@ int main(int argc, char** argv) {
         add(src, sink, p);
         sinks.push_back(sink);
     }
-    Snapshot snap(ev);
-    snap.sinks = sinks;
-    ev.sourceIsPending(snap, timeFromSec(150));
+    WindowStart window(ev, sinks, timeFromSec(150));
     while (ev.doNextEvent()) {
     }
 
     double d[4];
-    for (int k = 0; k < 4; k++) d[k] = (double)(sinks[k]->_cumulative_ack - snap.acked[k]);
+    for (int k = 0; k < 4; k++) d[k] = window.since(k);
     double mp = d[2] + d[3];
     double capacity = (pkts[0] + pkts[1]) * Packet::data_packet_size() * 150.0;
     fprintf(stderr, "cc=%s cap=%d seed=%u mp_share=%.1f utilisation=%.1f\n", cc.c_str(), cap, seed,

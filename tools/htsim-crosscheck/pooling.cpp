@@ -23,16 +23,7 @@
 #include "pipe.h"
 #include "tcp.h"
 #include "mtcp.h"
-
-// Takes the sinks' cumulative ACKs at the start of the measurement window.
-struct Snapshot : public EventSource {
-    std::vector<TcpSink*> sinks;
-    std::vector<uint64_t> acked;
-    explicit Snapshot(EventList& ev) : EventSource(ev, "snapshot") {}
-    void doNextEvent() override {
-        for (auto* s : sinks) acked.push_back(s->_cumulative_ack);
-    }
-};
+#include "window.h"
 
 int main(int argc, char** argv) {
     if (argc < 6) {
@@ -92,15 +83,13 @@ int main(int argc, char** argv) {
             sinks.push_back(sink);
         }
     }
-    Snapshot snap(ev);
-    snap.sinks = sinks;
-    ev.sourceIsPending(snap, timeFromSec(150));
+    WindowStart window(ev, sinks, timeFromSec(150));
     while (ev.doNextEvent()) {
     }
 
     double all = 0, two_hop = 0;
     for (size_t k = 0; k < sinks.size(); k++) {
-        double d = (double)(sinks[k]->_cumulative_ack - snap.acked[k]);
+        double d = window.since(k);
         all += d;
         if (k % 2 == 1) two_hop += d;
     }
