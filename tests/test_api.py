@@ -82,6 +82,24 @@ def test_save_and_read_back(small, tmp_path):
     assert prov["seed"] == 3 and prov["scenario"]["name"] == "small"
 
 
+def test_save_never_deletes_the_users_files(small, tmp_path):
+    """Issue 16, defect 1: ``save`` into a directory of other files refuses and touches
+    nothing; forced, it writes beside them; over an earlier result it replaces only its own."""
+    res = pp.run(small, seed=3)
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    (exp / "paper.tex").write_text("x\n")
+    with pytest.raises(FileExistsError, match=r"paper\.tex.*force=True"):
+        res.save(exp)
+    assert sorted(p.name for p in exp.iterdir()) == ["paper.tex"]
+    res.save(exp, force=True)
+    (exp / "notes.md").write_text("mine\n")
+    pp.run(small, seed=4).save(exp)
+    assert (exp / "paper.tex").read_text() == "x\n"
+    assert (exp / "notes.md").read_text() == "mine\n"
+    assert pp.read_results(exp).seed == 4
+
+
 def test_plots_draw_lines(small):
     import matplotlib
 

@@ -40,4 +40,4 @@ def test_bad_scenario_exits_2(tmp_path):
 def test_plot_of_missing_results(tmp_path):
     r = pathpool("plot", str(tmp_path))
     assert r.returncode == 2
-    assert "not a pathpool results directory" in r.stderr
+    assert "not a complete pathpool results directory" in r.stderr

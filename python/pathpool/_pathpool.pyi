@@ -30,8 +30,10 @@ class RunHandle:
         """The run's ``summary.json`` document."""
     def summary_text(self) -> str:
         """The summary table the command line prints."""
-    def save(self, dir: str) -> None:
-        """Write Parquet tables, ``summary.json`` and ``provenance.json`` into ``dir``."""
+    def save(self, dir: str, force: bool = False) -> None:
+        """Write Parquet tables, ``summary.json`` and ``provenance.json`` into ``dir``,
+        replacing only files pathpool wrote there; raises ``FileExistsError`` for a directory
+        of other files unless ``force``."""
 
 def run(
     text: str,

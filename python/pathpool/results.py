@@ -105,9 +105,10 @@ class Results:
         d = Path(directory)
         names = ["flows", "links", "flow_timeseries", "link_timeseries"]
         missing = [n for n in names if not (d / f"{n}.parquet").exists()]
-        if missing or not (d / "summary.json").exists():
+        missing += [f for f in ("summary.json", "provenance.json") if not (d / f).exists()]
+        if missing:
             raise FileNotFoundError(
-                f"{d}: not a pathpool results directory (missing {missing or ['summary.json']})"
+                f"{d}: not a complete pathpool results directory (missing {', '.join(missing)})"
             )
         optional = [
             n for n in ("subflows", "subflow_timeseries", "caches") if (d / f"{n}.parquet").exists()
@@ -141,12 +142,17 @@ class Results:
         """Simulated seconds."""
         return float(self.summary["sim_time_s"])
 
-    def save(self, directory: str | os.PathLike[str]) -> Path:
-        """Writes Parquet tables, ``summary.json`` and ``provenance.json`` to ``directory``
-        (replacing it only once everything is written)."""
+    def save(self, directory: str | os.PathLike[str], *, force: bool = False) -> Path:
+        """Writes Parquet tables, ``summary.json`` and ``provenance.json`` to ``directory``.
+
+        ``directory`` may be new, empty, or hold earlier results: only the files pathpool
+        wrote there are replaced, and the new set reads as complete only once every file is
+        written. A directory holding other files raises ``FileExistsError`` (nothing is
+        touched) unless ``force=True``, which writes the results beside those files.
+        """
         if self._handle is None:
             raise ValueError("these results were read from disk; they are already saved")
-        self._handle.save(str(directory))
+        self._handle.save(str(directory), force)
         return Path(directory)
 
     @property

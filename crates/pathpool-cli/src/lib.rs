@@ -164,9 +164,14 @@ struct RunArgs {
     /// Random seed (default: the scenario's `seed`, or 1).
     #[arg(long)]
     seed: Option<u64>,
-    /// Output directory (default: results/<scenario>-seed<N>).
+    /// Output directory (default: results/<scenario>-seed<N>). A new, empty or earlier
+    /// results directory; pathpool replaces only the files it wrote there.
     #[arg(long, short)]
     out: Option<PathBuf>,
+    /// Write the results into an --out directory that holds other files (files named like a
+    /// result file are replaced; nothing else is touched).
+    #[arg(long)]
+    force: bool,
     /// Override a scenario field, e.g. --set links.bottleneck.rate=20Mbps (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
@@ -222,12 +227,31 @@ fn check_command(path: &PathBuf, set: &[String]) -> Result<(), CliError> {
     Ok(())
 }
 
+fn out_dir_error(e: output::OutDirError) -> CliError {
+    match e {
+        output::OutDirError::Refused(m) => CliError::BadInput(m.replace(
+            output::results_dir::FORCE_HINT,
+            "add --force to write them beside these files (only files named like a result \
+             file are replaced)",
+        )),
+        output::OutDirError::Io(m) => CliError::Failed(m),
+    }
+}
+
 fn run_command(a: &RunArgs) -> Result<(), CliError> {
     let loaded = load(&a.scenario, &a.set)?;
     let seed = a.seed.unwrap_or_else(|| loaded.default_seed());
     let mut sim = loaded
         .compile(Some(seed))
         .map_err(|e| CliError::BadInput(e.to_string()))?;
+    let dir = a
+        .out
+        .clone()
+        .unwrap_or_else(|| output::default_out_dir(&a.scenario, seed));
+    if !a.no_write {
+        // Before the run, not after it: a refused directory costs nothing.
+        output::check_out_dir(&dir, a.force).map_err(out_dir_error)?;
+    }
     if sim.name().is_none() {
         let stem = a
             .scenario
@@ -245,10 +269,6 @@ fn run_command(a: &RunArgs) -> Result<(), CliError> {
     let wall = run_with_progress(&mut sim, !a.quiet, &label);
     let results = sim.results();
     if !a.no_write {
-        let dir = a
-            .out
-            .clone()
-            .unwrap_or_else(|| output::default_out_dir(&a.scenario, seed));
         let provenance = output::Provenance {
             schema: "pathpool.provenance/1",
             scenario_source: a.scenario.display().to_string(),
@@ -261,8 +281,9 @@ fn run_command(a: &RunArgs) -> Result<(), CliError> {
             wall_time_s: wall,
             started_unix_s,
             command: std::env::args().collect(),
+            files: Vec::new(),
         };
-        output::write_results(&results, wall, &provenance, &dir).map_err(CliError::Failed)?;
+        output::write_results(&results, wall, &provenance, &dir, a.force).map_err(out_dir_error)?;
         if !a.quiet && !a.json {
             eprintln!("results written to {}", dir.display());
         }

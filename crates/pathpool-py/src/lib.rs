@@ -16,7 +16,9 @@ use pathpool_cli::sweep::plan::{Plan, RunError, RunTask};
 use pathpool_cli::sweep::{gather, pool, ClusterRunner, ExecError, Host};
 use pathpool_sim::{Column, LoadedScenario, Results, ScenarioError as SimScenarioError};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{
+    PyFileExistsError, PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
@@ -144,10 +146,28 @@ impl RunHandle {
         pathpool_cli::report::summary_text(&self.results, self.wall_time_s)
     }
 
-    /// Writes the result files (Parquet tables, summary.json, provenance.json) into `dir`.
-    fn save(&self, py: Python<'_>, dir: PathBuf) -> PyResult<()> {
-        py.detach(|| output::write_results(&self.results, self.wall_time_s, &self.provenance, &dir))
-            .map_err(PyOSError::new_err)
+    /// Writes the result files (Parquet tables, summary.json, provenance.json) into `dir`,
+    /// replacing only files pathpool wrote there; a directory of other files is refused
+    /// (`FileExistsError`) unless `force`.
+    #[pyo3(signature = (dir, force=false))]
+    fn save(&self, py: Python<'_>, dir: PathBuf, force: bool) -> PyResult<()> {
+        py.detach(|| {
+            output::write_results(
+                &self.results,
+                self.wall_time_s,
+                &self.provenance,
+                &dir,
+                force,
+            )
+        })
+        .map_err(|e| match e {
+            output::OutDirError::Refused(m) => PyFileExistsError::new_err(m.replace(
+                output::results_dir::FORCE_HINT,
+                "pass force=True to write them beside these files (only files named like a \
+                 result file are replaced)",
+            )),
+            output::OutDirError::Io(m) => PyOSError::new_err(m),
+        })
     }
 
     /// Wall-clock seconds the simulation took.
@@ -203,6 +223,7 @@ fn run(
         wall_time_s: wall,
         started_unix_s,
         command: vec!["python".into()],
+        files: Vec::new(),
     };
     Ok(RunHandle {
         results: sim.results(),

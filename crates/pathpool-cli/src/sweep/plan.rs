@@ -183,6 +183,7 @@ impl RunTask {
             wall_time_s: wall,
             started_unix_s,
             command,
+            files: Vec::new(),
         };
         output::result_files(&sim.results(), wall, &provenance).map_err(failed)
     }

@@ -1,5 +1,6 @@
-//! Writing results: Parquet tables, `summary.json`, `provenance.json`, all into a directory
-//! that appears only once it is complete.
+//! Writing results: Parquet tables, `summary.json`, `provenance.json`, into a directory that
+//! reads as a result only once it is complete, without touching files pathpool did not write
+//! ([`results_dir`]).
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -16,6 +17,10 @@ use parquet::record::Field;
 use parquet::schema::parser::parse_message_type;
 use pathpool_sim::{Column, Results, Table};
 use serde::Serialize;
+
+pub mod results_dir;
+
+pub use results_dir::{check_out_dir, OutDirError};
 
 /// Where a result set came from: enough to run it again.
 #[derive(Clone, Debug, Serialize)]
@@ -40,6 +45,9 @@ pub struct Provenance {
     pub started_unix_s: f64,
     /// The command line.
     pub command: Vec<String>,
+    /// The files pathpool wrote into the results directory (filled in when they are written):
+    /// what a later run into the same directory may replace.
+    pub files: Vec<String>,
 }
 
 /// The git commit this binary was built from.
@@ -231,19 +239,20 @@ fn write_column(
     }
 }
 
-/// Writes every result file into `dir`, atomically: files go to a sibling temporary
-/// directory which replaces `dir` only when everything is written, so `dir` never holds a
-/// partial result set.
+/// Writes every result file into `dir` without touching files pathpool did not write: a
+/// directory of other files is refused unless `force` ([`results_dir`]).
 ///
 /// # Errors
-/// I/O errors, with the path.
+/// A refused directory; I/O errors, with the path.
 pub fn write_results(
     results: &Results,
     wall_time_s: f64,
     provenance: &Provenance,
     dir: &Path,
-) -> Result<(), String> {
-    write_dir_atomically(dir, &result_files(results, wall_time_s, provenance)?)
+    force: bool,
+) -> Result<(), OutDirError> {
+    let files = result_files(results, wall_time_s, provenance).map_err(OutDirError::Io)?;
+    results_dir::write_result_dir(dir, &files, force)
 }
 
 /// The result files of a run, in memory: `(file name, content)` for every Parquet table,
@@ -264,12 +273,23 @@ pub fn result_files(
         "summary.json".into(),
         json_bytes(&results.summary(wall_time_s))?,
     ));
-    files.push(("provenance.json".into(), json_bytes(provenance)?));
+    let mut provenance = provenance.clone();
+    provenance.files = files
+        .iter()
+        .map(|(n, _)| n.clone())
+        .chain([results_dir::PROVENANCE_FILE.to_string()])
+        .collect();
+    files.push((
+        results_dir::PROVENANCE_FILE.into(),
+        json_bytes(&provenance)?,
+    ));
     Ok(files)
 }
 
 /// Writes `files` (plain names, no directories) into `dir`, atomically: they go to a sibling
-/// temporary directory which replaces `dir` only when every file is written.
+/// temporary directory which replaces `dir` (and everything in it) only when every file is
+/// written. For directories pathpool owns whole (a sweep's run directories); a user's
+/// `--out` goes through [`write_results`].
 ///
 /// # Errors
 /// I/O errors, with the path; a file name with a path separator.
