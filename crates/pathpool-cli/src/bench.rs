@@ -287,17 +287,6 @@ pub fn bench_case_command(index: usize, scale: f64) -> Result<(), CliError> {
     Ok(())
 }
 
-/// How to start this program again: `PATHPOOL_SELF` (set by the Python entry point, a JSON
-/// list) or the current executable.
-fn self_command() -> Result<Vec<String>, CliError> {
-    if let Ok(json) = std::env::var("PATHPOOL_SELF") {
-        return serde_json::from_str(&json)
-            .map_err(|e| CliError::Failed(format!("PATHPOOL_SELF is not a JSON list: {e}")));
-    }
-    let exe = std::env::current_exe().map_err(|e| CliError::Failed(e.to_string()))?;
-    Ok(vec![exe.display().to_string()])
-}
-
 /// Runs the benchmark cases and prints their figures.
 ///
 /// # Errors
@@ -311,7 +300,7 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             "--scale must be a positive number".into(),
         ));
     }
-    let cmd = self_command()?;
+    let cmd = crate::self_command()?;
     let indices: Vec<usize> = match &a.only {
         None => (0..CASES.len()).collect(),
         Some(name) => vec![CASES

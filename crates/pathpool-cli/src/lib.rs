@@ -145,6 +145,30 @@ pub fn run_cli_with(args: Vec<OsString>, host: &sweep::Host<'_>) -> u8 {
     }
 }
 
+/// How to start this program again, for the commands that start copies of themselves
+/// (`bench`, `testbed up`): `PATHPOOL_SELF` (a JSON list, set by the Python entry point to
+/// `[python, "-m", "pathpool"]`, whose executable is the interpreter) or the current
+/// executable.
+///
+/// # Errors
+/// A `PATHPOOL_SELF` that is not a non-empty JSON list of strings; no current executable.
+pub(crate) fn self_command() -> Result<Vec<String>, CliError> {
+    if let Ok(json) = std::env::var("PATHPOOL_SELF") {
+        return serde_json::from_str::<Vec<String>>(&json)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| {
+                CliError::Failed(format!(
+                    "PATHPOOL_SELF={json}: expected a JSON list of the program and its first \
+                     arguments, e.g. [\"python3\", \"-m\", \"pathpool\"]"
+                ))
+            });
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::Failed(format!("finding the pathpool binary: {e}")))?;
+    Ok(vec![exe.display().to_string()])
+}
+
 /// A command's failure.
 #[derive(Debug)]
 pub enum CliError {

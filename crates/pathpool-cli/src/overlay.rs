@@ -34,6 +34,9 @@ pub struct NodeArgs {
     /// Seed of the link emulation's random losses.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Internal (`testbed up`): write the bound address to this file once the node serves.
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub ready_file: Option<PathBuf>,
 }
 
 /// `pathpool fn`.
@@ -64,6 +67,9 @@ pub struct RvArgs {
     /// Seed of the link emulation's random losses.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Internal (`testbed up`): write the bound address to this file once the node serves.
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub ready_file: Option<PathBuf>,
 }
 
 /// `pathpool publish`.
@@ -90,6 +96,17 @@ pub struct GetArgs {
     /// Where to write it (it appears under this name only when complete and verified).
     #[arg(short, long)]
     pub out: PathBuf,
+    /// How to download.
+    #[command(flatten)]
+    pub download: DownloadOptions,
+    /// The overlay and this node.
+    #[command(flatten)]
+    pub node: NodeArgs,
+}
+
+/// How a download runs: the options `pathpool get` and `pathpool testbed get` share.
+#[derive(Args, Debug, Clone, PartialEq)]
+pub struct DownloadOptions {
     /// Congestion controller of the subflows (nmcc, lia, olia, balia, uncoupled, ...).
     #[arg(long, default_value = "nmcc")]
     pub cc: String,
@@ -113,7 +130,7 @@ pub struct GetArgs {
     /// Give up when no chunk arrives for this long.
     #[arg(long, default_value = "10s")]
     pub stall_timeout: Dur,
-    /// Hide the progress bar.
+    /// Hide the progress display.
     #[arg(short, long)]
     pub quiet: bool,
     /// Write the download's progress to this CSV file every 100 ms: `unix_time_s`,
@@ -121,9 +138,38 @@ pub struct GetArgs {
     /// (first-copy payload bytes received from it so far), one row per source.
     #[arg(long, value_name = "FILE")]
     pub progress_log: Option<PathBuf>,
-    /// The overlay and this node.
-    #[command(flatten)]
-    pub node: NodeArgs,
+}
+
+impl DownloadOptions {
+    /// The options as command-line arguments that parse back to `self` (`testbed get`
+    /// passes them to `pathpool get` inside a node's network namespace).
+    #[must_use]
+    pub fn to_args(&self) -> Vec<std::ffi::OsString> {
+        let mut v: Vec<std::ffi::OsString> = vec![
+            "--cc".into(),
+            self.cc.clone().into(),
+            "--max-sources".into(),
+            self.max_sources.to_string().into(),
+            "--stall-timeout".into(),
+            self.stall_timeout.to_string().into(),
+        ];
+        if let Some(p) = self.paths {
+            v.extend(["--paths".into(), p.to_string().into()]);
+        }
+        if let Some(g) = self.gap_threshold {
+            v.extend(["--gap-threshold".into(), g.to_string().into()]);
+        }
+        if let Some(b) = self.backoff_limit {
+            v.extend(["--backoff-limit".into(), b.to_string().into()]);
+        }
+        if self.quiet {
+            v.push("--quiet".into());
+        }
+        if let Some(p) = &self.progress_log {
+            v.extend(["--progress-log".into(), p.clone().into_os_string()]);
+        }
+        v
+    }
 }
 
 fn load(path: &Path) -> Result<Overlay, CliError> {
@@ -157,6 +203,19 @@ fn rendezvous_addr(overlay: &Overlay) -> Result<SocketAddr, CliError> {
 
 fn bind(overlay: &Overlay, node: NodeIx, seed: u64) -> Result<NodeIo, CliError> {
     NodeIo::bind(overlay, node, seed).map_err(|e| CliError::Failed(e.to_string()))
+}
+
+/// Tells `testbed up` that the node is bound and about to serve: its address in `path`,
+/// written under a temporary name and renamed, so a reader never sees half of it.
+fn announce_ready(path: Option<&Path>, io: &NodeIo) -> Result<(), CliError> {
+    let Some(path) = path else { return Ok(()) };
+    let addr = io
+        .local_addr()
+        .map_err(|e| CliError::Failed(format!("socket: {e}")))?;
+    let tmp = path.with_extension("ready-partial");
+    std::fs::write(&tmp, format!("{addr}\n"))
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| CliError::Failed(format!("{}: {e}", path.display())))
 }
 
 fn serve(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> Result<(), CliError> {
@@ -213,6 +272,7 @@ pub fn rv_command(a: &RvArgs) -> Result<(), CliError> {
         overlay.links().len()
     );
     let mut rv = RvEndpoint::new(&overlay);
+    announce_ready(a.ready_file.as_deref(), &io)?;
     serve(&mut io, &mut rv, &stop)?;
     let st = rv.stats();
     eprintln!(
@@ -247,6 +307,7 @@ pub fn fn_command(args: &FnArgs) -> Result<(), CliError> {
         overlay.node_links(node).len()
     );
     let mut relay = Relay::default();
+    announce_ready(a.ready_file.as_deref(), &io)?;
     serve(&mut io, &mut relay, &stop)?;
     print_forwarding(&io);
     Ok(())
@@ -272,6 +333,7 @@ pub fn publish_command(a: &PublishArgs) -> Result<(), CliError> {
         "publishing {name} ({} bytes, {} chunks of {} B) from {}; Ctrl-C stops",
         m.size_bytes, m.chunk_count, m.chunk_bytes, a.node.node
     );
+    announce_ready(a.node.ready_file.as_deref(), &io)?;
     serve(&mut io, &mut publisher, &stop)?;
     let st = publisher.stats();
     eprintln!(
@@ -432,12 +494,13 @@ impl Endpoint for Watched<'_> {
 /// Bad arguments (exit 2); a failed download (exit 1: unknown name, no reachable source,
 /// integrity mismatch, I/O), with no file left under the final name.
 pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
+    let d = &a.download;
     let name = ContentName::new(&a.name)
         .map_err(|e| CliError::BadInput(format!("NAME {}: {e}", a.name)))?;
     let cc: CcKind =
-        a.cc.parse()
-            .map_err(|e| CliError::BadInput(format!("--cc {}: {e}", a.cc)))?;
-    if a.max_sources == 0 {
+        d.cc.parse()
+            .map_err(|e| CliError::BadInput(format!("--cc {}: {e}", d.cc)))?;
+    if d.max_sources == 0 {
         return Err(CliError::BadInput(
             "--max-sources: must be at least 1".into(),
         ));
@@ -449,28 +512,28 @@ pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
     let mut io = bind(&overlay, node, a.node.seed)?;
     let mut config = GetConfig::new(name.clone(), a.out.clone());
     config.cc = cc;
-    config.matching = if a.max_sources == 1 {
+    config.matching = if d.max_sources == 1 {
         Matching::Single
     } else {
         Matching::Multisource {
-            max_sources: usize::from(a.max_sources),
+            max_sources: usize::from(d.max_sources),
         }
     };
-    config.stall_timeout = a.stall_timeout;
-    if a.paths == Some(0) {
+    config.stall_timeout = d.stall_timeout;
+    if d.paths == Some(0) {
         return Err(CliError::BadInput("--paths: must be at least 1".into()));
     }
-    config.paths_per_source = a.paths;
-    if a.gap_threshold == Some(0) {
+    config.paths_per_source = d.paths;
+    if d.gap_threshold == Some(0) {
         return Err(CliError::BadInput(
             "--gap-threshold: must be at least 1".into(),
         ));
     }
-    config.subscriber.gap_threshold = a.gap_threshold;
-    if let Some(limit) = a.backoff_limit {
+    config.subscriber.gap_threshold = d.gap_threshold;
+    if let Some(limit) = d.backoff_limit {
         config.subscriber.rtt.backoff_limit = Some(limit);
     }
-    let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
+    let bar = (!d.quiet && std::io::stderr().is_terminal()).then(|| {
         let b = ProgressBar::new(0);
         b.set_style(
             ProgressStyle::with_template(
@@ -480,7 +543,7 @@ pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
         );
         b
     });
-    let log = a
+    let log = d
         .progress_log
         .as_deref()
         .map(ProgressLog::create)
