@@ -396,6 +396,9 @@ fn down(dir: &Path) -> Result<(), CliError> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+    for node in &recorded {
+        nodes::forget_ready(dir, &node.id);
+    }
     let namespaces = netns::delete_all(dir)?;
     eprintln!(
         "testbed down: {} of {} processes stopped{}; logs in {}",

@@ -178,7 +178,13 @@ pub(super) fn stop_started(nodes: &mut [Started]) {
             let _ = n.child.kill();
             let _ = n.child.wait();
         }
+        let _ = fs::remove_file(&n.ready);
     }
+}
+
+/// Removes node `id`'s ready file (once it has stopped).
+pub(super) fn forget_ready(dir: &Path, id: &str) {
+    let _ = fs::remove_file(dir.join(format!("{id}.ready")));
 }
 
 fn terminate(pid: u32) -> bool {
