@@ -11,17 +11,31 @@ from pathlib import Path
 
 from . import _pathpool
 
-PLOT_KINDS = ("throughput", "cwnd", "queue")
+PLOT_KINDS = ("throughput", "cwnd", "subflows", "queue")
 
 
 def _plot(argv: list[str]) -> int:
+    from .plot import SUBFLOW_COLUMNS
+
     parser = argparse.ArgumentParser(
-        prog="pathpool plot", description="Plot a results directory written by `pathpool run`."
+        prog="pathpool plot",
+        description="Plot a results directory written by `pathpool run`: goodput per flow, "
+        "congestion windows (a multipath or mmTP flow's is the sum of its subflows'), each "
+        "subflow of the multipath and mmTP flows, or queue lengths.",
     )
     parser.add_argument("results", type=Path, help="results directory")
     parser.add_argument("-o", "--out", type=Path, help="image file (default: RESULTS/KIND.png)")
     parser.add_argument("--kind", choices=PLOT_KINDS, default="throughput")
     parser.add_argument("--flows", nargs="*", help="only these flows")
+    parser.add_argument(
+        "--column",
+        choices=list(SUBFLOW_COLUMNS),
+        default="cwnd_bytes",
+        help="--kind subflows: what to draw (default cwnd_bytes)",
+    )
+    parser.add_argument(
+        "--links", nargs="*", help="--kind queue: these links (default: the busiest)"
+    )
     args = parser.parse_args(argv)
 
     import matplotlib
@@ -42,10 +56,12 @@ def _plot(argv: list[str]) -> int:
             res.plot.throughput(ax=ax, flows=args.flows)
         elif args.kind == "cwnd":
             res.plot.cwnd(ax=ax, flows=args.flows)
+        elif args.kind == "subflows":
+            res.plot.subflows(ax=ax, flows=args.flows, column=args.column)
         else:
-            res.plot.queue(ax=ax)
-    except (KeyError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
+            res.plot.queue(ax=ax, links=args.links)
+    except ValueError as e:
+        print(f"error: {args.results}: --kind {args.kind}: {e}", file=sys.stderr)
         return 2
     out = args.out or args.results / f"{args.kind}.png"
     fig.tight_layout()

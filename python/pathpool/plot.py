@@ -1,14 +1,32 @@
-"""Plots of results (matplotlib)."""
+"""Plots of results (matplotlib).
+
+Every plot works for every kind of flow: single-path TCP, multipath connections and mmTP
+downloads (whose windows live in their subflows), and UDP flows where the quantity exists.
+A plot that would have nothing to draw raises ``ValueError`` saying what the run lacks.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from .results import Results
+
+#: The quantities ``subflows()`` can draw, with their axis label and scale.
+SUBFLOW_COLUMNS: dict[str, tuple[str, float]] = {
+    "cwnd_bytes": ("cwnd (KB)", 1e3),
+    "ssthresh_bytes": ("ssthresh (KB)", 1e3),
+    "srtt_s": ("smoothed RTT (ms)", 1e-3),
+    "goodput_bps": ("goodput (Mb/s)", 1e6),
+    "alg_value": ("", 1.0),
+}
+
+_NO_TRACE = "run with measure.trace_cwnd = true (--set measure.trace_cwnd=true)"
 
 
 def _axes(ax: Axes | None) -> Axes:
@@ -20,14 +38,26 @@ def _axes(ax: Axes | None) -> Axes:
     return ax
 
 
+def _names(values: Sequence[str], limit: int = 20) -> str:
+    shown = ", ".join(values[:limit])
+    return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
+
+
 def _select(values: Sequence[str], wanted: Sequence[str] | None, what: str) -> list[str]:
     present = list(dict.fromkeys(values))
     if wanted is None:
         return present
     unknown = [w for w in wanted if w not in present]
     if unknown:
-        raise KeyError(f"unknown {what}: {unknown}; present: {present[:20]}")
+        raise ValueError(
+            f"unknown {what}: {_names(unknown)}; the run has {_names(present) or 'none'}"
+        )
     return list(wanted)
+
+
+def _legend(ax: Axes, n: int) -> None:
+    if n <= 12:
+        ax.legend(loc="best", fontsize="small", ncol=2 if n > 6 else 1)
 
 
 class ResultsPlot:
@@ -35,6 +65,12 @@ class ResultsPlot:
 
     def __init__(self, results: Results) -> None:
         self._r = results
+
+    def _path_of(self) -> dict[tuple[str, int], str]:
+        sf = self._r.subflows
+        if not len(sf):
+            return {}
+        return {(str(f), int(s)): str(p) for f, s, p in zip(sf["flow"], sf["subflow"], sf["path"])}
 
     def throughput(
         self,
@@ -45,39 +81,67 @@ class ResultsPlot:
     ) -> Axes:
         """Goodput of each flow (Mb/s) over time, one line per flow; ``total`` adds the sum."""
         ts = self._r.timeseries
-        ax = _axes(ax)
         ids = _select(ts["flow"].tolist(), flows, "flows")
+        if not ids:
+            raise ValueError("no goodput samples: the run has no flow active at a sample")
+        ax = _axes(ax)
         many = len(ids) > 12
         for fid in ids:
             d = ts[ts["flow"] == fid]
             kw = {"linewidth": 0.6, "alpha": 0.5} if many else {"linewidth": 1.2}
             kw.update(line_kw)
             ax.plot(d["time_s"], d["goodput_bps"] / 1e6, label=None if many else fid, **kw)
-        if total and len(ts):
-            s = ts.groupby("time_s")["goodput_bps"].sum()
+        if total:
+            s = ts[ts["flow"].isin(ids)].groupby("time_s")["goodput_bps"].sum()
             ax.plot(s.index, s.values / 1e6, color="black", linewidth=1.5, label="total")
         ax.set_xlabel("time (s)")
         ax.set_ylabel("goodput (Mb/s)")
         ax.set_title("Per-flow goodput")
         ax.grid(True, alpha=0.3)
-        if (not many and ids) or total:
-            ax.legend(loc="best", fontsize="small", ncol=2 if len(ids) > 6 else 1)
+        if not many or total:
+            _legend(ax, len(ids) + int(total))
         return ax
 
     def cwnd(self, ax: Axes | None = None, flows: Sequence[str] | None = None) -> Axes:
-        """Congestion window (KB) of each TCP flow over time (needs measure.trace_cwnd)."""
+        """Congestion window (KB) of each flow over time (needs measure.trace_cwnd).
+
+        A single-path TCP flow draws its window; a multipath connection or an mmTP download
+        draws the sum of its subflows' windows (``subflows()`` draws each). UDP flows have
+        no window and are left out unless asked for by name."""
         ts = self._r.timeseries
-        if "cwnd_bytes" not in ts.columns:
-            raise ValueError("no cwnd trace: run with measure.trace_cwnd = true")
-        ax = _axes(ax)
-        for fid in _select(ts["flow"].tolist(), flows, "flows"):
+        st = self._r.subflow_timeseries
+        traced = "cwnd_bytes" in ts.columns and ts["cwnd_bytes"].notna().any()
+        if not traced and not len(st):
+            raise ValueError(f"no cwnd trace: {_NO_TRACE}")
+        ids = _select(ts["flow"].tolist(), flows, "flows")
+        multi = set(st["flow"]) if len(st) else set()
+        n_paths = st.groupby("flow")["subflow"].nunique().to_dict() if len(st) else {}
+        lines: list[tuple[str, pd.Series, pd.Series]] = []
+        empty: list[str] = []
+        for fid in ids:
+            if fid in multi:
+                d = st[st["flow"] == fid].groupby("time_s")["cwnd_bytes"].sum(min_count=1)
+                label = f"{fid} (total of {n_paths[fid]} paths)"
+                lines.append((label, d.index.to_series(), d))
+                continue
             d = ts[ts["flow"] == fid]
-            ax.plot(d["time_s"], d["cwnd_bytes"] / 1e3, label=fid, linewidth=1.0)
+            d = d[d["cwnd_bytes"].notna()] if "cwnd_bytes" in d.columns else d.iloc[0:0]
+            if len(d):
+                lines.append((fid, d["time_s"], d["cwnd_bytes"]))
+            else:
+                empty.append(fid)
+        if flows is not None and empty:
+            raise ValueError(f"no congestion window for {_names(empty)} (UDP flows have none)")
+        if not lines:
+            raise ValueError(f"no congestion window to draw: {_NO_TRACE}")
+        ax = _axes(ax)
+        for label, t, w in lines:
+            ax.plot(t, w / 1e3, label=label, linewidth=1.0)
         ax.set_xlabel("time (s)")
         ax.set_ylabel("cwnd (KB)")
         ax.set_title("Congestion window")
         ax.grid(True, alpha=0.3)
-        ax.legend(loc="best", fontsize="small")
+        _legend(ax, len(lines))
         return ax
 
     def subflows(
@@ -86,46 +150,74 @@ class ResultsPlot:
         flows: Sequence[str] | None = None,
         column: str = "cwnd_bytes",
     ) -> Axes:
-        """One line per subflow of the multipath flows over time: ``column`` is
-        ``"cwnd_bytes"`` (default), ``"ssthresh_bytes"``, ``"srtt_s"`` or ``"alg_value"`` (the
-        algorithm's state: LIA's alpha, NMCC's m, ...). Needs measure.trace_cwnd."""
+        """One line per subflow of the multipath connections and mmTP downloads over time,
+        labelled ``flow/index path``: ``column`` is ``"cwnd_bytes"`` (default),
+        ``"ssthresh_bytes"``, ``"srtt_s"``, ``"goodput_bps"`` (acknowledged payload per
+        sample interval) or ``"alg_value"`` (the algorithm's state: LIA's alpha, NMCC's m,
+        ...). Needs measure.trace_cwnd."""
+        if column not in SUBFLOW_COLUMNS:
+            raise ValueError(
+                f"unknown column {column}; expected one of {', '.join(SUBFLOW_COLUMNS)}"
+            )
         st = self._r.subflow_timeseries
         if not len(st):
-            raise ValueError(
-                "no subflow trace: run a multipath flow with measure.trace_cwnd = true"
-            )
-        if column not in st.columns:
-            raise ValueError(f"unknown column {column!r}; expected one of {list(st.columns)}")
+            if not len(self._r.subflows):
+                raise ValueError(
+                    "no subflows: the run has no multipath connection or mmTP download"
+                )
+            raise ValueError(f"no subflow trace: {_NO_TRACE}")
+        ids = _select(st["flow"].tolist(), flows, "multipath or mmTP flows")
+        paths = self._path_of()
+        label, scale = SUBFLOW_COLUMNS[column]
+        if column == "alg_value":
+            known = st[st["flow"].isin(ids) & st["alg_value"].notna()]
+            if not len(known):
+                raise ValueError(
+                    "no algorithm state: these subflows' controller keeps none (NMCC's m, "
+                    "LIA's alpha, ... are recorded; NewReno and Uncoupled have none)"
+                )
+            label = str(known["alg_var"].iloc[0])
         ax = _axes(ax)
-        scale, unit = (1e3, "KB") if column.endswith("_bytes") else (1.0, "")
-        for fid in _select(st["flow"].tolist(), flows, "flows"):
+        n = 0
+        for fid in ids:
             d = st[st["flow"] == fid]
             for sf in sorted(d["subflow"].unique()):
-                e = d[d["subflow"] == sf]
-                ax.plot(e["time_s"], e[column] / scale, label=f"{fid}/{sf}", linewidth=1.0)
-        var = st["alg_var"].iloc[0] if column == "alg_value" else column
+                e = d[d["subflow"] == sf].sort_values("time_s")
+                if column == "goodput_bps":
+                    dt = e["time_s"].diff()
+                    y = e["acked_bytes"].diff() * 8 / dt
+                else:
+                    y = e[column]
+                path = paths.get((fid, int(sf)))
+                name = f"{fid}/{sf} {path}" if path else f"{fid}/{sf}"
+                ax.plot(e["time_s"], y / scale, label=name, linewidth=1.0)
+                n += 1
         ax.set_xlabel("time (s)")
-        ax.set_ylabel(f"{var} ({unit})" if unit else str(var))
+        ax.set_ylabel(label)
         ax.set_title("Subflows")
         ax.grid(True, alpha=0.3)
-        ax.legend(loc="best", fontsize="small")
+        _legend(ax, n)
         return ax
 
     def queue(self, ax: Axes | None = None, links: Sequence[str] | None = None) -> Axes:
         """Queue length (KB) over time of the given links (default: the busiest one)."""
         lt = self._r.link_timeseries
-        if not len(lt):
-            raise ValueError("no queue trace: run with measure.trace_queues = true")
-        ax = _axes(ax)
+        if not len(lt) or "queue_bytes" not in lt.columns:
+            raise ValueError(
+                "no queue trace: run with measure.trace_queues = true "
+                "(--set measure.trace_queues=true)"
+            )
         if links is None:
             busiest = self._r.links.sort_values("utilization", ascending=False)["id"]
             links = [str(busiest.iloc[0])]
-        for lid in _select(lt["link"].tolist(), links, "links"):
+        ax = _axes(ax)
+        chosen = _select(lt["link"].tolist(), links, "links")
+        for lid in chosen:
             d = lt[lt["link"] == lid]
             ax.plot(d["time_s"], d["queue_bytes"] / 1e3, label=lid, linewidth=1.0)
         ax.set_xlabel("time (s)")
         ax.set_ylabel("queue (KB)")
         ax.set_title("Queue length at each sample")
         ax.grid(True, alpha=0.3)
-        ax.legend(loc="best", fontsize="small")
+        _legend(ax, len(chosen))
         return ax

@@ -83,6 +83,15 @@ pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
                 .total_cmp(&a.throughput_bps.unwrap_or(-1.0))
         });
     }
+    // A multipath or mmTP flow's paths are its subflows; a single-path flow has one.
+    let paths = |id: &str, kind: &str| -> String {
+        let n = r.subflows.iter().filter(|s| s.flow == id).count();
+        match (n, kind) {
+            (0, "tcp") => "1".into(),
+            (0, _) => "-".into(),
+            (n, _) => n.to_string(),
+        }
+    };
     let rows: Vec<Vec<String>> = flows
         .iter()
         .take(MAX_ROWS)
@@ -90,6 +99,8 @@ pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
             vec![
                 f.id.clone(),
                 f.kind.clone(),
+                f.cc.clone().unwrap_or_else(|| "-".into()),
+                paths(&f.id, &f.kind),
                 mbps(f.throughput_bps),
                 pct(f.share),
                 f.fct_s.map_or("-".into(), |x| format!("{x:.3}")),
@@ -99,7 +110,9 @@ pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
         })
         .collect();
     out += &table(
-        &["flow", "kind", "Mb/s", "share %", "FCT s", "retx", "RTOs"],
+        &[
+            "flow", "kind", "cc", "paths", "Mb/s", "share %", "FCT s", "retx", "RTOs",
+        ],
         &rows,
     );
     if flows.len() > MAX_ROWS {
