@@ -26,13 +26,13 @@ def small() -> pp.Scenario:
         routers=["r"],
         links=[
             pp.link("r", "b", rate="5Mbps", delay="10ms", queue=pp.droptail(40), id="bottleneck"),
-            pp.link("a", "r", rate=50e6, delay=0.005),
+            pp.link("a", "r", rate_bps=50e6, delay_s=0.005),
             pp.link("c", "r", rate="50Mbps", delay="20ms"),
         ],
         flows=[
-            pp.flow("a", "b", id="long", start_spread=0.5),
-            pp.flow("c", "b", id="finite", size="500KB", start=1),
-            pp.udp_cbr("c", "b", rate="1Mbps", id="cbr", start=2, stop=8),
+            pp.flow("a", "b", id="long", start_spread="0.5s"),
+            pp.flow("c", "b", id="finite", size="500KB", start="1s"),
+            pp.udp_cbr("c", "b", rate="1Mbps", id="cbr", start="2s", stop="8s"),
         ],
         measure=pp.measure(interval="100ms", trace_cwnd=True),
     )

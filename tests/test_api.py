@@ -114,7 +114,7 @@ def test_plots_draw_lines(small):
     assert np.nanmax(ys) > 0
     ax = res.plot.queue()
     assert ax.get_lines()[0].get_label() == "bottleneck:r->b"
-    with pytest.raises(KeyError, match="nope"):
+    with pytest.raises(ValueError, match="unknown flows: nope"):
         res.plot.throughput(flows=["nope"])
 
 

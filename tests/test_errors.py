@@ -39,6 +39,32 @@ def base(**over):
             ["flows[0].rate", "needs a rate"],
         ),
         (base(tcp={"cc": "cubic"}), ["tcp.cc", "unknown congestion control", "newreno"]),
+        # Issue 16, defect 4: a multipath controller on a single path is refused, where set.
+        (
+            base(flows=[{"from": "a", "to": "b", "cc": "lia"}]),
+            ["flows[0].cc", '"lia" is a multipath controller', "single path", "paths ="],
+        ),
+        (
+            base(flows=[{"from": "a", "to": "b", "tcp": {"cc": "nmcc"}}]),
+            ["flows[0].tcp.cc", '"nmcc" is a multipath controller'],
+        ),
+        (base(tcp={"cc": "olia"}), ["tcp.cc", "every TCP flow inherits"]),
+        (
+            base(
+                flows=[],
+                traffic=[
+                    {
+                        "kind": "poisson",
+                        "from": "a",
+                        "to": "b",
+                        "arrival_rate": 1.0,
+                        "size": {"dist": "constant", "value": "10KB"},
+                        "cc": "balia",
+                    }
+                ],
+            ),
+            ["traffic[0].cc", "one path each"],
+        ),
     ],
 )
 def test_invalid_dicts(scenario, expect):
@@ -63,6 +89,11 @@ def test_file_errors_carry_the_line(tmp_path):
 def test_bad_override_names_the_key():
     with pytest.raises(pp.ScenarioError, match=r"links\.nope"):
         pp.Scenario.from_dict(base()).set("links.nope.rate", "1Mbps").check()
+
+
+def test_a_multipath_controller_runs_on_one_subflow_when_asked_for():
+    one = {"from": "a", "to": "b", "cc": "lia", "paths": [["a", "b"]]}
+    assert pp.Scenario.from_dict(base(flows=[one])).check().flows == 1
 
 
 def test_wrong_type_is_a_type_error():

@@ -12,18 +12,18 @@ matplotlib.use("Agg")
 
 def two_paths(flows: list[dict]) -> pp.Scenario:
     return pp.Scenario(
-        duration=20,
+        duration="20s",
         hosts=["s", "d"],
         routers=["a", "b", "c"],
         links=[
-            pp.link("s", "a", rate="1Gbps", delay=0),
-            pp.link("a", "b", rate="10Mbps", delay=0.005, queue=pp.droptail("50KB"), id="via-b"),
-            pp.link("a", "c", rate="10Mbps", delay=0.010, queue=pp.droptail("50KB"), id="via-c"),
-            pp.link("b", "d", rate="1Gbps", delay=0),
-            pp.link("c", "d", rate="1Gbps", delay=0),
+            pp.link("s", "a", rate="1Gbps", delay="0s"),
+            pp.link("a", "b", rate="10Mbps", delay="5ms", queue=pp.droptail("50KB"), id="via-b"),
+            pp.link("a", "c", rate="10Mbps", delay="10ms", queue=pp.droptail("50KB"), id="via-c"),
+            pp.link("b", "d", rate="1Gbps", delay="0s"),
+            pp.link("c", "d", rate="1Gbps", delay="0s"),
         ],
         flows=flows,
-        measure=pp.measure(start=5, interval=1, trace_cwnd=True),
+        measure=pp.measure(start="5s", interval="1s", trace_cwnd=True),
     )
 
 
@@ -83,13 +83,13 @@ def test_saved_results_keep_the_subflow_tables(tmp_path):
 
 def test_an_mmtp_download_from_two_sources_with_an_outage():
     sc = pp.Scenario(
-        duration=30,
+        duration="30s",
         hosts=["s", "p1", "p2"],
         routers=["r"],
         links=[
-            pp.link("p1", "r", rate="10Mbps", delay=0.010, queue=pp.droptail("50KB")),
-            pp.link("p2", "r", rate="10Mbps", delay=0.020, queue=pp.droptail("50KB")),
-            pp.link("r", "s", rate="1Gbps", delay=0.001),
+            pp.link("p1", "r", rate="10Mbps", delay="10ms", queue=pp.droptail("50KB")),
+            pp.link("p2", "r", rate="10Mbps", delay="20ms", queue=pp.droptail("50KB")),
+            pp.link("r", "s", rate="1Gbps", delay="1ms"),
         ],
         flows=[
             pp.flow(
@@ -98,7 +98,7 @@ def test_an_mmtp_download_from_two_sources_with_an_outage():
                 id="dl",
                 kind="mmtp",
                 size="5MB",
-                outages=[{"source": "p2", "start": 1, "stop": 3}],
+                outages=[{"source": "p2", "start": "1s", "stop": "3s"}],
             )
         ],
     )
@@ -116,18 +116,18 @@ def test_an_mmtp_download_from_two_sources_with_an_outage():
 def test_an_on_path_cache_serves_a_second_download_of_the_same_content(tmp_path):
     def scenario(caches: list[dict]) -> pp.Scenario:
         return pp.Scenario(
-            duration=20,
+            duration="20s",
             hosts=["p", "s1", "s2"],
             routers=["r1", "r2"],
             links=[
-                pp.link("p", "r1", rate="10Mbps", delay=0.020, queue=pp.droptail("60KB")),
-                pp.link("r1", "r2", rate="100Mbps", delay=0.005),
-                pp.link("r2", "s1", rate="100Mbps", delay=0.001),
-                pp.link("r2", "s2", rate="100Mbps", delay=0.001),
+                pp.link("p", "r1", rate="10Mbps", delay="20ms", queue=pp.droptail("60KB")),
+                pp.link("r1", "r2", rate="100Mbps", delay="5ms"),
+                pp.link("r2", "s1", rate="100Mbps", delay="1ms"),
+                pp.link("r2", "s2", rate="100Mbps", delay="1ms"),
             ],
             flows=[
                 pp.flow("p", "s1", id="a", kind="mmtp", size="4MB", content="/talk"),
-                pp.flow("p", "s2", id="b", kind="mmtp", size="4MB", content="/talk", start=6),
+                pp.flow("p", "s2", id="b", kind="mmtp", size="4MB", content="/talk", start="6s"),
             ],
             caches=caches,
         )

@@ -14,9 +14,12 @@ scenarios written in code and scenarios written as TOML files are the same thing
 >>> sc.check().flows
 2
 
-Quantities are strings with units (``"10Mbps"``, ``"5ms"``, ``"1.5MB"``, ``"100pkts"``). The
-builders also accept plain numbers in base units: bit/s for rates, seconds for times and bytes
-for sizes.
+Quantities are strings with units (``"10Mbps"``, ``"5ms"``, ``"1.5MB"``, ``"100pkts"``), as
+in a scenario file. A bare number is refused with the file format's error (``links[0].rate:
+the number 10 has no unit``): ``rate=10`` could mean bit/s or Mb/s, and the factor-of-a-million
+mistake gives a link that silently carries nothing. Numbers go in through keywords that name
+their unit: ``link(..., rate_bps=10e6, delay_s=0.005)``, ``flow(..., start_s=1,
+size_bytes=1e6)``. Queue sizes given as ints are packets (``droptail(100)``), as documented.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from typing import Any, Union
 
 from . import _pathpool
 
+#: A quantity with its unit, as a string: ``"10Mbps"``, ``"5ms"``, ``"1.5MB"``. Numbers are
+#: passed on unchanged and refused by the scenario's validation with the field's name.
 Quantity = Union[str, int, float]
 
 
@@ -38,25 +43,33 @@ def _num(x: float) -> str:
     return format(x, ".15g") if isinstance(x, float) else str(x)
 
 
-def _rate(x: Quantity | None) -> str | None:
-    """A rate: strings pass through; numbers are bit/s."""
-    if x is None or isinstance(x, str):
-        return x
-    return f"{_num(x)}bps"
+def _with_unit(
+    name: str, value: Quantity | None, unit_name: str, number: float | None, unit: str
+) -> Quantity | None:
+    """``value`` (a string with a unit), or ``number`` given through the keyword that names
+    its unit (``rate_bps``), written with that unit."""
+    if number is None:
+        return value
+    if value is not None:
+        raise ValueError(f"give {name} or {unit_name}, not both")
+    if isinstance(number, bool) or not isinstance(number, (int, float)):
+        raise TypeError(f"{unit_name} must be a number, not {type(number).__name__}")
+    return f"{_num(number)}{unit}"
 
 
-def _time(x: Quantity | None) -> str | None:
-    """A time: strings pass through; numbers are seconds."""
-    if x is None or isinstance(x, str):
-        return x
-    return f"{_num(x)}s"
+def _rate(x: Quantity | None) -> Quantity | None:
+    """A rate: a string with a unit; a number is left for validation to refuse."""
+    return x
 
 
-def _size(x: Quantity | None) -> str | None:
-    """An amount of data: strings pass through; numbers are bytes."""
-    if x is None or isinstance(x, str):
-        return x
-    return f"{_num(x)}B"
+def _time(x: Quantity | None) -> Quantity | None:
+    """A time: a string with a unit; a number is left for validation to refuse."""
+    return x
+
+
+def _size(x: Quantity | None) -> Quantity | None:
+    """An amount of data: a string with a unit; a number is left for validation to refuse."""
+    return x
 
 
 def _clean(d: dict[str, Any]) -> dict[str, Any]:
@@ -140,22 +153,29 @@ def link(
     a: str,
     b: str,
     *,
-    rate: Quantity,
-    delay: Quantity,
+    rate: Quantity | None = None,
+    delay: Quantity | None = None,
     queue: Mapping[str, Any] | None = None,
     loss: float | None = None,
     weight: float | None = None,
     id: str | None = None,
     duplex: bool = True,
     failures: Sequence[tuple[Quantity, Quantity | None]] | None = None,
+    rate_bps: float | None = None,
+    delay_s: float | None = None,
 ) -> dict[str, Any]:
     """A link between nodes ``a`` and ``b``: duplex by default, one-way from ``a`` to ``b``
-    with ``duplex=False``. ``failures`` lists ``(at, until)`` pairs (``until`` may be
-    ``None``: never repaired); the topology manager re-routes mmTP downloads around them.
+    with ``duplex=False``. ``rate`` and ``delay`` are strings with units (``"10Mbps"``,
+    ``"5ms"``), or numbers through ``rate_bps`` and ``delay_s``; the rate defaults to
+    infinite and the delay to 0. ``failures`` lists ``(at, until)`` pairs of times (``until``
+    may be ``None``: never repaired); the topology manager re-routes mmTP downloads around
+    them.
 
-    >>> link("r1", "r2", rate=10e6, delay=0.02)["rate"]
+    >>> link("r1", "r2", rate="10Mbps", delay="20ms")["rate"]
+    '10Mbps'
+    >>> link("r1", "r2", rate_bps=10e6, delay_s=0.02)["rate"]
     '10000000bps'
-    >>> link("r1", "r2", rate=10e6, delay=0.02, failures=[(3, 8)])["failures"]
+    >>> link("r1", "r2", rate="10Mbps", delay="20ms", failures=[("3s", "8s")])["failures"]
     [{'at': '3s', 'until': '8s'}]
     """
     d: dict[str, Any] = {"id": id}
@@ -164,8 +184,8 @@ def link(
     else:
         d["from"], d["to"] = a, b
     d.update(
-        rate=_rate(rate),
-        delay=_time(delay),
+        rate=_with_unit("rate", rate, "rate_bps", rate_bps, "bps"),
+        delay=_with_unit("delay", delay, "delay_s", delay_s, "s"),
         queue=dict(queue) if queue is not None else None,
         loss=loss,
         weight=weight,
@@ -182,7 +202,7 @@ def link(
 def tcp(**fields: Any) -> dict[str, Any]:
     """TCP parameters (see the ``[tcp]`` table of the scenario reference).
 
-    >>> tcp(mss=1460, min_rto="1s")
+    >>> tcp(mss="1460B", min_rto="1s")
     {'mss': '1460B', 'min_rto': '1s'}
     """
     conv = {
@@ -229,8 +249,17 @@ def flow(
     outages: Sequence[Mapping[str, Any]] | None = None,
     mmtp: Mapping[str, Any] | None = None,
     content: str | None = None,
+    start_s: float | None = None,
+    start_spread_s: float | None = None,
+    stop_s: float | None = None,
+    size_bytes: float | None = None,
+    rate_bps: float | None = None,
 ) -> dict[str, Any]:
     """A flow from host ``src`` to host ``dst`` (TCP by default).
+
+    Times, sizes and rates are strings with units (``start="1s"``, ``size="10MB"``,
+    ``rate="5Mbps"``), or numbers through ``start_s``, ``start_spread_s``, ``stop_s``,
+    ``size_bytes`` and ``rate_bps``.
 
     With ``kind="mmtp"`` it is an mmTP download by subscriber ``dst`` from publisher ``src``,
     or from several when ``src`` is a list; ``outages`` lists times a publisher is silent
@@ -246,8 +275,10 @@ def flow(
     topology manager chooses; ``scheduler`` picks the subflow for each segment (``"lowest-rtt"``,
     ``"round-robin"``).
 
-    >>> flow("a", "b", size="10MB", start=1)
+    >>> flow("a", "b", size="10MB", start="1s")
     {'from': 'a', 'to': 'b', 'kind': 'tcp', 'start': '1s', 'size': '10MB'}
+    >>> flow("a", "b", size_bytes=1e7, start_s=1)
+    {'from': 'a', 'to': 'b', 'kind': 'tcp', 'start': '1s', 'size': '10000000B'}
     """
     return _clean(
         {
@@ -256,10 +287,12 @@ def flow(
             "sources": None if isinstance(src, str) else list(src),
             "to": dst,
             "kind": kind,
-            "start": _time(start),
-            "start_spread": _time(start_spread),
-            "stop": _time(stop),
-            "size": _size(size),
+            "start": _with_unit("start", start, "start_s", start_s, "s"),
+            "start_spread": _with_unit(
+                "start_spread", start_spread, "start_spread_s", start_spread_s, "s"
+            ),
+            "stop": _with_unit("stop", stop, "stop_s", stop_s, "s"),
+            "size": _with_unit("size", size, "size_bytes", size_bytes, "B"),
             "count": count,
             "route": list(route) if route is not None else None,
             "paths": [list(p) for p in paths] if paths is not None else None,
@@ -269,7 +302,7 @@ def flow(
             "scheduler": scheduler,
             "cc": cc,
             "tcp": dict(tcp) if tcp is not None else None,
-            "rate": _rate(rate),
+            "rate": _with_unit("rate", rate, "rate_bps", rate_bps, "bps"),
             "packet_size": _size(packet_size),
             "on": _time(on),
             "off": _time(off),
@@ -307,7 +340,7 @@ def subflow(
     """One subflow of a multipath :func:`flow`: its route, coupling group (subflows in
     different groups are not coupled), and when it opens and closes.
 
-    >>> subflow(["a", "r", "b"], group=1, start=5)
+    >>> subflow(["a", "r", "b"], group=1, start="5s")
     {'route': ['a', 'r', 'b'], 'group': 1, 'start': '5s'}
     """
     return _clean(
@@ -414,13 +447,16 @@ def _override_text(value: Any) -> str:
 class Scenario:
     """A scenario: built in code from keyword arguments, or loaded from a TOML file.
 
+    ``duration`` is a string with a unit (``"60s"``), or a number of seconds through
+    ``duration_s``.
+
     The scenario is data; nothing is compiled until :meth:`check` or :func:`pathpool.run`.
     """
 
     def __init__(
         self,
         *,
-        duration: Quantity,
+        duration: Quantity | None = None,
         hosts: Iterable[str] = (),
         routers: Iterable[str] = (),
         links: Iterable[Mapping[str, Any]] = (),
@@ -433,12 +469,13 @@ class Scenario:
         name: str | None = None,
         description: str | None = None,
         seed: int | None = None,
+        duration_s: float | None = None,
     ) -> None:
         data = _clean(
             {
                 "name": name,
                 "description": description,
-                "duration": _time(duration),
+                "duration": _with_unit("duration", duration, "duration_s", duration_s, "s"),
                 "seed": seed,
                 "nodes": {"hosts": list(hosts), "routers": list(routers)},
                 "links": [dict(x) for x in links],

@@ -58,6 +58,8 @@ id = "f"
 from = "a"
 to = "b"
 count = 2
+# One-subflow connections, so that the grid can give them a multipath controller.
+paths = [["a", "r", "b"]]
 "#;
 
 fn text(o: &Output) -> String {

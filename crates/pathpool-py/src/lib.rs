@@ -30,7 +30,16 @@ create_exception!(
 );
 
 fn scenario_error(e: &SimScenarioError) -> PyErr {
-    ScenarioError::new_err(e.to_string())
+    let mut text = e.to_string();
+    // A scenario built in code: name the builders' keywords that take plain numbers.
+    if e.source.starts_with('<') && text.contains(" has no unit") {
+        text.push_str(
+            " (the builders take numbers through keywords naming their unit: \
+             pp.link(..., rate_bps=10e6, delay_s=0.005), pp.flow(..., start_s=1, \
+             size_bytes=1e6, rate_bps=1e6))",
+        );
+    }
+    ScenarioError::new_err(text)
 }
 
 fn load(

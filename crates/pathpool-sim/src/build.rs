@@ -1008,6 +1008,9 @@ fn add_flows(
         None
     };
     let subflows = multipath_plan(net, f, from, to, is_tcp, &here, sc.duration)?;
+    if let (Some(params), None) = (&tcp, &subflows) {
+        single_path_cc(f.cc, f.tcp.as_ref(), params.cc, &here)?;
+    }
     let paths = match &subflows {
         Some(sfs) => sfs[0].1.clone(),
         None => flow_paths(
@@ -1120,6 +1123,46 @@ fn add_flows(
         }
     }
     Ok(())
+}
+
+/// A single-path TCP flow runs NewReno: a multipath controller there (LIA, NMCC, ...) would
+/// run with one subflow, where most reduce to Reno, and was most likely meant for a multipath
+/// connection. The error names where the controller was set (issue 16: no silent downgrade).
+/// `cc_field` and `tcp` are the element's own `cc` and `tcp` table.
+fn single_path_cc(
+    cc_field: Option<CcKind>,
+    tcp: Option<&TcpSpec>,
+    cc: CcKind,
+    here: &[PathSeg],
+) -> Result<(), SpecError> {
+    if cc == CcKind::NewReno {
+        return Ok(());
+    }
+    let (place, whence) = if cc_field.is_some() {
+        (child(here, "cc"), "")
+    } else if tcp.is_some_and(|t| t.cc.is_some()) {
+        (child(&child(here, "tcp"), "cc"), "")
+    } else {
+        (
+            at(&[k("tcp"), k("cc")]),
+            " (the scenario's tcp.cc, which every TCP flow inherits: set cc on the \
+             multipath flows instead)",
+        )
+    };
+    let remedy = if here.first() == Some(&k("traffic")) {
+        "traffic flows have one path each: use cc = \"newreno\""
+    } else {
+        "make it a multipath connection (paths = [[...], [...]], subflows, or \
+         tm = { k = 2 }; one subflow is allowed: paths = [[...]]), or use cc = \"newreno\""
+    };
+    Err(SpecError::at(
+        place,
+        format!(
+            "\"{}\" is a multipath controller, and {} has a single path{whence}; {remedy}",
+            cc.name(),
+            format_path(here),
+        ),
+    ))
 }
 
 /// What every TCP flow, single- or multipath, has.
@@ -1924,6 +1967,7 @@ fn add_traffic(
     let (from, to) = end_hosts(net, &t.from, &t.to, &here)?;
     let spec = element_tcp_spec(sc, t.tcp.as_ref(), t.cc);
     let params = resolve_tcp(&spec, &field("tcp"))?;
+    single_path_cc(t.cc, t.tcp.as_ref(), params.cc, &here)?;
     let mss = params.sender.mss;
     let bytes = |b: BufferSize| match b {
         BufferSize::Packets(n) => n * mss,
