@@ -24,7 +24,7 @@ from typing import Any, Union
 
 from . import _pathpool
 from ._pathpool import ScenarioError
-from ._sweep import sweep
+from ._sweep import IdenticalReplicatesWarning, sweep
 from .results import Results
 from .scenario import (
     Scenario,
@@ -105,6 +105,7 @@ def read_results(directory: str | os.PathLike[str]) -> Results:
 
 
 __all__ = [
+    "IdenticalReplicatesWarning",
     "Results",
     "Scenario",
     "ScenarioError",

@@ -98,6 +98,8 @@ class SweepPlan:
         """
     def gather(self) -> list[tuple[str, str, bytes | list[str | None], bytes | None]]:
         """Write ``sweep.parquet`` and ``sweep.csv``; return the columns as ``RunHandle.tables``."""
+    def identical_replicates(self) -> str | None:
+        """The warning when some grid point's replicates are identical, or None."""
 
 def sweep_plan(
     text: str,

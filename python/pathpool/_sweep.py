@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
@@ -25,6 +26,11 @@ if TYPE_CHECKING:
     from distributed import Client
 
 Cluster = Union[str, "Client"]
+
+
+class IdenticalReplicatesWarning(UserWarning):
+    """The replicates of a sweep's grid point gave identical results: nothing in the scenario
+    draws from the seed (add ``tcp.send_overhead``, ``start_spread``, random loss, ...)."""
 
 
 def _run_task(task: str) -> list[tuple[str, bytes]]:
@@ -187,7 +193,11 @@ def sweep(
             plan.run_local(jobs, progress)
         else:
             _run_on_cluster(plan, plan.pending(), cluster, progress)
-        return _frame(plan.gather())
+        frame = _frame(plan.gather())
+        same = plan.identical_replicates()
+        if same is not None:
+            warnings.warn(same, IdenticalReplicatesWarning, stacklevel=2)
+        return frame
     finally:
         if tmp is not None:
             tmp.cleanup()

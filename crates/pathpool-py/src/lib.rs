@@ -13,7 +13,7 @@ use pathpool_cli::sweep::def::{
     read_sweep_file, Param, ParamValue, ScenarioText, SweepDef, SweepError, SweepOptions,
 };
 use pathpool_cli::sweep::plan::{Plan, RunError, RunTask};
-use pathpool_cli::sweep::{gather, pool, ClusterRunner, ExecError, Host};
+use pathpool_cli::sweep::{gather, pool, replicates, ClusterRunner, ExecError, Host};
 use pathpool_sim::{Column, LoadedScenario, Results, ScenarioError as SimScenarioError};
 use pyo3::create_exception;
 use pyo3::exceptions::{
@@ -563,6 +563,14 @@ impl SweepPlan {
             cols.append((name, kind, data, mask))?;
         }
         Ok(cols)
+    }
+
+    /// The warning when the replicates of some grid point are identical (nothing in the
+    /// scenario draws from the seed), or `None`.
+    fn identical_replicates(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        py.detach(|| replicates::identical_replicates(&self.plan))
+            .map(|same| same.map(|s| s.message()))
+            .map_err(PyOSError::new_err)
     }
 }
 

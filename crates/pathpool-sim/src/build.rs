@@ -17,6 +17,7 @@ use crate::link::{Discipline, Link};
 use crate::load::{format_path, PathSeg, SpecError};
 use crate::mmtp_flow::{MmtpConn, MmtpPath, Outage};
 use crate::mp_flow::{MpConn, SubflowPlan};
+use crate::overhead::SendOverhead;
 use crate::packet::MAX_SUBFLOWS;
 use crate::random_queue::RandomDrop;
 use crate::red::{Red, RedParams};
@@ -35,6 +36,8 @@ const STREAM_LINK: u64 = 1;
 const STREAM_START: u64 = 2;
 const STREAM_TRAFFIC: u64 = 3;
 const STREAM_UDP: u64 = 4;
+/// `tcp.send_overhead`'s delays (stream 5 is the domain generator's placement).
+const STREAM_OVERHEAD: u64 = 6;
 
 /// Largest number of time-series samples a scenario may ask for.
 const MAX_SAMPLES: u64 = 10_000_000;
@@ -90,6 +93,8 @@ fn element_tcp_spec(sc: &Scenario, tcp: Option<&TcpSpec>, cc: Option<CcKind>) ->
 #[derive(Clone, Debug)]
 struct TcpParams {
     cc: CcKind,
+    /// `tcp.send_overhead` (zero: off).
+    send_overhead: Dur,
     options: CcOptions,
     header: u64,
     window: WindowConfig,
@@ -192,6 +197,7 @@ fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams, SpecError>
     }
     Ok(TcpParams {
         cc: spec.cc.unwrap_or_default(),
+        send_overhead: spec.send_overhead.unwrap_or(Dur::ZERO),
         options: CcOptions {
             nmcc: spec.nmcc.unwrap_or_default(),
             lia: spec.lia.unwrap_or_default(),
@@ -1050,6 +1056,10 @@ fn add_flows(
                         "a finite flow transfers at least 1 byte",
                     ));
                 }
+                let overhead = SendOverhead::new(
+                    params.send_overhead,
+                    Rng::stream(seed, STREAM_OVERHEAD, sim.flows.len() as u64),
+                );
                 let ends = FlowEnds {
                     id,
                     from,
@@ -1057,6 +1067,7 @@ fn add_flows(
                     start,
                     stop,
                     size,
+                    overhead,
                 };
                 match &subflows {
                     Some(sfs) => add_mp_flow(sim, net, ends, sfs, f, params),
@@ -1173,6 +1184,8 @@ struct FlowEnds {
     start: Time,
     stop: Option<Time>,
     size: Option<u64>,
+    /// `tcp.send_overhead`'s timer, when on.
+    overhead: Option<SendOverhead>,
 }
 
 /// The subflows of a multipath flow (`paths` or `subflows`), checked, with their paths;
@@ -1797,6 +1810,7 @@ fn add_mp_flow(
         start,
         stop,
         size,
+        overhead,
     } = ends;
     let src_elem = sim.elements.len() as u32;
     let sink_elem = src_elem + 1;
@@ -1836,7 +1850,9 @@ fn add_mp_flow(
     );
     let receiver = MpReceiver::new(p.receiver);
     let header = p.header as u32;
-    let conn = MpConn::new(sender, cc, receiver, plan, header, start, stop, size);
+    let conn = MpConn::new(
+        sender, cc, receiver, plan, header, start, stop, size, overhead,
+    );
     assert_eq!(sim.elements.add_mp_conn(conn), (src_elem, sink_elem));
     sim.flows.push(FlowMeta {
         id,
@@ -1862,6 +1878,7 @@ fn add_tcp_flow(sim: &mut Simulation, net: &Net, ends: FlowEnds, paths: &FlowPat
         start,
         stop,
         size,
+        overhead,
     } = ends;
     let src_elem = sim.elements.len() as u32;
     let sink_elem = src_elem + 1;
@@ -1883,7 +1900,7 @@ fn add_tcp_flow(sim: &mut Simulation, net: &Net, ends: FlowEnds, paths: &FlowPat
         path,
     );
     let header = p.header as u32;
-    let src = TcpSource::new(sender, cc, data_route, header, start, stop);
+    let src = TcpSource::new(sender, cc, data_route, header, start, stop, overhead);
     let sink = TcpSink::new(TcpReceiver::new(p.receiver), ack_route, header, size);
     assert_eq!(sim.elements.add_tcp_source(src), src_elem);
     assert_eq!(sim.elements.add_tcp_sink(sink), sink_elem);
@@ -2032,6 +2049,10 @@ fn add_traffic(
         }
         let size = dist.draw(&mut rng, mean as f64);
         let id = unique_id(ids, format!("{prefix}.{n}"), field("id"))?;
+        let overhead = SendOverhead::new(
+            params.send_overhead,
+            Rng::stream(seed, STREAM_OVERHEAD, sim.flows.len() as u64),
+        );
         let ends = FlowEnds {
             id,
             from,
@@ -2039,6 +2060,7 @@ fn add_traffic(
             start: Time::from_secs_f64(at_s),
             stop: None,
             size: Some(size),
+            overhead,
         };
         add_tcp_flow(sim, net, ends, &paths, &params);
         n += 1;

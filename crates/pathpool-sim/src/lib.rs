@@ -23,6 +23,7 @@ pub mod load;
 pub mod metrics;
 mod mmtp_flow;
 mod mp_flow;
+mod overhead;
 mod packet;
 mod random_queue;
 mod red;

@@ -12,6 +12,7 @@ use pathpool_core::Time;
 use pathpool_proto::mptcp::{MpReceiver, MpSender, SubflowState};
 use pathpool_proto::tcp::{AckSegment, DataSegment, SenderStats, TcpSender};
 
+use crate::overhead::SendOverhead;
 use crate::packet::Packet;
 use crate::tcp_flow::SourceState;
 
@@ -58,6 +59,8 @@ pub(crate) struct MpConn {
     /// source's deadline is asked for after every ACK and this changes only when the source's
     /// timer runs).
     next_change: Option<Time>,
+    /// `tcp.send_overhead`, when on: the connection's segments leave one at a time.
+    overhead: Option<SendOverhead>,
 }
 
 impl MpConn {
@@ -71,6 +74,7 @@ impl MpConn {
         start: Time,
         stop: Option<Time>,
         size: Option<u64>,
+        overhead: Option<SendOverhead>,
     ) -> Self {
         let n = plan.len();
         MpConn {
@@ -88,6 +92,7 @@ impl MpConn {
             size,
             completed_at: None,
             next_change: None,
+            overhead,
         }
         .with_next_change()
     }
@@ -119,7 +124,10 @@ impl MpConn {
         match self.state {
             SourceState::Waiting => Some(self.start),
             SourceState::Done => None,
-            SourceState::Active => earlier(self.sender.poll_timeout(), self.next_change),
+            SourceState::Active => earlier(
+                earlier(self.sender.poll_timeout(), self.next_change),
+                self.overhead.as_ref().and_then(SendOverhead::deadline),
+            ),
         }
     }
 
@@ -129,8 +137,14 @@ impl MpConn {
     pub(crate) fn source_deadline_before(&self, t: Time) -> Option<Time> {
         match self.state {
             SourceState::Active => earlier(
-                self.sender.poll_timeout_before(t),
-                self.next_change.filter(|&c| c < t),
+                earlier(
+                    self.sender.poll_timeout_before(t),
+                    self.next_change.filter(|&c| c < t),
+                ),
+                self.overhead
+                    .as_ref()
+                    .and_then(SendOverhead::deadline)
+                    .filter(|&o| o < t),
             ),
             _ => self.source_deadline().filter(|&d| d < t),
         }
@@ -189,15 +203,35 @@ impl MpConn {
 
     #[inline]
     fn transmit(&mut self, now: Time, mut send: impl FnMut(Packet)) {
-        while let Some(s) = self.sender.poll_transmit(now, &self.cc) {
-            send(Packet::with_subflow(
+        let (opened, header) = (&self.opened, self.header_bytes);
+        let packet = |s: pathpool_proto::mptcp::MpSegment| {
+            Packet::with_subflow(
                 s.seg.seq,
                 s.seg.ts,
-                self.opened[s.subflow].data,
-                s.seg.len + self.header_bytes,
+                opened[s.subflow].data,
+                s.seg.len + header,
                 s.seg.retransmission,
                 s.subflow as u32,
-            ));
+            )
+        };
+        match &mut self.overhead {
+            None => {
+                while let Some(s) = self.sender.poll_transmit(now, &self.cc) {
+                    send(packet(s));
+                }
+            }
+            // One segment per expiry of the delayed-send timer, on whichever subflow the
+            // scheduler picks when it expires.
+            Some(overhead) => {
+                if overhead.take_due(now) {
+                    if let Some(s) = self.sender.poll_transmit(now, &self.cc) {
+                        send(packet(s));
+                    }
+                }
+                if self.sender.may_transmit() {
+                    overhead.arm(now);
+                }
+            }
         }
         if self.sender.is_finished() {
             self.state = SourceState::Done;

@@ -627,6 +627,11 @@ pub struct TcpSpec {
     /// `"impatient"` (default, RFC 6582's recommendation) or `"slow-but-steady"`.
     #[serde(default)]
     pub partial_ack_timer: Option<PartialAckTimer>,
+    /// ns-2's send overhead (`overhead_`): each segment waits a uniform random time in
+    /// `[0, send_overhead]` before it leaves, one at a time, in order; breaks the phase
+    /// effects of deterministic runs so that seeds differ (default 0s: off; D123).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_overhead: Option<Dur>,
     /// NMCC's options (used when `cc = "nmcc"`).
     #[serde(default)]
     pub nmcc: Option<NmccConfig>,
@@ -663,6 +668,7 @@ impl TcpSpec {
             rwnd,
             limited_transmit,
             partial_ack_timer,
+            send_overhead,
             nmcc,
             lia,
             wvegas

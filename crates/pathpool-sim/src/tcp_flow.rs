@@ -6,6 +6,7 @@ use pathpool_cc::{AnyController, MultipathController};
 use pathpool_core::Time;
 use pathpool_proto::tcp::{AckSegment, DataSegment, TcpReceiver, TcpSender};
 
+use crate::overhead::SendOverhead;
 use crate::packet::Packet;
 
 /// Life cycle of a source.
@@ -32,6 +33,8 @@ pub(crate) struct TcpSource {
     pub(crate) stop: Option<Time>,
     pub(crate) state: SourceState,
     stopped: bool,
+    /// `tcp.send_overhead`, when on.
+    overhead: Option<SendOverhead>,
 }
 
 impl TcpSource {
@@ -42,6 +45,7 @@ impl TcpSource {
         header_bytes: u32,
         start: Time,
         stop: Option<Time>,
+        overhead: Option<SendOverhead>,
     ) -> Self {
         TcpSource {
             sender,
@@ -52,6 +56,7 @@ impl TcpSource {
             stop,
             state: SourceState::Waiting,
             stopped: false,
+            overhead,
         }
     }
 
@@ -63,9 +68,13 @@ impl TcpSource {
             SourceState::Done => None,
             SourceState::Active => {
                 let rto = self.sender.poll_timeout();
-                match (self.stop.filter(|_| !self.stopped), rto) {
+                let t = match (self.stop.filter(|_| !self.stopped), rto) {
                     (Some(s), Some(r)) => Some(s.min(r)),
                     (s, r) => s.or(r),
+                };
+                match self.overhead.as_ref().and_then(SendOverhead::deadline) {
+                    Some(o) => Some(t.map_or(o, |t| t.min(o))),
+                    None => t,
                 }
             }
         }
@@ -103,14 +112,27 @@ impl TcpSource {
 
     #[inline]
     fn transmit(&mut self, now: Time, mut send: impl FnMut(Packet)) {
-        while let Some(seg) = self.sender.poll_transmit(now, &self.cc) {
-            send(Packet::new(
-                seg.seq,
-                seg.ts,
-                self.route,
-                seg.len + self.header_bytes,
-                seg.retransmission,
-            ));
+        let (route, header) = (self.route, self.header_bytes);
+        let packet = |seg: pathpool_proto::tcp::DataSegment| {
+            Packet::new(seg.seq, seg.ts, route, seg.len + header, seg.retransmission)
+        };
+        match &mut self.overhead {
+            None => {
+                while let Some(seg) = self.sender.poll_transmit(now, &self.cc) {
+                    send(packet(seg));
+                }
+            }
+            // One segment per expiry of the delayed-send timer (ns-2's `send_much`).
+            Some(overhead) => {
+                if overhead.take_due(now) {
+                    if let Some(seg) = self.sender.poll_transmit(now, &self.cc) {
+                        send(packet(seg));
+                    }
+                }
+                if self.sender.can_transmit(&self.cc) {
+                    overhead.arm(now);
+                }
+            }
         }
         if self.sender.is_finished() {
             self.state = SourceState::Done;

@@ -10,6 +10,7 @@ pub mod def;
 pub mod gather;
 pub mod plan;
 pub mod pool;
+pub mod replicates;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -308,6 +309,9 @@ pub fn sweep_command(a: &SweepArgs, host: &Host<'_>) -> Result<(), CliError> {
             started.elapsed().as_secs_f64(),
             table.rows()
         );
+    }
+    if let Some(same) = replicates::identical_replicates(&plan).map_err(CliError::Failed)? {
+        eprintln!("warning: {}", same.message());
     }
     println!("{}", parquet.display());
     println!("{}", csv.display());

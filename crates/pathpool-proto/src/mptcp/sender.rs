@@ -239,6 +239,14 @@ impl MpSender {
         self.deadlines.earliest_before(t)
     }
 
+    /// Whether [`poll_transmit`](Self::poll_transmit) may return a segment: `false` means it
+    /// would return `None` (nothing happened since it last did that could let one go).
+    #[must_use]
+    #[inline]
+    pub fn may_transmit(&self) -> bool {
+        !matches!(self.pending, Pending::None)
+    }
+
     /// The next segment to send now on any subflow, if one may go.
     ///
     /// Retransmissions (and data already given to a subflow) go first; then, while there is

@@ -262,6 +262,18 @@ impl TcpSender {
         window.saturating_sub(self.snd_nxt - self.snd_una)
     }
 
+    /// Whether [`poll_transmit`](Self::poll_transmit) would return a segment now, without
+    /// sending it.
+    #[must_use]
+    #[inline]
+    pub fn can_transmit<C: MultipathController>(&self, cc: &C) -> bool {
+        if self.retransmit_pending && self.segment_len(self.snd_una) > 0 {
+            return true;
+        }
+        let len = self.segment_len(self.snd_nxt);
+        len > 0 && len <= self.send_room(cc)
+    }
+
     /// Whether the sender has sent everything it was given (it may still be waiting for ACKs
     /// or have retransmissions to make after a timeout).
     #[must_use]
