@@ -191,3 +191,19 @@ def test_dask_cluster_gives_the_local_table(root, tmp_path):
     csv = (tmp_path / "local" / "sweep.csv").read_bytes()
     assert (tmp_path / "dask" / "sweep.csv").read_bytes() == csv
     assert (tmp_path / "cli" / "sweep.csv").read_bytes() == csv
+
+
+def test_the_local_cluster_example_runs_and_matches_local_threads(root, tmp_path):
+    """docs/sweeps.md's LocalCluster example, as a script (its `__main__` guard included)."""
+    pytest.importorskip(
+        "distributed", reason="dask.distributed is not installed (pip install 'pathpool[dask]')"
+    )
+    r = subprocess.run(
+        [sys.executable, str(root / "examples" / "sweep_local_cluster.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "byte-identical to the local threads': True" in r.stdout, r.stdout
