@@ -21,7 +21,7 @@ def base(**over):
 @pytest.mark.parametrize(
     ("scenario", "expect"),
     [
-        (base(colour="blue"), ["unknown field `colour`"]),
+        (base(colour="blue"), ["colour: unknown field; expected one of"]),
         (base(duration="10 parsecs"), ["duration", "unknown unit"]),
         (
             base(links=[{"between": ["a", "b"], "rate": "-1Mbps", "delay": "5ms"}]),
@@ -89,6 +89,22 @@ def test_file_errors_carry_the_line(tmp_path):
 def test_bad_override_names_the_key():
     with pytest.raises(pp.ScenarioError, match=r"links\.nope"):
         pp.Scenario.from_dict(base()).set("links.nope.rate", "1Mbps").check()
+
+
+def test_every_problem_is_reported_with_suggestions():
+    """Issue 16, item 6: three mistakes, three problems, one per line and in `errors`."""
+    bad = base(
+        links=[{"between": ["a", "b"], "rate": "10mbps", "delay": "5ms"}],
+        flows=[{"form": "a", "to": "b"}, {"from": "a", "to": "bb"}],
+    )
+    with pytest.raises(pp.ScenarioError) as e:
+        pp.Scenario.from_dict(bad).check()
+    errors = e.value.errors
+    assert len(errors) == 3, errors
+    assert str(e.value).splitlines() == errors
+    assert 'links[0].rate: "10mbps": unknown unit "mbps" (did you mean "10Mbps"?)' in errors[0]
+    assert "flows[0].form: unknown field (did you mean `from`?)" in errors[1]
+    assert 'flows[1].to: unknown node "bb" (did you mean "b"?)' in errors[2]
 
 
 def test_a_multipath_controller_runs_on_one_subflow_when_asked_for():

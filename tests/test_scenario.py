@@ -41,12 +41,15 @@ def test_a_bare_number_is_refused_as_in_a_scenario_file():
     )
     with pytest.raises(pp.ScenarioError) as e:
         sc.check()
+    assert len(e.value.errors) == 2, "the rate and the delay"
     message = str(e.value)
+    assert "links[0].rate: the number 10 has no unit" in message, message
     assert "links[0].delay: the number 5 has no unit" in message, message
     assert "rate_bps=" in message, message
     toml = 'duration = "5s"\nnodes = { hosts = ["a", "b"] }\n[[links]]\nbetween = ["a", "b"]\n'
     with pytest.raises(pp.ScenarioError) as f:
         pp.Scenario.from_toml(toml + "rate = 10\ndelay = 5\n").check()
+    assert "links[0].rate: the number 10 has no unit" in str(f.value)
     assert "links[0].delay: the number 5 has no unit" in str(f.value)
     for bad in (
         pp.flow("a", "b", start=1),

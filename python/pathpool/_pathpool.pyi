@@ -8,7 +8,11 @@ from collections.abc import Callable
 __version__: str
 
 class ScenarioError(ValueError):
-    """A scenario is invalid: the message names the file, line, field and what is allowed."""
+    """A scenario is invalid: the message names the file, line, field and what is allowed,
+    one line per problem (every problem found, up to 20)."""
+
+    errors: list[str]
+    """The problems, one per entry, in file order."""
 
 class RunHandle:
     """The results of one run, held in Rust until asked for."""

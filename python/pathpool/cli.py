@@ -3,15 +3,33 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import signal
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import _pathpool
 
 PLOT_KINDS = ("throughput", "cwnd", "subflows", "queue")
+
+
+def _choice(what: str, allowed: Sequence[str]) -> Callable[[str], str]:
+    """An argparse type for one of ``allowed``, whose error reads as the Rust command's do
+    (no Python quotes), with the nearest choice."""
+
+    def check(value: str) -> str:
+        if value in allowed:
+            return value
+        near = difflib.get_close_matches(value, allowed, n=1)
+        hint = f" (did you mean {near[0]}?)" if near else ""
+        raise argparse.ArgumentTypeError(
+            f"{value}: not a {what}{hint}; choose from {', '.join(allowed)}"
+        )
+
+    return check
 
 
 def _plot(argv: list[str]) -> int:
@@ -25,12 +43,18 @@ def _plot(argv: list[str]) -> int:
     )
     parser.add_argument("results", type=Path, help="results directory")
     parser.add_argument("-o", "--out", type=Path, help="image file (default: RESULTS/KIND.png)")
-    parser.add_argument("--kind", choices=PLOT_KINDS, default="throughput")
+    parser.add_argument(
+        "--kind",
+        type=_choice("plot kind", PLOT_KINDS),
+        default="throughput",
+        metavar="{" + ",".join(PLOT_KINDS) + "}",
+    )
     parser.add_argument("--flows", nargs="*", help="only these flows")
     parser.add_argument(
         "--column",
-        choices=list(SUBFLOW_COLUMNS),
+        type=_choice("subflow column", list(SUBFLOW_COLUMNS)),
         default="cwnd_bytes",
+        metavar="{" + ",".join(SUBFLOW_COLUMNS) + "}",
         help="--kind subflows: what to draw (default cwnd_bytes)",
     )
     parser.add_argument(

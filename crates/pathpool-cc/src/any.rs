@@ -127,12 +127,11 @@ pub struct UnknownCc(pub String);
 impl fmt::Display for UnknownCc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<_> = CcKind::ALL.iter().map(|k| k.name()).collect();
-        write!(
-            f,
-            "unknown congestion control {:?}; known: {}",
-            self.0,
-            names.join(", ")
-        )
+        write!(f, "unknown congestion control {:?}", self.0)?;
+        if let Some(meant) = pathpool_core::text::closest(&self.0, names.iter().copied()) {
+            write!(f, " (did you mean {meant:?}?)")?;
+        }
+        write!(f, "; known: {}", names.join(", "))
     }
 }
 

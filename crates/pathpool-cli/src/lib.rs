@@ -128,14 +128,21 @@ pub fn run_cli_with(args: Vec<OsString>, host: &sweep::Host<'_>) -> u8 {
                 .into(),
         )),
     };
+    // A message of several lines is several problems (a scenario's, for instance): each is
+    // its own `error:` line.
+    let print = |msg: &str| {
+        for line in msg.lines() {
+            eprintln!("error: {line}");
+        }
+    };
     match result {
         Ok(()) => 0,
         Err(CliError::BadInput(msg)) => {
-            eprintln!("error: {msg}");
+            print(&msg);
             EXIT_BAD_INPUT
         }
         Err(CliError::Failed(msg)) => {
-            eprintln!("error: {msg}");
+            print(&msg);
             EXIT_FAILURE
         }
         Err(CliError::Interrupted(msg)) => {

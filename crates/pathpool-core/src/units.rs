@@ -30,11 +30,18 @@ pub struct ParseUnitError {
     pub problem: String,
     /// What would have been accepted, with examples.
     pub allowed: &'static str,
+    /// The input as it was most likely meant (`"10Mbps"` for `"10mbps"`), when a unit is
+    /// misspelt in a way that has one reading.
+    pub suggestion: Option<String>,
 }
 
 impl fmt::Display for ParseUnitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}: {}; {}", self.input, self.problem, self.allowed)
+        write!(f, "{:?}: {}", self.input, self.problem)?;
+        if let Some(s) = &self.suggestion {
+            write!(f, " (did you mean {s:?}?)")?;
+        }
+        write!(f, "; {}", self.allowed)
     }
 }
 
@@ -137,7 +144,77 @@ fn err(input: &str, problem: impl Into<String>, allowed: &'static str) -> ParseU
         input: input.to_string(),
         problem: problem.into(),
         allowed,
+        suggestion: None,
     }
+}
+
+/// Units written another way that have exactly one reading: (as written, meant).
+const UNIT_ALIASES: &[(&str, &str)] = &[
+    // Durations.
+    ("msec", "ms"),
+    ("msecs", "ms"),
+    ("millisecond", "ms"),
+    ("milliseconds", "ms"),
+    ("usec", "us"),
+    ("usecs", "us"),
+    ("microsecond", "us"),
+    ("microseconds", "us"),
+    ("nsec", "ns"),
+    ("nanosecond", "ns"),
+    ("nanoseconds", "ns"),
+    ("secs", "s"),
+    ("second", "s"),
+    ("seconds", "s"),
+    ("mins", "min"),
+    ("minute", "min"),
+    ("minutes", "min"),
+    ("hr", "h"),
+    ("hrs", "h"),
+    ("hour", "h"),
+    ("hours", "h"),
+    // Rates written as an amount of bits.
+    ("kbit", "kbps"),
+    ("Mbit", "Mbps"),
+    ("mbit", "Mbps"),
+    ("Gbit", "Gbps"),
+    ("gbit", "Gbps"),
+    ("Mb", "Mbps"),
+    ("mb", "Mbps"),
+    ("Gb", "Gbps"),
+    ("gb", "Gbps"),
+    ("kb", "kbps"),
+    ("Kb", "kbps"),
+    // Packets.
+    ("pck", "pkts"),
+    ("pcks", "pkts"),
+    ("pkg", "pkts"),
+    ("pkgs", "pkts"),
+];
+
+/// `text` with its unit replaced by the one it most likely meant among `units`: the same
+/// letters in another case (`mbps` → `Mbps`), or a known alias (`msec` → `ms`). A capital B
+/// reads as bytes, so it is never turned into a unit of bits (`MBPS` is not `Mbps`).
+fn suggest_unit(text: &str, unit: &str, units: &[&str]) -> Option<String> {
+    let bytes_to_bits = |meant: &str| unit.contains('B') && !meant.contains('B');
+    let meant = units
+        .iter()
+        .find(|u| u.eq_ignore_ascii_case(unit) && !bytes_to_bits(u))
+        .copied()
+        .or_else(|| {
+            UNIT_ALIASES
+                .iter()
+                .find(|(alias, m)| {
+                    alias.eq_ignore_ascii_case(unit) && !bytes_to_bits(m) && units.contains(m)
+                })
+                .map(|&(_, m)| m)
+        })?;
+    with_unit(text, unit, meant)
+}
+
+/// `text` (a number and then `unit`) with `meant` for its unit.
+fn with_unit(text: &str, unit: &str, meant: &str) -> Option<String> {
+    let number = text.trim().strip_suffix(unit)?.trim();
+    Some(format!("{number}{meant}"))
 }
 
 /// Parses `text` as a number followed by one of `units` (name, factor to the base unit).
@@ -154,7 +231,13 @@ fn parse_with_units(
         .iter()
         .find(|(name, _)| *name == unit)
         .map(|&(_, f)| f)
-        .ok_or_else(|| err(text, format!("unknown unit {unit:?}"), allowed))?;
+        .ok_or_else(|| {
+            let names: Vec<&str> = units.iter().map(|&(n, _)| n).collect();
+            ParseUnitError {
+                suggestion: suggest_unit(text, unit, &names),
+                ..err(text, format!("unknown unit {unit:?}"), allowed)
+            }
+        })?;
     num.times(factor)
         .ok_or_else(|| err(text, "value too large", allowed))
 }
@@ -357,11 +440,18 @@ impl FromStr for ByteSize {
     fn from_str(s: &str) -> Result<ByteSize, ParseUnitError> {
         if let Ok((_, unit)) = split_number(s) {
             if matches!(unit, "b" | "kb" | "Kb" | "Mb" | "Gb" | "bit" | "bits") {
-                return Err(err(
-                    s,
-                    "that is a number of bits; sizes are in bytes (B)",
-                    BYTES_ALLOWED,
-                ));
+                let bytes = match unit {
+                    "b" | "bit" | "bits" => "B",
+                    u => &u.to_ascii_uppercase(),
+                };
+                return Err(ParseUnitError {
+                    suggestion: suggest_unit(s, unit, &[bytes]).filter(|_| unit != "bits"),
+                    ..err(
+                        s,
+                        "that is a number of bits; sizes are in bytes (B)",
+                        BYTES_ALLOWED,
+                    )
+                });
             }
         }
         let b = parse_with_units(s, BYTE_UNITS, BYTES_ALLOWED)?;
@@ -402,7 +492,8 @@ impl FromStr for BufferSize {
     type Err = ParseUnitError;
     fn from_str(s: &str) -> Result<BufferSize, ParseUnitError> {
         let (num, unit) = split_number(s).map_err(|p| err(s, p, BUFFER_ALLOWED))?;
-        if matches!(unit, "pkt" | "pkts" | "packet" | "packets" | "p") {
+        const PACKETS: [&str; 5] = ["pkt", "pkts", "packet", "packets", "p"];
+        if PACKETS.contains(&unit) {
             if num.scale != 0 {
                 // A fractional packet count such as "1.5pkts" makes no sense.
                 return Err(err(
@@ -417,7 +508,17 @@ impl FromStr for BufferSize {
         }
         match ByteSize::from_str(s) {
             Ok(b) => Ok(BufferSize::Bytes(b.0)),
-            Err(e) => Err(err(s, e.problem, BUFFER_ALLOWED)),
+            Err(e) => {
+                // A misspelt packet unit (`100packts`, `100pck`) before a byte unit's.
+                let packets = crate::text::closest(unit, PACKETS)
+                    .filter(|_| unit.len() > 2)
+                    .and_then(|p| with_unit(s, unit, p))
+                    .or_else(|| suggest_unit(s, unit, &["pkts"]));
+                Err(ParseUnitError {
+                    suggestion: packets.or(e.suggestion),
+                    ..err(s, e.problem, BUFFER_ALLOWED)
+                })
+            }
         }
     }
 }
@@ -488,6 +589,39 @@ serde_via_str!(BufferSize, "\"100pkts\" or \"64KB\"");
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn misspelt_units_get_the_reading_they_have() {
+        let meant = |e: Result<(), ParseUnitError>| e.unwrap_err().suggestion;
+        let rate = |s: &str| meant(s.parse::<Rate>().map(|_| ()));
+        let dur = |s: &str| meant(s.parse::<Dur>().map(|_| ()));
+        let size = |s: &str| meant(s.parse::<ByteSize>().map(|_| ()));
+        let buf = |s: &str| meant(s.parse::<BufferSize>().map(|_| ()));
+        assert_eq!(rate("10mbps").as_deref(), Some("10Mbps"));
+        assert_eq!(rate("1.5 gbit/s").as_deref(), Some("1.5Gbit/s"));
+        assert_eq!(rate("10Mbit").as_deref(), Some("10Mbps"));
+        assert_eq!(rate("10MBPS"), None, "bytes are not turned into bits");
+        assert_eq!(rate("10MB"), None);
+        assert_eq!(rate("10 furlongs"), None);
+        assert_eq!(dur("5 msec").as_deref(), Some("5ms"));
+        assert_eq!(dur("2 Seconds").as_deref(), Some("2s"));
+        assert_eq!(dur("5MS").as_deref(), Some("5ms"));
+        assert_eq!(size("10mb").as_deref(), Some("10MB"));
+        assert_eq!(
+            size("64kb").as_deref(),
+            Some("64KB"),
+            "bits read as the bytes meant"
+        );
+        assert_eq!(size("1kib").as_deref(), Some("1KiB"));
+        assert_eq!(buf("100packts").as_deref(), Some("100packets"));
+        assert_eq!(buf("100pck").as_deref(), Some("100pkts"));
+        assert_eq!(buf("100Kb").as_deref(), Some("100KB"));
+        let e = "10mbps".parse::<Rate>().unwrap_err().to_string();
+        assert!(
+            e.starts_with("\"10mbps\": unknown unit \"mbps\" (did you mean \"10Mbps\"?); expected"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn rates() {

@@ -87,22 +87,93 @@ struct LinkSpec {
     queue: Option<ByteSize>,
 }
 
-/// An overlay file that cannot be used: where and why.
+/// An overlay file that cannot be used: where and why, written as a scenario's errors are
+/// (`file:line:col: links[2].rate: what is wrong`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OverlayError {
     /// The file (or the name the text was given under).
     pub source: String,
-    /// Where in it: `line L, column C` for syntax and type errors, else a field path such as
-    /// `links[2].between[1]`.
-    pub location: String,
+    /// 1-based line of the value at fault, when it could be located.
+    pub line: Option<usize>,
+    /// 1-based column.
+    pub column: Option<usize>,
+    /// The field, such as `links[2].between[1]` (empty for the whole file).
+    pub path: String,
     /// What is wrong and what is allowed.
     pub message: String,
 }
 
 impl fmt::Display for OverlayError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}: {}", self.source, self.location, self.message)
+        f.write_str(&self.source)?;
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
+            if let Some(c) = self.column {
+                write!(f, ":{c}")?;
+            }
+        }
+        f.write_str(": ")?;
+        if !self.path.is_empty() {
+            write!(f, "{}: ", self.path)?;
+        }
+        f.write_str(&self.message)
     }
+}
+
+/// The line and column of the value at `path` (`links[2].between[1]`) in TOML `text`, or of
+/// the deepest part of it that exists. (The simulator's scenario loader locates its fields
+/// the same way.)
+fn locate(text: &str, path: &str) -> Option<(usize, usize)> {
+    let doc = toml_edit::ImDocument::parse(text).ok()?;
+    let mut item = doc.as_item();
+    let mut span = None;
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        let (name, indices) = part.split_once('[').unwrap_or((part, ""));
+        let mut steps: Vec<Result<usize, &str>> = vec![Err(name)];
+        steps.extend(
+            indices
+                .split('[')
+                .filter_map(|i| i.trim_end_matches(']').parse().ok())
+                .map(Ok),
+        );
+        for step in steps {
+            let next = match step {
+                Err(k) => item.get(k),
+                Ok(i) => item.get(i),
+            };
+            let Some(next) = next else {
+                return span.map(|s: std::ops::Range<usize>| line_col(text, s.start));
+            };
+            item = next;
+            let here = match item {
+                toml_edit::Item::Value(v) => v.span(),
+                toml_edit::Item::Table(t) => t.span(),
+                toml_edit::Item::ArrayOfTables(a) => a.span(),
+                toml_edit::Item::None => None,
+            };
+            span = here.or(span);
+        }
+    }
+    span.map(|s| line_col(text, s.start))
+}
+
+/// A path as serde_path_to_error records it, written as users do: `links[2].rate`.
+fn format_path(p: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut s = String::new();
+    for seg in p.iter() {
+        match seg {
+            Segment::Seq { index } => s.push_str(&format!("[{index}]")),
+            Segment::Map { key } => {
+                if !s.is_empty() {
+                    s.push('.');
+                }
+                s.push_str(key);
+            }
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    s
 }
 
 impl std::error::Error for OverlayError {}
@@ -160,25 +231,39 @@ impl Overlay {
     /// duplicate ids, addresses or links, self-links, bad emulation or `tm` settings (with the
     /// field's path).
     pub fn from_toml(text: &str, source: &str) -> Result<Overlay, OverlayError> {
-        let spec: OverlaySpec = toml::from_str(text).map_err(|e| {
-            let location = e.span().map_or_else(
-                || "file".to_string(),
-                |s| {
-                    let (line, col) = line_col(text, s.start);
-                    format!("line {line}, column {col}")
-                },
-            );
+        let err = |path: String, message: String| {
+            let (line, column) = locate(text, &path).unzip();
             OverlayError {
                 source: source.to_string(),
-                location,
-                message: e.message().to_string(),
+                line,
+                column,
+                path,
+                message,
+            }
+        };
+        let table: toml::Table = toml::from_str(text).map_err(|e| {
+            let (line, column) = e.span().map(|s| line_col(text, s.start)).unzip();
+            OverlayError {
+                source: source.to_string(),
+                line,
+                column,
+                path: String::new(),
+                message: e.message().trim().to_string(),
             }
         })?;
-        let err = |location: String, message: String| OverlayError {
-            source: source.to_string(),
-            location,
-            message,
-        };
+        let spec: OverlaySpec = serde_path_to_error::deserialize(toml::Value::Table(table))
+            .map_err(|e| {
+                let message = e.inner().message().trim().to_string();
+                let message = pathpool_core::text::UnknownName::parse(&message)
+                    .map_or_else(|| message.clone(), |u| u.message());
+                let mut path = format_path(e.path());
+                let missing = message.starts_with("missing field");
+                // A missing field is the containing table's; its line is the table's.
+                if missing {
+                    path.clear();
+                }
+                err(path, message)
+            })?;
         if spec.nodes.is_empty() {
             return Err(err("nodes".into(), "an overlay needs nodes".into()));
         }
@@ -205,11 +290,19 @@ impl Overlay {
         }
         let known = |name: &str, location: String| {
             index.get(name).copied().ok_or_else(|| {
-                let mut names: Vec<&str> = spec.nodes.iter().map(|n| n.id.as_str()).collect();
-                names.truncate(12);
+                let all = spec.nodes.iter().map(|n| n.id.as_str());
+                let meant = pathpool_core::text::closest(name, all.clone())
+                    .map_or(String::new(), |m| format!(" (did you mean {m:?}?)"));
+                let mut names: Vec<&str> = all.take(12).collect();
+                if spec.nodes.len() > 12 {
+                    names.push("...");
+                }
                 err(
                     location,
-                    format!("unknown node {name:?}; nodes are {}", names.join(", ")),
+                    format!(
+                        "unknown node {name:?}{meant}; nodes are {}",
+                        names.join(", ")
+                    ),
                 )
             })
         };
@@ -469,59 +562,64 @@ queue = "64KB"
     fn errors_name_the_place_and_what_is_allowed() {
         assert_eq!(
             error(&DIAMOND.replace("between = [\"a\", \"s\"]", "between = [\"a\", \"x\"]")),
-            "o.toml: links[2].between[1]: unknown node \"x\"; nodes are p, a, b, s"
+            "o.toml:27:17: links[2].between[1]: unknown node \"x\"; nodes are p, a, b, s"
         );
         assert_eq!(
             error(&DIAMOND.replace("loss = 0.01", "loss = 2.0")),
-            "o.toml: links[1].loss: 2 is not a probability in [0, 1]"
+            "o.toml:25:8: links[1].loss: 2 is not a probability in [0, 1]"
         );
         assert_eq!(
             error(&DIAMOND.replace("id = \"b\"", "id = \"a\"")),
-            "o.toml: nodes[2].id: \"a\" is used by an earlier node"
+            "o.toml:13:6: nodes[2].id: \"a\" is used by an earlier node"
         );
         assert_eq!(
             error(&DIAMOND.replace("between = [\"b\", \"s\"]", "between = [\"s\", \"a\"]")),
-            "o.toml: links[3].between: links[2] already joins these nodes"
+            "o.toml:29:11: links[3].between: links[2] already joins these nodes"
         );
         assert_eq!(
             error(&DIAMOND.replace("between = [\"b\", \"s\"]", "between = [\"b\", \"b\"]")),
-            "o.toml: links[3].between: a link joins two different nodes"
+            "o.toml:29:11: links[3].between: a link joins two different nodes"
         );
         assert_eq!(
             error(&DIAMOND.replace("k = 2", "k = 9")),
-            "o.toml: tm.k: must be between 1 and 8"
+            "o.toml:4:35: tm.k: must be between 1 and 8"
         );
         assert_eq!(
             error(&DIAMOND.replace("rendezvous = \"s\"", "rendezvous = \"z\"")),
-            "o.toml: rendezvous: unknown node \"z\"; nodes are p, a, b, s"
+            "o.toml:2:14: rendezvous: unknown node \"z\"; nodes are p, a, b, s"
+        );
+        assert_eq!(
+            error(&DIAMOND.replace("between = [\"b\", \"s\"]", "between = [\"b\", \"ss\"]")),
+            "o.toml:29:17: links[3].between[1]: unknown node \"ss\" (did you mean \"s\"?); \
+             nodes are p, a, b, s"
         );
         let typo = error(&DIAMOND.replace("delay = \"5ms\"", "dleay = \"5ms\""));
         assert!(
-            typo.starts_with("o.toml: line 21, column 1: unknown field `dleay`"),
+            typo.starts_with("o.toml:21:9: links[0].dleay: unknown field (did you mean `delay`?)"),
             "{typo}"
         );
         let bad_rate =
             error(&DIAMOND.replace("rate = \"20Mbps\"\ndelay", "rate = \"fast\"\ndelay"));
         assert!(
-            bad_rate.starts_with("o.toml: line 20, column 8:"),
+            bad_rate.starts_with("o.toml:20:8: links[0].rate: \"fast\": no number found"),
             "{bad_rate}"
         );
         let dup_addr =
             error(&DIAMOND.replace("id = \"a\"", "id = \"a\"\naddr = \"127.0.0.1:7000\""));
         assert_eq!(
             dup_addr,
-            "o.toml: nodes[1].addr: 127.0.0.1:7000 is already the address of \"p\""
+            "o.toml:12:8: nodes[1].addr: 127.0.0.1:7000 is already the address of \"p\""
         );
         assert_eq!(
             error(&DIAMOND.replace(
                 "id = \"s\"\ntransit",
                 "id = \"s\"\ncache = \"1MB\"\ntransit"
             )),
-            "o.toml: nodes[3].cache: only forwarding nodes cache (this node has transit = false)"
+            "o.toml:16:9: nodes[3].cache: only forwarding nodes cache (this node has transit = false)"
         );
         assert_eq!(
             error(&DIAMOND.replace("id = \"b\"", "id = \"b\"\ncache = \"0B\"")),
-            "o.toml: nodes[2].cache: must be positive, e.g. \"64MB\""
+            "o.toml:14:9: nodes[2].cache: must be positive, e.g. \"64MB\""
         );
         let cached = load(&DIAMOND.replace("id = \"b\"", "id = \"b\"\ncache = \"2MB\"")).unwrap();
         let caches: Vec<_> = cached.nodes().iter().map(|n| n.cache_bytes).collect();

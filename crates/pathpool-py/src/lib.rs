@@ -29,17 +29,35 @@ create_exception!(
     "A scenario is invalid: the message names the file, line, field and what is allowed."
 );
 
+/// The Python exception for a scenario's problems: the message has one line per problem,
+/// and `errors` lists them.
 fn scenario_error(e: &SimScenarioError) -> PyErr {
-    let mut text = e.to_string();
     // A scenario built in code: name the builders' keywords that take plain numbers.
-    if e.source.starts_with('<') && text.contains(" has no unit") {
-        text.push_str(
-            " (the builders take numbers through keywords naming their unit: \
-             pp.link(..., rate_bps=10e6, delay_s=0.005), pp.flow(..., start_s=1, \
-             size_bytes=1e6, rate_bps=1e6))",
-        );
-    }
-    ScenarioError::new_err(text)
+    let hint = " (the builders take numbers through keywords naming their unit: \
+                pp.link(..., rate_bps=10e6, delay_s=0.005), pp.flow(..., start_s=1, \
+                size_bytes=1e6, rate_bps=1e6))";
+    let lines: Vec<String> = e
+        .all()
+        .map(|one| {
+            let mut single = one.clone();
+            single.also = Box::default();
+            let mut text = single.to_string();
+            if one.source.starts_with('<') && text.contains(" has no unit") {
+                text.push_str(hint);
+            }
+            text
+        })
+        .collect();
+    scenario_error_of(lines)
+}
+
+/// A `ScenarioError` for `lines`, one problem each.
+fn scenario_error_of(lines: Vec<String>) -> PyErr {
+    let err = ScenarioError::new_err(lines.join("\n"));
+    Python::attach(|py| {
+        let _ = err.value(py).setattr("errors", lines);
+    });
+    err
 }
 
 fn load(
@@ -327,7 +345,7 @@ fn cli_main(py: Python<'_>, argv: Vec<String>, cluster_runner: Option<Py<PyAny>>
 }
 
 fn sweep_error(e: &SweepError) -> PyErr {
-    ScenarioError::new_err(e.to_string())
+    scenario_error_of(e.to_string().lines().map(str::to_string).collect())
 }
 
 /// A validated sweep with its directory, shared with the Python façade

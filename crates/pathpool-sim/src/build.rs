@@ -240,11 +240,19 @@ struct Net {
 impl Net {
     fn node(&self, name: &str, path: Vec<PathSeg>) -> Result<NodeIx, SpecError> {
         self.index.get(name).copied().ok_or_else(|| {
-            let mut known: Vec<&str> = self.names.iter().map(String::as_str).collect();
-            known.truncate(12);
+            let all = self.names.iter().map(String::as_str);
+            let meant = pathpool_core::text::closest(name, all.clone())
+                .map_or(String::new(), |m| format!(" (did you mean {m:?}?)"));
+            let mut known: Vec<&str> = all.take(12).collect();
+            if self.names.len() > 12 {
+                known.push("...");
+            }
             SpecError::at(
                 path,
-                format!("unknown node {name:?}; known nodes: {}", known.join(", ")),
+                format!(
+                    "unknown node {name:?}{meant}; known nodes: {}",
+                    known.join(", ")
+                ),
             )
         })
     }
@@ -413,11 +421,41 @@ fn flow_paths(
     Ok(FlowPaths { data, back })
 }
 
-/// Compiles a scenario for one seed.
-pub(crate) fn compile(sc: &Scenario, seed: u64) -> Result<Simulation, SpecError> {
+/// Elements left out of a compilation, to look for the problems after one found in them:
+/// flows, traffic generators and caches, which no other element refers to.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Skip {
+    flows: HashSet<usize>,
+    traffic: HashSet<usize>,
+    caches: HashSet<usize>,
+}
+
+impl Skip {
+    /// Leaves out the element a problem at `path` is in; `false` if it is not such an element
+    /// (or already left out), so that nothing more can be learnt by compiling again.
+    pub(crate) fn add(&mut self, path: &[PathSeg]) -> bool {
+        let (Some(PathSeg::Key(list)), Some(&PathSeg::Index(i))) = (path.first(), path.get(1))
+        else {
+            return false;
+        };
+        match list.as_str() {
+            "flows" => self.flows.insert(i),
+            "traffic" => self.traffic.insert(i),
+            "caches" => self.caches.insert(i),
+            _ => false,
+        }
+    }
+}
+
+/// Compiles a scenario for one seed without the elements of `skip`.
+pub(crate) fn compile_skipping(
+    sc: &Scenario,
+    seed: u64,
+    skip: &Skip,
+) -> Result<Simulation, SpecError> {
     if let Some(d) = sc.generate.as_ref().and_then(|g| g.domain.as_ref()) {
         let expanded = crate::domain::expand(sc, d, seed)?;
-        return compile(&expanded, seed);
+        return compile_skipping(&expanded, seed, skip);
     }
     if sc.duration == Dur::ZERO {
         return Err(SpecError::at(at(&[k("duration")]), "must be positive"));
@@ -473,7 +511,7 @@ pub(crate) fn compile(sc: &Scenario, seed: u64) -> Result<Simulation, SpecError>
     if net.names.is_empty() {
         return Err(SpecError::at(at(&[k("nodes")]), "the network has no nodes"));
     }
-    add_caches(&mut sim, &mut net, sc)?;
+    add_caches(&mut sim, &mut net, sc, skip)?;
     if sc.routing.tm_reaction.is_some() && changes.is_empty() {
         return Err(SpecError::at(
             at(&[k("routing"), k("tm_reaction")]),
@@ -496,6 +534,9 @@ pub(crate) fn compile(sc: &Scenario, seed: u64) -> Result<Simulation, SpecError>
     let mut ids = HashSet::new();
     let mut contents = HashMap::new();
     for (j, f) in sc.flows.iter().enumerate() {
+        if skip.flows.contains(&j) {
+            continue;
+        }
         let names = Names {
             ids: &mut ids,
             contents: &mut contents,
@@ -503,6 +544,9 @@ pub(crate) fn compile(sc: &Scenario, seed: u64) -> Result<Simulation, SpecError>
         add_flows(&mut sim, &net, sc, f, j, &base_tcp, names, seed)?;
     }
     for (g, t) in sc.traffic.iter().enumerate() {
+        if skip.traffic.contains(&g) {
+            continue;
+        }
         add_traffic(&mut sim, &net, sc, t, g, &mut ids, seed)?;
     }
 
@@ -527,9 +571,17 @@ struct Names<'a> {
 
 /// The routers' chunk caches (`caches`), as elements between the links and the flows (so a
 /// scenario without caches keeps its element indices, which order simultaneous events).
-fn add_caches(sim: &mut Simulation, net: &mut Net, sc: &Scenario) -> Result<(), SpecError> {
+fn add_caches(
+    sim: &mut Simulation,
+    net: &mut Net,
+    sc: &Scenario,
+    skip: &Skip,
+) -> Result<(), SpecError> {
     net.cache = vec![None; net.names.len()];
     for (i, c) in sc.caches.iter().enumerate() {
+        if skip.caches.contains(&i) {
+            continue;
+        }
         let here = at(&[k("caches"), ix(i)]);
         let n = net.node(&c.node, child(&here, "node"))?;
         if net.is_host[n.0 as usize] {

@@ -16,6 +16,7 @@
 
 mod build;
 mod cache;
+mod diagnose;
 mod domain;
 mod event;
 mod link;

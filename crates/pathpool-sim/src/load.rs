@@ -50,10 +50,21 @@ pub struct ScenarioError {
     pub path: String,
     /// What is wrong and what is allowed.
     pub message: String,
+    /// The other problems found in the same scenario, in file order after this one (at most
+    /// [`MAX_ERRORS`] in all). Their own `also` is empty.
+    pub also: Box<[ScenarioError]>,
 }
 
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+/// The most problems reported for one scenario.
+pub const MAX_ERRORS: usize = 20;
+
+impl ScenarioError {
+    /// This problem and the others found with it, one per line in `Display`.
+    pub fn all(&self) -> impl Iterator<Item = &ScenarioError> {
+        std::iter::once(self).chain(self.also.iter())
+    }
+
+    fn fmt_one(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.source)?;
         if let Some(l) = self.line {
             write!(f, ":{l}")?;
@@ -66,6 +77,63 @@ impl fmt::Display for ScenarioError {
             write!(f, "{}: ", self.path)?;
         }
         f.write_str(&self.message)
+    }
+
+    /// Several problems as one error: in file order, at most [`MAX_ERRORS`], the rest counted
+    /// in a last line. Problems without a line (a scenario built in code) go in the order of a
+    /// scenario file's sections, then in the order found.
+    fn combine(mut errors: Vec<ScenarioError>) -> ScenarioError {
+        const SECTIONS: [&str; 13] = [
+            "name",
+            "description",
+            "duration",
+            "seed",
+            "nodes",
+            "links",
+            "flows",
+            "traffic",
+            "caches",
+            "tcp",
+            "measure",
+            "routing",
+            "generate",
+        ];
+        let section = |e: &ScenarioError| {
+            let first = e.path.split(['.', '[']).next().unwrap_or("");
+            SECTIONS
+                .iter()
+                .position(|s| *s == first)
+                .unwrap_or(SECTIONS.len())
+        };
+        errors.sort_by_key(|e| (e.line.is_none(), e.line, e.column, section(e)));
+        errors.dedup();
+        if errors.len() > MAX_ERRORS {
+            let more = errors.len() - MAX_ERRORS;
+            errors.truncate(MAX_ERRORS);
+            let source = errors[0].source.clone();
+            errors.push(ScenarioError {
+                source,
+                line: None,
+                column: None,
+                path: String::new(),
+                message: format!("... and {more} more problems"),
+                also: Box::default(),
+            });
+        }
+        let mut first = errors.remove(0);
+        first.also = errors.into_boxed_slice();
+        first
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_one(f)?;
+        for e in self.also.iter() {
+            f.write_str("\n")?;
+            e.fmt_one(f)?;
+        }
+        Ok(())
     }
 }
 
@@ -98,10 +166,43 @@ pub struct LoadedScenario {
     source_name: String,
     /// The original TOML text, to locate fields by path.
     toml_text: Option<String>,
+    /// The `--set` overrides applied, with the path each resolved to: a problem there is
+    /// the override's, not the file's.
+    overrides: Vec<(String, Vec<PathSeg>)>,
 }
 
 fn key(k: &str) -> PathSeg {
     PathSeg::Key(k.to_string())
+}
+
+/// Where problems are reported: the source's name and text, and the overrides applied.
+struct Place<'a> {
+    source_name: &'a str,
+    toml_text: Option<&'a str>,
+    overrides: &'a [(String, Vec<PathSeg>)],
+}
+
+impl Place<'_> {
+    /// A problem at `locate` (for the line and column), shown as `path`: against the `--set`
+    /// argument that gave the value when one did, else against the file's line.
+    fn error(&self, locate: &[PathSeg], path: String, message: String) -> ScenarioError {
+        if let Some((arg, _)) = self
+            .overrides
+            .iter()
+            .rev()
+            .find(|(_, p)| !p.is_empty() && locate.starts_with(p))
+        {
+            return ScenarioError {
+                source: format!("--set {arg}"),
+                line: None,
+                column: None,
+                path,
+                message,
+                also: Box::default(),
+            };
+        }
+        locate_error(self.source_name, self.toml_text, locate, path, message)
+    }
 }
 
 impl LoadedScenario {
@@ -109,7 +210,8 @@ impl LoadedScenario {
     /// are `key=value` assignments applied before validation (see [`apply_override`]).
     ///
     /// # Errors
-    /// Syntax errors, unknown fields, bad values and bad overrides, with line and field.
+    /// Syntax errors, unknown fields, bad values and bad overrides, with line and field:
+    /// every problem found, up to [`MAX_ERRORS`] (see [`ScenarioError::all`]).
     pub fn from_toml(
         text: &str,
         source_name: &str,
@@ -123,6 +225,7 @@ impl LoadedScenario {
                 column,
                 path: String::new(),
                 message: e.message().trim().to_string(),
+                also: Box::default(),
             }
         })?;
         Self::from_table(table, source_name, Some(text.to_string()), overrides)
@@ -143,6 +246,7 @@ impl LoadedScenario {
             column: None,
             path,
             message,
+            also: Box::default(),
         };
         let mut json: serde_json::Value =
             serde_json::from_str(text).map_err(|e| err(String::new(), e.to_string()))?;
@@ -163,55 +267,74 @@ impl LoadedScenario {
         toml_text: Option<String>,
         overrides: &[(String, String)],
     ) -> Result<Self, ScenarioError> {
+        let mut applied = Vec::new();
+        let mut bad = Vec::new();
         for (k, v) in overrides {
-            apply_override(&mut table, k, v).map_err(|message| ScenarioError {
-                source: "--set".to_string(),
-                line: None,
-                column: None,
-                path: k.clone(),
-                message,
-            })?;
+            match apply_override(&mut table, k, v) {
+                Ok(path) => applied.push((format!("{k}={v}"), path)),
+                Err(message) => bad.push(ScenarioError {
+                    source: format!("--set {k}={v}"),
+                    line: None,
+                    column: None,
+                    path: String::new(),
+                    message,
+                    also: Box::default(),
+                }),
+            }
         }
-        let de = toml::Value::Table(table);
-        let scenario = serde_path_to_error::deserialize(de).map_err(|e| {
-            let mut path = serde_path(e.path());
-            let message = e.inner().message().trim().to_string();
-            // Point at the offending key itself for unknown fields.
-            let mut located = path.clone();
-            if let Some(field) = message
-                .strip_prefix("unknown field `")
-                .and_then(|m| m.split('`').next())
-            {
-                located.push(key(field));
+        if !bad.is_empty() {
+            return Err(ScenarioError::combine(bad));
+        }
+        let place = Place {
+            source_name,
+            toml_text: toml_text.as_deref(),
+            overrides: &applied,
+        };
+        match crate::diagnose::deserialize_all(table) {
+            Ok(scenario) => Ok(LoadedScenario {
+                scenario,
+                source_name: source_name.to_string(),
+                toml_text,
+                overrides: applied,
+            }),
+            Err(checked) => {
+                let mut errors: Vec<ScenarioError> = checked
+                    .problems
+                    .into_iter()
+                    .map(|p| {
+                        let mut shown = p.at.clone();
+                        // A missing field is the containing table's problem.
+                        if p.message.starts_with("missing field") {
+                            shown.clear();
+                        }
+                        place.error(&p.at, format_path(&shown), p.message)
+                    })
+                    .collect();
+                // What the repaired document's semantics say, when it says what was meant.
+                if let Some(repaired) = checked.repaired.as_deref() {
+                    let seed = repaired.seed.unwrap_or(1);
+                    if let Err(more) = compile_all(repaired, seed, &place) {
+                        errors.extend(more);
+                    }
+                }
+                Err(ScenarioError::combine(errors))
             }
-            if message.starts_with("missing field") {
-                path.clear();
-            }
-            locate_error(
-                source_name,
-                toml_text.as_deref(),
-                &located,
-                format_path(&path),
-                message,
-            )
-        })?;
-        Ok(LoadedScenario {
-            scenario,
-            source_name: source_name.to_string(),
-            toml_text,
-        })
+        }
     }
 
     /// Compiles the scenario with `seed` (or the scenario's own seed, or 1).
     ///
     /// # Errors
-    /// Semantic problems (unknown nodes, impossible values), located in the source.
+    /// Semantic problems (unknown nodes, impossible values), located in the source: every
+    /// one found, up to [`MAX_ERRORS`].
     pub fn compile(&self, seed: Option<u64>) -> Result<Simulation, ScenarioError> {
         let seed = seed.or(self.scenario.seed).unwrap_or(1);
-        build::compile(&self.scenario, seed).map_err(|e| {
-            let p = format_path(&e.path);
-            self.error(&e.path, p, e.message)
-        })
+        let place = Place {
+            source_name: &self.source_name,
+            toml_text: self.toml_text.as_deref(),
+            overrides: &self.overrides,
+        };
+        compile_all(&self.scenario, seed, &place).map_err(ScenarioError::combine)
     }
 
     /// The seed a run uses when none is given explicitly.
@@ -219,15 +342,32 @@ impl LoadedScenario {
     pub fn default_seed(&self) -> u64 {
         self.scenario.seed.unwrap_or(1)
     }
+}
 
-    fn error(&self, locate: &[PathSeg], path: String, message: String) -> ScenarioError {
-        locate_error(
-            &self.source_name,
-            self.toml_text.as_deref(),
-            locate,
-            path,
-            message,
-        )
+/// Compiles `sc`; on a problem in a flow, traffic generator or cache (elements nothing else
+/// refers to), compiles again without that element to find the next, up to [`MAX_ERRORS`]. A
+/// problem elsewhere (nodes, links, the whole document) ends the search, since what follows
+/// would depend on it.
+fn compile_all(
+    sc: &Scenario,
+    seed: u64,
+    place: &Place<'_>,
+) -> Result<Simulation, Vec<ScenarioError>> {
+    let mut skip = build::Skip::default();
+    let mut errors = Vec::new();
+    loop {
+        match build::compile_skipping(sc, seed, &skip) {
+            Ok(sim) if errors.is_empty() => return Ok(sim),
+            Ok(_) => return Err(errors),
+            Err(e) => {
+                let shown = format_path(&e.path);
+                let more = skip.add(&e.path);
+                errors.push(place.error(&e.path, shown, e.message));
+                if !more || errors.len() >= MAX_ERRORS {
+                    return Err(errors);
+                }
+            }
+        }
     }
 }
 
@@ -247,6 +387,7 @@ fn locate_error(
         column,
         path,
         message,
+        also: Box::default(),
     }
 }
 
@@ -261,7 +402,7 @@ fn strip_nulls(v: &mut serde_json::Value) {
     }
 }
 
-fn serde_path(p: &serde_path_to_error::Path) -> Vec<PathSeg> {
+pub(crate) fn serde_path(p: &serde_path_to_error::Path) -> Vec<PathSeg> {
     use serde_path_to_error::Segment;
     p.iter()
         .filter_map(|s| match s {
@@ -307,16 +448,26 @@ fn item_span(item: &toml_edit::Item) -> Option<Range<usize>> {
 /// way are created. `value` is read as a TOML value when it is one (`20`, `true`, `0.01`,
 /// `["a", "b"]`, `"text"`), otherwise as a string (`20Mbps`).
 ///
+/// Returns the path the key resolved to (ids replaced by indices), so that a problem with
+/// the value can be reported against the override.
+///
 /// # Errors
-/// A message naming the step that does not exist.
-pub fn apply_override(table: &mut toml::Table, key: &str, value: &str) -> Result<(), String> {
+/// A message naming the step that does not exist and what would: the ids of a list's
+/// elements, with the nearest one when the step looks like a misspelling.
+pub fn apply_override(
+    table: &mut toml::Table,
+    key: &str,
+    value: &str,
+) -> Result<Vec<PathSeg>, String> {
     let steps: Vec<&str> = key.split('.').map(str::trim).collect();
     if steps.iter().any(|s| s.is_empty()) {
         return Err(format!(
             "bad key {key:?}: expected a dotted path such as links.bottleneck.rate"
         ));
     }
-    set_in_table(table, &steps, 0, parse_value(value))
+    let mut path = Vec::with_capacity(steps.len());
+    set_in_table(table, &steps, 0, parse_value(value), &mut path)?;
+    Ok(path)
 }
 
 fn set_in_table(
@@ -324,7 +475,9 @@ fn set_in_table(
     steps: &[&str],
     i: usize,
     v: toml::Value,
+    path: &mut Vec<PathSeg>,
 ) -> Result<(), String> {
+    path.push(key(steps[i]));
     if i + 1 == steps.len() {
         t.insert(steps[i].to_string(), v);
         return Ok(());
@@ -332,7 +485,7 @@ fn set_in_table(
     let child = t
         .entry(steps[i].to_string())
         .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-    set_in_value(child, steps, i + 1, v)
+    set_in_value(child, steps, i + 1, v, path)
 }
 
 /// Sets `steps[i..]` inside `cur`, the value that `steps[..i]` leads to.
@@ -341,36 +494,65 @@ fn set_in_value(
     steps: &[&str],
     i: usize,
     v: toml::Value,
+    path: &mut Vec<PathSeg>,
 ) -> Result<(), String> {
     match cur {
-        toml::Value::Table(t) => set_in_table(t, steps, i, v),
+        toml::Value::Table(t) => set_in_table(t, steps, i, v, path),
         toml::Value::Array(items) => {
             let step = steps[i];
             let idx = step
                 .parse::<usize>()
                 .ok()
                 .filter(|&k| k < items.len())
-                .or_else(|| {
-                    items
-                        .iter()
-                        .position(|it| it.get("id").and_then(toml::Value::as_str) == Some(step))
-                });
+                .or_else(|| items.iter().position(|it| id_of(it) == Some(step)));
             let Some(idx) = idx else {
-                return Err(format!(
-                    "{}: no element {step:?} (use an index 0..{} or the id of an element)",
-                    steps[..i].join("."),
-                    items.len().saturating_sub(1)
-                ));
+                return Err(no_element(&steps[..i].join("."), step, items));
             };
+            path.push(PathSeg::Index(idx));
             if i + 1 == steps.len() {
                 items[idx] = v;
                 Ok(())
             } else {
-                set_in_value(&mut items[idx], steps, i + 1, v)
+                set_in_value(&mut items[idx], steps, i + 1, v, path)
             }
         }
         _ => Err(format!("{} is a value, not a table", steps[..i].join("."))),
     }
+}
+
+/// The `id` of a list element, if it has one.
+fn id_of(item: &toml::Value) -> Option<&str> {
+    item.get("id").and_then(toml::Value::as_str)
+}
+
+/// "No element `step` in list `list`", with what the list has: indices, the ids, and the
+/// nearest id.
+fn no_element(list: &str, step: &str, items: &[toml::Value]) -> String {
+    if items.is_empty() {
+        return format!("{list}: no element {step:?}: the list is empty");
+    }
+    let ids: Vec<&str> = items.iter().filter_map(id_of).collect();
+    let mut m = format!("{list}: no element {step:?}");
+    if let Some(meant) = pathpool_core::text::closest(step, ids.iter().copied()) {
+        m.push_str(&format!(" (did you mean {meant:?}?)"));
+    }
+    m.push_str(&format!("; use an index 0..{}", items.len() - 1));
+    if ids.is_empty() {
+        m.push_str(" (no element has an id)");
+    } else {
+        const SHOWN: usize = 12;
+        let mut list = ids
+            .iter()
+            .take(SHOWN)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if ids.len() > SHOWN {
+            list.push_str(&format!(" and {} more", ids.len() - SHOWN));
+        }
+        m.push_str(&format!(" or an id: {list}"));
+    }
+    m
 }
 
 fn parse_value(raw: &str) -> toml::Value {
@@ -410,6 +592,13 @@ mod tests {
         assert_eq!(t["measure"]["trace_cwnd"].as_bool(), Some(true));
         let e = apply_override(&mut t, "links.nope.rate", "1Mbps").unwrap_err();
         assert!(e.contains("no element \"nope\""), "{e}");
+        assert!(e.ends_with("use an index 0..0 or an id: bottleneck"), "{e}");
+        let e = apply_override(&mut t, "links.botleneck.rate", "1Mbps").unwrap_err();
+        assert!(e.contains("(did you mean \"bottleneck\"?)"), "{e}");
+        assert_eq!(
+            apply_override(&mut t, "links.bottleneck.rate", "2Mbps").unwrap(),
+            [key("links"), PathSeg::Index(0), key("rate")]
+        );
         let e = apply_override(&mut t, "duration.x", "1").unwrap_err();
         assert!(e.contains("not a table"), "{e}");
     }

@@ -259,7 +259,20 @@ impl Plan {
             let overrides: Vec<(String, String)> = def.set.iter().chain(extra).cloned().collect();
             load(&def.scenario, &overrides)
                 .and_then(|l| l.compile(Some(base_seed)).map(drop))
-                .map_err(|e| e.to_string())
+                .map_err(|e| {
+                    // The sweep's message names the parameter and value already: a problem
+                    // reported against its `--set` form would name it twice.
+                    e.to_string()
+                        .lines()
+                        .map(|line| {
+                            extra
+                                .iter()
+                                .find_map(|(k, v)| line.strip_prefix(&format!("--set {k}={v}: ")))
+                                .unwrap_or(line)
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
         };
         for p in &def.grid {
             for v in &p.values {
@@ -743,14 +756,17 @@ count = 2
     #[test]
     fn bad_sweeps_are_refused_before_anything_runs() {
         let e = err(def(&["links.bottleneck.rat=5Mbps"], 1));
+        // A grid value's problem is the value's, not the file's line.
         assert!(
-            e.contains("--grid: links.bottleneck.rat = 5Mbps: tiny.toml"),
+            e.starts_with(
+                "--grid: links.bottleneck.rat = 5Mbps: links[0].rat: unknown field (did you \
+                 mean `rate`?)"
+            ),
             "{e}"
         );
-        assert!(e.contains("unknown field `rat`"), "{e}");
         let e = err(def(&["links.bottleneck.rate=5Mbps,fast"], 1));
         assert!(
-            e.starts_with("--grid: links.bottleneck.rate = fast: tiny.toml:9:8:"),
+            e.starts_with("--grid: links.bottleneck.rate = fast: links[0].rate: \"fast\""),
             "{e}"
         );
         let e = err(def(&["links.nowhere.rate=5Mbps"], 1));
