@@ -114,8 +114,25 @@ pub struct GetProgress {
     pub size: Option<u64>,
     /// First-copy payload bytes per publisher node, in the order of the FID set.
     pub per_source: Vec<(NodeIx, u64)>,
+    /// Each path of the FID set, in its order.
+    pub per_path: Vec<PathProgress>,
     /// Time since the subscription was sent.
     pub elapsed: Dur,
+}
+
+/// How one path (subflow) of a download is doing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathProgress {
+    /// The publisher at its far end.
+    pub publisher: NodeIx,
+    /// The FID the replies come back on (what `Overlay::route_of` traces).
+    pub forward_fid: Fid,
+    /// First-copy payload bytes that came back on it.
+    pub bytes: u64,
+    /// Requests sent on it (chunks, metadata, re-requests and probes).
+    pub requests: u64,
+    /// Requests presumed lost: by timer (given back to the other paths) or by gap (D86).
+    pub lost: u64,
 }
 
 /// The subscriber endpoint of a node.
@@ -222,10 +239,27 @@ impl GetEndpoint {
                 None => per_source.push((p.publisher, b)),
             }
         }
+        let per_path = self
+            .paths
+            .iter()
+            .zip(&self.per_path)
+            .zip(self.subscriber.subflows())
+            .map(|((p, &bytes), sf)| {
+                let st = sf.stats();
+                PathProgress {
+                    publisher: p.publisher,
+                    forward_fid: p.forward_fid,
+                    bytes,
+                    requests: st.requests,
+                    lost: st.released + st.gap_losses,
+                }
+            })
+            .collect();
         GetProgress {
             bytes: self.bytes,
             size: self.metadata().map(|m| m.size_bytes),
             per_source,
+            per_path,
             elapsed: self.started.map_or(Dur::ZERO, |s| {
                 self.finished.unwrap_or(now).saturating_since(s)
             }),

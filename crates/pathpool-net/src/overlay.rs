@@ -473,6 +473,33 @@ impl Overlay {
             })
             .collect()
     }
+
+    /// The nodes a packet sent from `from` on `fid` visits until it reaches `to` (both
+    /// included), following at each node the one outgoing link, other than back, whose tag the
+    /// FID contains, as the forwarding nodes do; `None` if that is not one unambiguous route
+    /// (a false positive of the Bloom filter, or a FID of another topology).
+    #[must_use]
+    pub fn route_of(&self, from: NodeIx, to: NodeIx, fid: &Fid) -> Option<Vec<NodeIx>> {
+        let mut route = vec![from];
+        let mut here = from;
+        while here != to {
+            if route.len() > self.nodes.len() {
+                return None;
+            }
+            let previous = route.len().checked_sub(2).map(|i| route[i]);
+            let mut next = self
+                .node_links(here)
+                .into_iter()
+                .filter(|l| Some(l.peer) != previous && fid.contains(&l.tag));
+            let step = next.next()?;
+            if next.next().is_some() {
+                return None;
+            }
+            here = step.peer;
+            route.push(here);
+        }
+        Some(route)
+    }
 }
 
 #[cfg(test)]
@@ -548,6 +575,30 @@ queue = "64KB"
         assert_eq!(links[1].emulation.loss, 0.01);
         assert_eq!(o.links()[3].emulation.queue_bytes, 64_000);
         assert_eq!(o.links()[2].emulation.queue_bytes, DEFAULT_QUEUE_BYTES);
+    }
+
+    #[test]
+    fn a_path_fid_traces_its_route() {
+        let o = load(DIAMOND).unwrap();
+        let (p, s) = (o.node("p").unwrap(), o.node("s").unwrap());
+        let set = o.topology_manager().paths(&[p], s).unwrap();
+        let names = |r: Vec<NodeIx>| -> Vec<String> {
+            r.iter()
+                .map(|n| o.nodes()[n.0 as usize].id.clone())
+                .collect()
+        };
+        let mut routes: Vec<Vec<String>> = set
+            .paths
+            .iter()
+            .map(|path| names(o.route_of(p, s, &path.forward_fid).expect("a route")))
+            .collect();
+        routes.sort();
+        assert_eq!(routes, [["p", "a", "s"], ["p", "b", "s"]]);
+        assert_eq!(
+            o.route_of(p, s, &Fid::default()),
+            None,
+            "an empty FID goes nowhere"
+        );
     }
 
     #[test]

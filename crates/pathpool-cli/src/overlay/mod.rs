@@ -2,25 +2,27 @@
 //! and `pathpool get`, each one node of an overlay file (docs/overlay.md) on its UDP socket,
 //! driving the same state machines as the simulator.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use pathpool_cc::CcKind;
-use pathpool_core::{ByteSize, Dur, Time};
-use pathpool_net::get::{GetConfig, GetEndpoint, GetProgress, GetState};
+use pathpool_core::{ByteSize, Dur};
+use pathpool_net::get::{GetConfig, GetEndpoint, GetState};
 use pathpool_net::node::{run, Endpoint, NodeIo, Relay};
 use pathpool_net::overlay::Overlay;
 use pathpool_net::publisher::{FileStore, PublisherEndpoint, DEFAULT_CHUNK_BYTES};
 use pathpool_net::rv::RvEndpoint;
 use pathpool_psi::{ContentName, Matching};
 use pathpool_topo::NodeIx;
-use pathpool_wire::MsgType;
 
 use crate::CliError;
+
+mod progress;
+
+use progress::{ProgressLog, Watched};
 
 /// The overlay file and this process's node in it.
 #[derive(Args, Debug, Clone)]
@@ -343,151 +345,6 @@ pub fn publish_command(a: &PublishArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// A download with a progress bar showing the rate from each source, and an optional CSV
-/// log of its progress.
-struct Watched<'a> {
-    inner: GetEndpoint,
-    bar: Option<ProgressBar>,
-    log: Option<ProgressLog>,
-    names: &'a Overlay,
-    next_bar: Time,
-    last: Option<(Time, GetProgress)>,
-}
-
-const BAR_EVERY: Dur = Dur::from_ms(250);
-const LOG_EVERY: Dur = Dur::from_ms(100);
-
-/// `--progress-log`: the CSV file, the next row's time and the first write error (reported
-/// at the end; the download goes on without the log).
-struct ProgressLog {
-    path: PathBuf,
-    out: std::io::BufWriter<std::fs::File>,
-    next: Time,
-    error: Option<std::io::Error>,
-}
-
-impl ProgressLog {
-    fn create(path: &Path) -> Result<Self, CliError> {
-        let file = std::fs::File::create(path)
-            .map_err(|e| CliError::BadInput(format!("--progress-log {}: {e}", path.display())))?;
-        let mut log = ProgressLog {
-            path: path.to_path_buf(),
-            out: std::io::BufWriter::new(file),
-            next: Time::ZERO,
-            error: None,
-        };
-        log.write(|out| writeln!(out, "unix_time_s,elapsed_s,source,bytes"));
-        Ok(log)
-    }
-
-    fn write(
-        &mut self,
-        f: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
-    ) {
-        if self.error.is_none() {
-            if let Err(e) = f(&mut self.out).and_then(|()| self.out.flush()) {
-                self.error = Some(e);
-            }
-        }
-    }
-
-    fn row(&mut self, p: &GetProgress, names: &Overlay) {
-        let unix_s = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_secs_f64());
-        let elapsed_s = p.elapsed.as_secs_f64();
-        self.write(|out| {
-            for (node, bytes) in &p.per_source {
-                let id = &names.nodes()[node.0 as usize].id;
-                writeln!(out, "{unix_s:.3},{elapsed_s:.3},{id},{bytes}")?;
-            }
-            Ok(())
-        });
-    }
-}
-
-impl Watched<'_> {
-    fn update(&mut self, now: Time) {
-        if let Some(log) = &mut self.log {
-            if now >= log.next {
-                log.next = now + LOG_EVERY;
-                log.row(&self.inner.progress(now), self.names);
-            }
-        }
-        let Some(bar) = &self.bar else { return };
-        if now < self.next_bar {
-            return;
-        }
-        self.next_bar = now + BAR_EVERY;
-        let p = self.inner.progress(now);
-        if let Some(size) = p.size {
-            bar.set_length(size);
-        }
-        bar.set_position(p.bytes);
-        if let Some((t0, before)) = &self.last {
-            let secs = now.saturating_since(*t0).as_secs_f64().max(1e-9);
-            let rates: Vec<String> = p
-                .per_source
-                .iter()
-                .map(|(node, bytes)| {
-                    let prev = before
-                        .per_source
-                        .iter()
-                        .find(|(n, _)| n == node)
-                        .map_or(0, |(_, b)| *b);
-                    format!(
-                        "{} {:.1} Mb/s",
-                        self.names.nodes()[node.0 as usize].id,
-                        (bytes - prev) as f64 * 8.0 / secs / 1e6
-                    )
-                })
-                .collect();
-            bar.set_message(rates.join(" · "));
-        }
-        self.last = Some((now, p));
-    }
-
-    /// The earliest of the bar's and the log's next update, if either is on.
-    fn next_update(&self) -> Option<Time> {
-        let bar = self.bar.as_ref().map(|_| self.next_bar);
-        let log = self.log.as_ref().map(|l| l.next);
-        match (bar, log) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
-}
-
-impl Endpoint for Watched<'_> {
-    fn on_datagram(
-        &mut self,
-        io: &mut NodeIo,
-        now: Time,
-        from: SocketAddr,
-        msg: MsgType,
-        datagram: &[u8],
-    ) {
-        self.inner.on_datagram(io, now, from, msg, datagram);
-        self.update(now);
-    }
-    fn poll_timeout(&self) -> Option<Time> {
-        let inner = self.inner.poll_timeout();
-        match self.next_update() {
-            None => inner,
-            Some(next) => Some(inner.map_or(next, |t| t.min(next))),
-        }
-    }
-    fn on_timeout(&mut self, io: &mut NodeIo, now: Time) {
-        if self.inner.poll_timeout().is_some_and(|t| t <= now) {
-            self.inner.on_timeout(io, now);
-        }
-        self.update(now);
-    }
-    fn is_done(&self) -> bool {
-        self.inner.is_done()
-    }
-}
-
 /// `pathpool get NAME -o FILE --overlay FILE --node ID`.
 ///
 /// # Errors
@@ -533,33 +390,22 @@ pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
     if let Some(limit) = d.backoff_limit {
         config.subscriber.rtt.backoff_limit = Some(limit);
     }
-    let bar = (!d.quiet && std::io::stderr().is_terminal()).then(|| {
-        let b = ProgressBar::new(0);
-        b.set_style(
-            ProgressStyle::with_template(
-                "{bytes:>10}/{total_bytes:10} {wide_bar} {bytes_per_sec:>12} {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        b
-    });
     let log = d
         .progress_log
         .as_deref()
         .map(ProgressLog::create)
         .transpose()?;
-    let mut ep = Watched {
-        inner: GetEndpoint::new(config, node, rv),
-        bar,
+    let display = !d.quiet && std::io::stderr().is_terminal();
+    let mut ep = Watched::new(
+        GetEndpoint::new(config, node, rv),
+        display,
         log,
-        names: &overlay,
-        next_bar: Time::ZERO,
-        last: None,
-    };
+        &overlay,
+        node,
+        name.to_string(),
+    );
     serve(&mut io, &mut ep, &stop)?;
-    if let Some(b) = &ep.bar {
-        b.finish_and_clear();
-    }
+    ep.finish();
     let now = io.now();
     let p = ep.inner.progress(now);
     if let Some(log) = &mut ep.log {
@@ -577,15 +423,23 @@ pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
             let per: Vec<String> = p
                 .per_source
                 .iter()
-                .map(|(n, b)| format!("{} {b} B", overlay.nodes()[n.0 as usize].id))
+                .map(|(n, b)| {
+                    format!(
+                        "{} {:.1} MB",
+                        overlay.nodes()[n.0 as usize].id,
+                        *b as f64 / 1e6
+                    )
+                })
                 .collect();
+            // Two lines, each readable at 80 columns for a few sources; the exact byte count
+            // first, since it is what a script checks.
             eprintln!(
-                "{name}: {} bytes in {secs:.2} s ({:.1} Mb/s), SHA-256 verified, from {}; written to {}",
+                "{name}: {} bytes ({:.1} MB) in {secs:.2} s, {:.1} Mb/s, SHA-256 verified",
                 p.bytes,
+                p.bytes as f64 / 1e6,
                 p.bytes as f64 * 8.0 / secs.max(1e-9) / 1e6,
-                per.join(", "),
-                a.out.display()
             );
+            eprintln!("  from {}; written to {}", per.join(", "), a.out.display());
             Ok(())
         }
         GetState::Failed(e) => Err(CliError::Failed(format!("{name}: {e}"))),
@@ -596,5 +450,42 @@ pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
                 p.bytes
             )))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Options {
+        #[command(flatten)]
+        download: DownloadOptions,
+    }
+
+    fn parse(args: &[std::ffi::OsString]) -> DownloadOptions {
+        let mut argv: Vec<std::ffi::OsString> = vec!["get".into()];
+        argv.extend_from_slice(args);
+        Options::try_parse_from(argv).unwrap().download
+    }
+
+    /// `testbed get` in a network namespace passes its options on as arguments: every one
+    /// survives the trip.
+    #[test]
+    fn download_options_survive_the_command_line() {
+        let defaults = parse(&[]);
+        assert_eq!(parse(&defaults.to_args()), defaults);
+        let all = DownloadOptions {
+            cc: "lia".into(),
+            max_sources: 1,
+            paths: Some(2),
+            gap_threshold: Some(3),
+            backoff_limit: Some(Dur::from_ms(1500)),
+            stall_timeout: Dur::from_secs(30),
+            quiet: true,
+            progress_log: Some(PathBuf::from("/tmp/p.csv")),
+        };
+        assert_eq!(parse(&all.to_args()), all);
     }
 }
