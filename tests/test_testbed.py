@@ -113,3 +113,29 @@ def test_down_names_a_node_that_had_died(root, tmp_path, content):
     assert down.returncode == 0, down.stderr
     assert "5 of 6 processes stopped" in down.stderr, down.stderr
     assert "node p1 (publish) had already exited" in down.stderr, down.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root")
+def test_a_netns_testbed_through_the_python_entry_point(tmp_path, content):
+    """`--netns` runs each node with `ip netns exec` and the same entry point."""
+    overlay = tmp_path / "ov.toml"
+    overlay.write_text(
+        'rendezvous = "rv"\n'
+        'nodes = [{ id = "rv" }, { id = "f1" }, { id = "p1", transit = false },'
+        ' { id = "s", transit = false }]\n'
+        'links = [{ between = ["p1", "f1"], rate = "50Mbps", delay = "2ms" },'
+        ' { between = ["f1", "s"] }, { between = ["f1", "rv"] }]\n'
+    )
+    bed = tmp_path / "tb"
+    up = cli("testbed", "up", overlay, "--netns", "--dir", bed, "--publish", f"p1={content}=/t/c")
+    try:
+        assert up.returncode == 0, up.stderr
+        assert "3 processes serving" in up.stderr, up.stderr
+        out = tmp_path / "copy.bin"
+        get = cli("testbed", "get", "/t/c", "-o", out, "--node", "s", "--dir", bed, "-q")
+        assert get.returncode == 0, get.stderr
+        assert out.read_bytes() == content.read_bytes()
+    finally:
+        down = cli("testbed", "down", "--dir", bed)
+    assert down.returncode == 0 and "3 of 3 processes stopped" in down.stderr, down.stderr
+    assert "network namespaces deleted" in down.stderr
