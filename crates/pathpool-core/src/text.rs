@@ -80,8 +80,8 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     best.filter(|_| !tied).map(|(_, c)| c)
 }
 
-/// An unknown key or value in a serde message ("unknown field `x`, expected one of `a`, `b`"
-/// or "unknown variant `x`, expected one of ..."), with the name it most likely meant.
+/// An unknown key or value in a serde message ("unknown field `x`, expected one of `a`, `b`",
+/// "unknown variant `x`, expected `a` or `b`", ...), with the name it most likely meant.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownName<'a> {
     /// Whether the name is a key (`field`) or a value (`variant`).
@@ -90,6 +90,8 @@ pub struct UnknownName<'a> {
     pub name: &'a str,
     /// The names allowed there.
     pub expected: Vec<&'a str>,
+    /// What the message says is allowed (`expected one of ...`, `there are no fields`).
+    pub allowed: &'a str,
     /// The allowed name nearest to `name`, if it is near enough.
     pub meant: Option<&'a str>,
 }
@@ -104,19 +106,16 @@ impl<'a> UnknownName<'a> {
             (false, message.strip_prefix("unknown variant `")?)
         };
         let (name, rest) = rest.split_once('`')?;
-        let expected: Vec<&str> = rest
-            .split_once("expected one of ")
-            .map(|(_, list)| {
-                list.split(", ")
-                    .filter_map(|n| n.trim().strip_prefix('`')?.strip_suffix('`'))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let allowed = rest.trim_start_matches(',').trim();
+        // Every name in backticks after the unknown one: serde writes `a`, `a` or `b`, or
+        // one of `a`, `b`, `c`.
+        let expected: Vec<&str> = allowed.split('`').skip(1).step_by(2).collect();
         let meant = closest(name, expected.iter().copied());
         Some(UnknownName {
             is_field,
             name,
             expected,
+            allowed,
             meant,
         })
     }
@@ -133,9 +132,9 @@ impl<'a> UnknownName<'a> {
         if let Some(meant) = self.meant {
             m.push_str(&format!(" (did you mean `{meant}`?)"));
         }
-        if !self.expected.is_empty() {
-            let list: Vec<String> = self.expected.iter().map(|n| format!("`{n}`")).collect();
-            m.push_str(&format!("; expected one of {}", list.join(", ")));
+        if !self.allowed.is_empty() {
+            m.push_str("; ");
+            m.push_str(self.allowed);
         }
         m
     }
@@ -157,6 +156,14 @@ mod tests {
         assert_eq!(
             v.message(),
             "unknown value `tpc` (did you mean `tcp`?); expected one of `tcp`, `mmtp`"
+        );
+        let two =
+            UnknownName::parse("unknown variant `per-akc`, expected `per-ack` or `on-change`")
+                .unwrap();
+        assert_eq!(two.expected, ["per-ack", "on-change"]);
+        assert_eq!(
+            two.message(),
+            "unknown value `per-akc` (did you mean `per-ack`?); expected `per-ack` or `on-change`"
         );
         assert!(UnknownName::parse("missing field `from`").is_none());
     }

@@ -1111,7 +1111,8 @@ fn add_flows(
                 let overhead = SendOverhead::new(
                     params.send_overhead,
                     Rng::stream(seed, STREAM_OVERHEAD, sim.flows.len() as u64),
-                );
+                )
+                .map(Box::new);
                 let ends = FlowEnds {
                     id,
                     from,
@@ -1237,7 +1238,7 @@ struct FlowEnds {
     stop: Option<Time>,
     size: Option<u64>,
     /// `tcp.send_overhead`'s timer, when on.
-    overhead: Option<SendOverhead>,
+    overhead: Option<Box<SendOverhead>>,
 }
 
 /// The subflows of a multipath flow (`paths` or `subflows`), checked, with their paths;
@@ -2104,7 +2105,8 @@ fn add_traffic(
         let overhead = SendOverhead::new(
             params.send_overhead,
             Rng::stream(seed, STREAM_OVERHEAD, sim.flows.len() as u64),
-        );
+        )
+        .map(Box::new);
         let ends = FlowEnds {
             id,
             from,

@@ -9,7 +9,7 @@
 
 use pathpool_cc::{AnyController, CcMetrics, MultipathController};
 use pathpool_core::Time;
-use pathpool_proto::mptcp::{MpReceiver, MpSender, SubflowState};
+use pathpool_proto::mptcp::{MpReceiver, MpSegment, MpSender, SubflowState};
 use pathpool_proto::tcp::{AckSegment, DataSegment, SenderStats, TcpSender};
 
 use crate::overhead::SendOverhead;
@@ -60,7 +60,7 @@ pub(crate) struct MpConn {
     /// timer runs).
     next_change: Option<Time>,
     /// `tcp.send_overhead`, when on: the connection's segments leave one at a time.
-    overhead: Option<SendOverhead>,
+    overhead: Option<Box<SendOverhead>>,
 }
 
 impl MpConn {
@@ -74,7 +74,7 @@ impl MpConn {
         start: Time,
         stop: Option<Time>,
         size: Option<u64>,
-        overhead: Option<SendOverhead>,
+        overhead: Option<Box<SendOverhead>>,
     ) -> Self {
         let n = plan.len();
         MpConn {
@@ -126,7 +126,7 @@ impl MpConn {
             SourceState::Done => None,
             SourceState::Active => earlier(
                 earlier(self.sender.poll_timeout(), self.next_change),
-                self.overhead.as_ref().and_then(SendOverhead::deadline),
+                self.overhead.as_deref().and_then(SendOverhead::deadline),
             ),
         }
     }
@@ -142,7 +142,7 @@ impl MpConn {
                     self.next_change.filter(|&c| c < t),
                 ),
                 self.overhead
-                    .as_ref()
+                    .as_deref()
                     .and_then(SendOverhead::deadline)
                     .filter(|&o| o < t),
             ),
@@ -203,39 +203,56 @@ impl MpConn {
 
     #[inline]
     fn transmit(&mut self, now: Time, mut send: impl FnMut(Packet)) {
-        let (opened, header) = (&self.opened, self.header_bytes);
-        let packet = |s: pathpool_proto::mptcp::MpSegment| {
-            Packet::with_subflow(
-                s.seg.seq,
-                s.seg.ts,
-                opened[s.subflow].data,
-                s.seg.len + header,
-                s.seg.retransmission,
-                s.subflow as u32,
-            )
+        // One call of `send`, so that it inlines as it did before the overhead existed.
+        let paced = self.overhead.is_some();
+        let mut next = if paced {
+            self.transmit_after_overhead(now)
+        } else {
+            self.sender.poll_transmit(now, &self.cc)
         };
-        match &mut self.overhead {
-            None => {
-                while let Some(s) = self.sender.poll_transmit(now, &self.cc) {
-                    send(packet(s));
-                }
-            }
-            // One segment per expiry of the delayed-send timer, on whichever subflow the
-            // scheduler picks when it expires.
-            Some(overhead) => {
-                if overhead.take_due(now) {
-                    if let Some(s) = self.sender.poll_transmit(now, &self.cc) {
-                        send(packet(s));
-                    }
-                }
-                if self.sender.may_transmit() {
-                    overhead.arm(now);
-                }
-            }
+        while let Some(s) = next {
+            send(self.packet(s));
+            next = if paced {
+                None
+            } else {
+                self.sender.poll_transmit(now, &self.cc)
+            };
         }
         if self.sender.is_finished() {
             self.state = SourceState::Done;
         }
+    }
+
+    /// The packet carrying segment `s`.
+    #[inline]
+    fn packet(&self, s: MpSegment) -> Packet {
+        Packet::with_subflow(
+            s.seg.seq,
+            s.seg.ts,
+            self.opened[s.subflow].data,
+            s.seg.len + self.header_bytes,
+            s.seg.retransmission,
+            s.subflow as u32,
+        )
+    }
+
+    /// With `tcp.send_overhead`: one segment per expiry of the delayed-send timer, on
+    /// whichever subflow the scheduler picks then. Out of line, so that the usual path stays
+    /// as small as without it.
+    #[inline(never)]
+    fn transmit_after_overhead(&mut self, now: Time) -> Option<MpSegment> {
+        let due = self.overhead.as_mut()?.take_due(now);
+        let seg = if due {
+            self.sender.poll_transmit(now, &self.cc)
+        } else {
+            None
+        };
+        if self.sender.may_transmit() {
+            if let Some(o) = &mut self.overhead {
+                o.arm(now);
+            }
+        }
+        seg
     }
 
     /// A data segment arrived at the sink; returns the ACK to send, if one is due.

@@ -34,7 +34,7 @@ pub(crate) struct TcpSource {
     pub(crate) state: SourceState,
     stopped: bool,
     /// `tcp.send_overhead`, when on.
-    overhead: Option<SendOverhead>,
+    overhead: Option<Box<SendOverhead>>,
 }
 
 impl TcpSource {
@@ -45,7 +45,7 @@ impl TcpSource {
         header_bytes: u32,
         start: Time,
         stop: Option<Time>,
-        overhead: Option<SendOverhead>,
+        overhead: Option<Box<SendOverhead>>,
     ) -> Self {
         TcpSource {
             sender,
@@ -72,7 +72,7 @@ impl TcpSource {
                     (Some(s), Some(r)) => Some(s.min(r)),
                     (s, r) => s.or(r),
                 };
-                match self.overhead.as_ref().and_then(SendOverhead::deadline) {
+                match self.overhead.as_deref().and_then(SendOverhead::deadline) {
                     Some(o) => Some(t.map_or(o, |t| t.min(o))),
                     None => t,
                 }
@@ -112,31 +112,53 @@ impl TcpSource {
 
     #[inline]
     fn transmit(&mut self, now: Time, mut send: impl FnMut(Packet)) {
-        let (route, header) = (self.route, self.header_bytes);
-        let packet = |seg: pathpool_proto::tcp::DataSegment| {
-            Packet::new(seg.seq, seg.ts, route, seg.len + header, seg.retransmission)
+        // One call of `send`, so that it inlines as it did before the overhead existed.
+        let paced = self.overhead.is_some();
+        let mut next = if paced {
+            self.transmit_after_overhead(now)
+        } else {
+            self.sender.poll_transmit(now, &self.cc)
         };
-        match &mut self.overhead {
-            None => {
-                while let Some(seg) = self.sender.poll_transmit(now, &self.cc) {
-                    send(packet(seg));
-                }
-            }
-            // One segment per expiry of the delayed-send timer (ns-2's `send_much`).
-            Some(overhead) => {
-                if overhead.take_due(now) {
-                    if let Some(seg) = self.sender.poll_transmit(now, &self.cc) {
-                        send(packet(seg));
-                    }
-                }
-                if self.sender.can_transmit(&self.cc) {
-                    overhead.arm(now);
-                }
-            }
+        while let Some(seg) = next {
+            send(self.packet(seg));
+            next = if paced {
+                None
+            } else {
+                self.sender.poll_transmit(now, &self.cc)
+            };
         }
         if self.sender.is_finished() {
             self.state = SourceState::Done;
         }
+    }
+
+    #[inline]
+    fn packet(&self, seg: DataSegment) -> Packet {
+        Packet::new(
+            seg.seq,
+            seg.ts,
+            self.route,
+            seg.len + self.header_bytes,
+            seg.retransmission,
+        )
+    }
+
+    /// With `tcp.send_overhead`: one segment per expiry of the delayed-send timer (ns-2's
+    /// `send_much`). Out of line, so that the usual path stays as small as without it.
+    #[inline(never)]
+    fn transmit_after_overhead(&mut self, now: Time) -> Option<DataSegment> {
+        let overhead = self.overhead.as_mut()?;
+        let seg = if overhead.take_due(now) {
+            self.sender.poll_transmit(now, &self.cc)
+        } else {
+            None
+        };
+        if self.sender.can_transmit(&self.cc) {
+            if let Some(o) = &mut self.overhead {
+                o.arm(now);
+            }
+        }
+        seg
     }
 
     /// Congestion window, slow-start threshold and smoothed RTT, for traces.
