@@ -8,7 +8,7 @@
 use pathpool_cc::{CaIncrease, CcKind, LiaConfig, NmccConfig, RecoveryExit, WvegasConfig};
 use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
 use pathpool_proto::mptcp::Scheduler;
-use pathpool_proto::tcp::PartialAckTimer;
+use pathpool_proto::tcp::{FlightEstimate, PartialAckTimer};
 use serde::{Deserialize, Serialize};
 
 /// A whole scenario.
@@ -627,6 +627,11 @@ pub struct TcpSpec {
     /// `"impatient"` (default, RFC 6582's recommendation) or `"slow-but-steady"`.
     #[serde(default)]
     pub partial_ack_timer: Option<PartialAckTimer>,
+    /// What a loss halves and what counts as in flight without SACK: `"pipe"` (default;
+    /// duplicate ACKs leave the pipe and the halved flight is at most the window in use, as
+    /// Linux's Reno) or `"flight-size"` (RFC 5681's `snd_nxt − snd_una` literally; D124).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flight_estimate: Option<FlightEstimate>,
     /// ns-2's send overhead (`overhead_`): each segment waits a uniform random time in
     /// `[0, send_overhead]` before it leaves, one at a time, in order; breaks the phase
     /// effects of deterministic runs so that seeds differ (default 0s: off; D123).
@@ -668,6 +673,7 @@ impl TcpSpec {
             rwnd,
             limited_transmit,
             partial_ack_timer,
+            flight_estimate,
             send_overhead,
             nmcc,
             lia,

@@ -8,10 +8,12 @@
 //! as soon as it is in order, so the advertised receive window is constant and known to the
 //! sender as [`TcpSenderConfig::rwnd_bytes`].
 
+mod pipe;
 mod receiver;
 mod segment;
 mod sender;
 
+pub use pipe::FlightEstimate;
 pub use receiver::{ReceiverStats, TcpReceiver, TcpReceiverConfig};
 pub use segment::{AckSegment, DataSegment};
 pub use sender::{PartialAckTimer, SenderStats, TcpSender, TcpSenderConfig};
