@@ -368,7 +368,13 @@ impl Coupling for Nmcc {
         }
         let m2 = self.m2(paths, i);
         let shadow = self.per_path[i].shadow;
-        let inc = shadow * acked as f64 / (paths[i].cwnd as f64 * m2);
+        let p = &paths[i];
+        // Alg. 2 l.3 grows the window towards the shadow window, one ACK's worth at a time:
+        // like every slow start here, at most abc_limit·SMSS per ACK (RFC 3465 §2.2) and not
+        // past ssthresh. Unbounded, one cumulative ACK after a timeout's go-back-N (hundreds
+        // of kilobytes the receiver held) raised cwnd from 2 segments to 160 (issue 17).
+        let limit = (abc_limit * p.mss).min(p.ssthresh.saturating_sub(p.cwnd).max(1));
+        let inc = (shadow * acked as f64 / (p.cwnd as f64 * m2)).min(limit as f64);
         self.grow_shadow(paths, i, acked, true);
         paths[i].add_bytes(inc);
     }
@@ -539,5 +545,43 @@ mod tests {
             "the shadow window restarts from cwnd at the next ACK"
         );
         assert_eq!(s.losses, 1);
+    }
+
+    #[test]
+    fn one_cumulative_ack_after_a_timeout_grows_slow_start_by_one_segment_at_most() {
+        use crate::{AckSample, CongestionEvent, MultipathController, WindowConfig, Windows};
+        use pathpool_core::{Dur, Time};
+        let mut w = Windows::new(Nmcc::new(NmccConfig::default()), WindowConfig::default());
+        let a = w.add_path(1460);
+        let b = w.add_path(1460);
+        let ack = |w: &mut Windows<Nmcc>, path, acked_bytes| {
+            w.on_ack(
+                path,
+                &AckSample {
+                    now: Time::from_ms(10),
+                    acked_bytes,
+                    rtt_sample: Some(Dur::from_ms(20)),
+                    srtt: Dur::from_ms(20),
+                    flight_bytes: 0,
+                },
+            );
+        };
+        ack(&mut w, a, 1460);
+        ack(&mut w, b, 1460);
+        w.on_congestion_event(
+            a,
+            CongestionEvent::Timeout {
+                flight_bytes: 4 * 1460,
+                repeated: false,
+            },
+        );
+        w.path_mut(a).ssthresh = 200 * 1460;
+        // The retransmission fills the hole below 160 segments the receiver held: one ACK.
+        ack(&mut w, a, 160 * 1460);
+        assert_eq!(
+            w.metrics(a).cwnd,
+            2 * 1460,
+            "slow start adds abc_limit·SMSS per ACK, not the 160 segments acknowledged"
+        );
     }
 }

@@ -175,3 +175,46 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// No controller grows a window below ssthresh on one ACK by more than slow start may:
+    /// abc_limit·SMSS (RFC 3465 §2.2), or Reno's acked·SMSS/cwnd where the controller is in
+    /// congestion avoidance below ssthresh (NMCC's friendly slow start ends at ssthresh/m²).
+    /// It once added 160 segments on one cumulative ACK after a timeout (issue 17). Above
+    /// ssthresh `coupled_increase_never_exceeds_reno` holds the coupled increases.
+    #[test]
+    fn no_controller_grows_more_per_ack_than_the_slow_start_limit(ops in proptest::collection::vec(op(), 1..200), abc_limit in 1u64..3) {
+        let config = WindowConfig { abc_limit, ..WindowConfig::default() };
+        for kind in CcKind::ALL {
+            let mut cc = kind.build(config);
+            for _ in 0..4 {
+                cc.add_path(MSS);
+            }
+            for o in &ops {
+                match *o {
+                    Op::Ack(p, b, rtt) => {
+                        let before = cc.metrics(PathId(p as u32));
+                        let ack = AckSample {
+                            now: Time::ZERO,
+                            acked_bytes: b,
+                            rtt_sample: Some(Dur::from_ms(rtt)),
+                            srtt: Dur::from_ms(rtt),
+                            flight_bytes: 0,
+                        };
+                        cc.on_ack(PathId(p as u32), &ack);
+                        let grown = cc.metrics(PathId(p as u32)).cwnd.saturating_sub(before.cwnd);
+                        // + 1: a byte of carried fractional increase.
+                        let limit = (abc_limit * MSS).max((b * MSS).div_ceil(before.cwnd)) + 1;
+                        prop_assert!(before.cwnd >= before.ssthresh || grown <= limit, "{}: +{} > {} on an ACK of {} ({:?})", kind.name(), grown, limit, b, before);
+                    }
+                    Op::Loss(p, f) => cc.on_congestion_event(PathId(p as u32), CongestionEvent::FastRetransmit { flight_bytes: f }),
+                    Op::Rto(p, r) => cc.on_congestion_event(PathId(p as u32), CongestionEvent::Timeout { flight_bytes: 0, repeated: r }),
+                    Op::Dup(p) => cc.on_recovery_ack(PathId(p as u32), RecoveryAck::Duplicate),
+                    Op::Partial(p, b) => cc.on_recovery_ack(PathId(p as u32), RecoveryAck::Partial { acked_bytes: b }),
+                    Op::Full(p, f) => cc.on_recovery_ack(PathId(p as u32), RecoveryAck::Full { flight_bytes: f }),
+                    Op::Group(p, g) => cc.set_group(PathId(p as u32), g),
+                }
+            }
+        }
+    }
+}
