@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::balia::Balia;
 use crate::coupled::Coupled;
+use crate::cubic::Cubic;
 use crate::event::{AckSample, CongestionEvent, RecoveryAck};
 use crate::ewtcp::Ewtcp;
 use crate::lia::{Lia, LiaConfig};
@@ -52,6 +53,9 @@ pub enum CcKind {
     Nmcc,
     /// wVegas, weighted Vegas (Cao, Xu, Fu; delay-based).
     Wvegas,
+    /// CUBIC (RFC 9438), Linux's default: a single-path competitor; independent on each
+    /// subflow of a multipath connection.
+    Cubic,
 }
 
 impl CcKind {
@@ -66,6 +70,7 @@ impl CcKind {
         CcKind::Balia,
         CcKind::Nmcc,
         CcKind::Wvegas,
+        CcKind::Cubic,
     ];
 
     /// The canonical name.
@@ -81,6 +86,7 @@ impl CcKind {
             CcKind::Balia => "balia",
             CcKind::Nmcc => "nmcc",
             CcKind::Wvegas => "wvegas",
+            CcKind::Cubic => "cubic",
         }
     }
 
@@ -110,6 +116,7 @@ impl CcKind {
                 config,
             )),
             CcKind::Wvegas => AnyController::Wvegas(Windows::new(Wvegas::new(wvegas), config)),
+            CcKind::Cubic => AnyController::Cubic(Windows::new(Cubic::default(), config)),
         }
     }
 }
@@ -150,6 +157,7 @@ impl FromStr for CcKind {
             "balia" => Ok(CcKind::Balia),
             "nmcc" => Ok(CcKind::Nmcc),
             "wvegas" => Ok(CcKind::Wvegas),
+            "cubic" => Ok(CcKind::Cubic),
             _ => Err(UnknownCc(s.to_string())),
         }
     }
@@ -187,6 +195,8 @@ pub enum AnyController {
     Nmcc(Windows<Nmcc>),
     /// wVegas.
     Wvegas(Windows<Wvegas>),
+    /// CUBIC.
+    Cubic(Windows<Cubic>),
 }
 
 macro_rules! dispatch {
@@ -200,6 +210,7 @@ macro_rules! dispatch {
             AnyController::Balia($c) => $body,
             AnyController::Nmcc($c) => $body,
             AnyController::Wvegas($c) => $body,
+            AnyController::Cubic($c) => $body,
         }
     };
 }
@@ -241,8 +252,9 @@ mod tests {
     fn names_parse_and_print() {
         assert_eq!("NewReno".parse::<CcKind>().unwrap(), CcKind::NewReno);
         assert_eq!("reno".parse::<CcKind>().unwrap(), CcKind::NewReno);
-        let e = "cubic".parse::<CcKind>().unwrap_err().to_string();
-        assert!(e.contains("cubic") && e.contains("newreno"), "{e}");
+        let e = "bbr".parse::<CcKind>().unwrap_err().to_string();
+        assert!(e.contains("bbr") && e.contains("newreno"), "{e}");
+        assert_eq!("CUBIC".parse::<CcKind>().unwrap(), CcKind::Cubic);
         assert_eq!(CcKind::NewReno.to_string(), "newreno");
     }
 

@@ -23,6 +23,7 @@
 pub mod any;
 pub mod balia;
 pub mod coupled;
+pub mod cubic;
 pub mod event;
 pub mod ewtcp;
 pub mod lia;
@@ -38,6 +39,7 @@ pub mod wvegas;
 pub use any::{AnyController, CcKind, CcOptions};
 pub use balia::Balia;
 pub use coupled::Coupled;
+pub use cubic::Cubic;
 pub use event::{AckSample, CongestionEvent, RecoveryAck};
 pub use ewtcp::Ewtcp;
 pub use lia::{AlphaUpdate, Lia, LiaConfig};

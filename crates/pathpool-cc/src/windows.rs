@@ -5,7 +5,7 @@
 //! `ClassicCongestionController<S, T>`: the framework is written and tested once, and each
 //! algorithm is one short file.
 
-use pathpool_core::{Dur, PathId};
+use pathpool_core::{Dur, PathId, Time};
 use serde::{Deserialize, Serialize};
 
 use crate::event::{AckSample, CongestionEvent, RecoveryAck};
@@ -110,6 +110,11 @@ pub trait Coupling {
     ///
     /// [`Wvegas`]: crate::Wvegas
     fn on_rtt_sample(&mut self, _paths: &[PathState], _i: usize, _rtt: Dur) {}
+    /// Sees the arrival time of every ACK of new data, before anything else of it.
+    /// Time-based algorithms ([`Cubic`]) read their clock from it.
+    ///
+    /// [`Cubic`]: crate::Cubic
+    fn on_ack_at(&mut self, _now: Time) {}
     /// Sees every ACK of new data on path `i` (in recovery too), before the window grows.
     fn on_ack(&mut self, _paths: &[PathState], _i: usize, _acked: u64) {}
     /// Sees every loss on path `i` before `ssthresh_after_loss` (`timeout` for an RTO).
@@ -185,6 +190,7 @@ impl<A: Coupling> MultipathController for Windows<A> {
 
     fn on_ack(&mut self, path: PathId, ack: &AckSample) {
         let i = path.index();
+        self.alg.on_ack_at(ack.now);
         let p = &mut self.paths[i];
         p.srtt = ack.srtt;
         if !p.active || ack.acked_bytes == 0 {

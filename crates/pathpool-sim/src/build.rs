@@ -1200,7 +1200,7 @@ fn single_path_cc(
     cc: CcKind,
     here: &[PathSeg],
 ) -> Result<(), SpecError> {
-    if cc == CcKind::NewReno {
+    if matches!(cc, CcKind::NewReno | CcKind::Cubic) {
         return Ok(());
     }
     let (place, whence) = if cc_field.is_some() {
