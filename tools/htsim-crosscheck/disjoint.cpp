@@ -6,11 +6,13 @@
 // floor 250 ms, cwnd += MSS²/cwnd per ACK, every partial ACK restarting the timer.
 //
 // Usage: disjoint CC RATE1_MBPS DELAY1_MS BUF1_PKTS RATE2_MBPS DELAY2_MS BUF2_PKTS SEED
-//                 [DURATION_S] [WINDOW_START_S]
+//                 [DURATION_S] [WINDOW_START_S] [SCAN_MS]
 //   CC        lia (htsim's COUPLED_INC) or uncoupled
 //   DELAY     one-way propagation delay of the path in milliseconds
 //   BUF       drop-tail buffer of the path in packets
-// Defaults: 1000 s, window from 200 s. Prints on standard error, for the window, each
+//   SCAN_MS   period of htsim's retransmission-timer scan (TcpRtxTimerScanner), 10 as in
+//             htsim's drivers; a timeout fires at the first scan after the RTO expires
+// Defaults: 1000 s, window from 200 s, 10 ms scan. Prints on standard error, for the window, each
 // flow's and subflow's throughput in Mb/s and its fast recoveries; htsim prints a line with
 // "RTO" and "Flow ID NAME" on standard output for every timeout (names: r1, r2, mp0, mp1).
 #include <cstdio>
@@ -30,7 +32,7 @@ int main(int argc, char** argv) {
     if (argc < 9) {
         fprintf(stderr,
                 "usage: %s lia|uncoupled RATE1_MBPS DELAY1_MS BUF1_PKTS RATE2_MBPS DELAY2_MS "
-                "BUF2_PKTS SEED [DURATION_S] [WINDOW_START_S]\n",
+                "BUF2_PKTS SEED [DURATION_S] [WINDOW_START_S] [SCAN_MS]\n",
                 argv[0]);
         return 2;
     }
@@ -41,6 +43,7 @@ int main(int argc, char** argv) {
     unsigned seed = (unsigned)atoi(argv[8]);
     double duration_s = argc > 9 ? atof(argv[9]) : 1000.0;
     double window_s = argc > 10 ? atof(argv[10]) : 200.0;
+    double scan_ms = argc > 11 ? atof(argv[11]) : 10.0;
     srand(seed);
     srandom(seed);
 
@@ -52,7 +55,7 @@ int main(int argc, char** argv) {
         queues.push_back(new Queue(speedFromMbps(rate_mbps[p]), memFromPkt(buffer_pkts[p]), ev, NULL));
         pipes.push_back(new Pipe(timeFromMs(delay_ms[p]), ev));
     }
-    TcpRtxTimerScanner rtx(timeFromMs(10), ev);
+    TcpRtxTimerScanner rtx(timeFromUs(scan_ms * 1000), ev);
     auto add = [&](TcpSrc* src, TcpSink* sink, int p, const char* name) {
         src->setName(name);
         rtx.registerTcp(*src);
