@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup demo test lint test-rust test-python bench fuzz fuzz-smoke fmt clean
+.PHONY: setup demo test lint test-rust test-python bench fuzz fuzz-smoke soak fmt clean
 
 setup:
 	@scripts/bootstrap.sh
@@ -44,6 +44,12 @@ fuzz:
 # fuzz target per parser runs in CI for a bounded time"); `make fuzz` runs longer.
 fuzz-smoke:
 	scripts/fuzz.sh 4
+
+# Longer random testing than `make test`: the TCP sender's invariants on 100,000 random paths
+# (make test runs 5,000; crates/pathpool-proto/tests/invariants.rs).
+SOAK_CASES ?= 100000
+soak:
+	PROPTEST_CASES=$(SOAK_CASES) cargo test --profile fast-test -p pathpool-proto --test invariants -- --nocapture
 
 fmt:
 	cargo fmt --all

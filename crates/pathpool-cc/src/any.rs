@@ -239,6 +239,9 @@ impl MultipathController for AnyController {
     fn window(&self, path: PathId) -> u64 {
         dispatch!(self, c => c.window(path))
     }
+    fn limit_window(&mut self, path: PathId, max_bytes: u64) {
+        dispatch!(self, c => c.limit_window(path, max_bytes))
+    }
     fn metrics(&self, path: PathId) -> CcMetrics {
         dispatch!(self, c => c.metrics(path))
     }

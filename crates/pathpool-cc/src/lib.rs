@@ -71,6 +71,11 @@ pub trait MultipathController {
     fn set_group(&mut self, path: PathId, group: u32);
     /// Bytes `path` may have in flight now (including fast-recovery inflation).
     fn window(&self, path: PathId) -> u64;
+    /// Caps `path`'s congestion window at `max_bytes` (at least one segment): a sender
+    /// limited by the receive window calls it after each ACK, so that cwnd does not grow past
+    /// what it can use (RFC 7661's concern; Linux grows cwnd only while cwnd-limited) and a
+    /// loss never sets ssthresh from a window that was never in flight.
+    fn limit_window(&mut self, path: PathId, max_bytes: u64);
     /// A snapshot of the path's controller state, for traces.
     fn metrics(&self, path: PathId) -> CcMetrics;
 }

@@ -290,6 +290,11 @@ impl<A: Coupling> MultipathController for Windows<A> {
         self.paths[path.index()].send_window()
     }
 
+    fn limit_window(&mut self, path: PathId, max_bytes: u64) {
+        let p = &mut self.paths[path.index()];
+        p.cwnd = p.cwnd.min(max_bytes.max(p.mss));
+    }
+
     fn metrics(&self, path: PathId) -> CcMetrics {
         let p = &self.paths[path.index()];
         CcMetrics {

@@ -197,6 +197,9 @@ impl TcpSender {
                 flight_bytes: flight,
             };
             cc.on_ack(self.path, &sample);
+            if self.config.rwnd_bytes != u64::MAX {
+                cc.limit_window(self.path, self.config.rwnd_bytes);
+            }
         }
         if self.snd_una == self.snd_max {
             // RFC 6298 §5.2: everything acknowledged, turn the timer off.
