@@ -378,6 +378,15 @@ fn reproduce_lists_runs_and_prints_the_json_interface() {
             c["tolerance"].as_f64().unwrap(),
         );
         assert_eq!(c["within"].as_bool().unwrap(), (m - p).abs() <= t + 1e-9);
+        let h = c["ci95"].as_f64().unwrap();
+        let verdict = if m - h >= p - t - 1e-6 && m + h <= p + t + 1e-6 {
+            "within"
+        } else if m + h < p - t || m - h > p + t {
+            "outside"
+        } else {
+            "overlaps"
+        };
+        assert_eq!(c["verdict"].as_str().unwrap(), verdict, "{c}");
     }
     for f in [
         "nmcc-partial-congestion.svg",
@@ -390,4 +399,44 @@ fn reproduce_lists_runs_and_prints_the_json_interface() {
     let o = pathpool(&["reproduce", "no-such-experiment"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("nmcc-shared-bottleneck"));
+}
+
+#[test]
+fn reproduce_summary_prints_the_scoreboard() {
+    let dir = tmp("scoreboard");
+    let out = dir.join("partial");
+    let args = [
+        "reproduce",
+        "nmcc-partial-congestion",
+        "--quick",
+        "--seeds",
+        "2",
+        "--summary",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let o = pathpool(&[&args[..], &["--json"]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every stdout line is a JSON object"))
+        .collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "one scoreboard row, no comparisons: {lines:?}"
+    );
+    let row = &lines[0];
+    assert_eq!(row["experiment"], "nmcc-partial-congestion");
+    assert_eq!(row["quick"], true);
+    let n = |k: &str| row[k].as_u64().unwrap();
+    assert_eq!(n("total"), 4);
+    assert_eq!(n("within") + n("overlaps") + n("outside"), n("total"));
+    let o = pathpool(&args);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("== scoreboard") && text.contains("total"),
+        "{text}"
+    );
 }

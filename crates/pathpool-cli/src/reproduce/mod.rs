@@ -12,6 +12,7 @@ mod domain_scale;
 mod mmtp_multisource;
 mod partial_congestion;
 mod runner;
+mod scoreboard;
 mod shared_bottleneck;
 mod short_transfers;
 mod sqrt_n;
@@ -30,6 +31,7 @@ use crate::CliError;
 use serde::Serialize;
 
 pub use runner::{Job, Runner};
+pub use scoreboard::{Score, Verdict};
 pub use stats::Estimate;
 
 /// Options of `pathpool reproduce`.
@@ -46,6 +48,11 @@ pub struct ReproduceArgs {
     /// Print one JSON object per compared figure on standard output (nothing else there).
     #[arg(long)]
     pub json: bool,
+    /// After the experiments, print the fidelity scoreboard: per experiment, the figures
+    /// whose 95% interval lies in the tolerance band, meets it, or misses it. With --json,
+    /// print only the scoreboard's rows, one JSON object each.
+    #[arg(long)]
+    pub summary: bool,
     /// Repetitions (seeds) per configuration; default: the experiment's (fewer with --quick).
     #[arg(long)]
     pub seeds: Option<u32>,
@@ -87,8 +94,11 @@ pub struct Comparison {
     pub runs: usize,
     /// Largest |measured − published| counted as agreement.
     pub tolerance: f64,
-    /// Whether |measured − published| ≤ tolerance.
+    /// Whether |measured − published| ≤ tolerance (the mean alone).
     pub within: bool,
+    /// Where the 95% interval of `measured` lies against the tolerance band
+    /// ([`scoreboard`]'s rule).
+    pub verdict: Verdict,
     /// Where the published value comes from.
     pub source: &'static str,
 }
@@ -113,6 +123,7 @@ impl Comparison {
             runs: measured.n,
             tolerance,
             within: (measured.mean - published).abs() <= tolerance + 1e-9,
+            verdict: Verdict::judge(published, tolerance, measured.mean, measured.ci95),
             source,
         }
     }
@@ -255,6 +266,7 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
     let runner = Runner::new(jobs, progress, extra.clone());
     let stop = crate::sweep::signal_flag()?;
     let mut failed = Vec::new();
+    let mut scores = Vec::new();
     for e in selected {
         let out = args
             .out
@@ -294,7 +306,12 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
             eprintln!("error: {}: {msg}", e.id);
             failed.push(e.id);
         }
+        scores.push(Score::of(e.id, args.quick, &report.comparisons));
         if args.json {
+            if args.summary {
+                // Only the scoreboard's rows, after the experiments.
+                continue;
+            }
             let stdout = std::io::stdout();
             let mut lock = stdout.lock();
             for c in &report.comparisons {
@@ -302,13 +319,27 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
             }
         } else {
             print!("{}", text_report(&report));
+            let score = scores.last().expect("pushed above");
             println!(
-                "{} of {} figures within tolerance; {:.1} s; figure and tables in {}\n",
-                report.comparisons.iter().filter(|c| c.within).count(),
-                report.comparisons.len(),
+                "{} of {} figures within tolerance by their 95% interval ({} by the mean alone); {:.1} s; figure and tables in {}\n",
+                score.within,
+                score.total,
+                score.mean_within,
                 started.elapsed().as_secs_f64(),
                 out.display()
             );
+        }
+    }
+    if args.summary {
+        if args.json {
+            for s in &scores {
+                println!("{}", serde_json::to_string(s).unwrap_or_default());
+            }
+        } else {
+            println!(
+                "== scoreboard (within: the 95% interval of the mean lies in the tolerance band)"
+            );
+            print!("{}", scoreboard::table(&scores));
         }
     }
     if failed.is_empty() {
@@ -328,7 +359,12 @@ fn text_report(r: &Report) -> String {
                 format!("{:.1}{}", c.published, c.unit),
                 format!("{:.1}{} ± {:.1}", c.measured, c.unit, c.ci95),
                 format!("±{:.1}", c.tolerance),
-                if c.within { "yes" } else { "NO" }.to_string(),
+                match c.verdict {
+                    Verdict::Within => "yes",
+                    Verdict::Overlaps => "maybe",
+                    Verdict::Outside => "NO",
+                }
+                .to_string(),
                 c.runs.to_string(),
             ]
         })

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::Comparison;
+use super::{Comparison, Verdict};
 
 const ROW_PX: f64 = 28.0;
 const LABEL_PX: f64 = 330.0;
@@ -44,7 +44,12 @@ pub(super) fn comparison_chart(id: &str, title: &str, rows: &[Comparison]) -> St
         .filter(|v| v.is_finite())
         .fold(1e-9, f64::max);
         let x = |v: f64| LABEL_PX + PLOT_PX * (v / hi).clamp(0.0, 1.0);
-        let fill = if c.within { "#1f77b4" } else { "#d62728" };
+        // The scoreboard's verdict: the interval in the band, meeting it, or missing it.
+        let (fill, mark) = match c.verdict {
+            Verdict::Within => ("#1f77b4", "✓"),
+            Verdict::Overlaps => ("#ff7f0e", "?"),
+            Verdict::Outside => ("#d62728", "✗"),
+        };
         let _ = write!(
             s,
             r##"<text x="10" y="{ty}">{label}</text>
@@ -73,7 +78,7 @@ pub(super) fn comparison_chart(id: &str, title: &str, rows: &[Comparison]) -> St
             publ = c.published,
             tol = c.tolerance,
             u = esc(c.unit),
-            mark = if c.within { "✓" } else { "✗" },
+            mark = mark,
         );
     }
     s.push_str("</svg>\n");
@@ -96,6 +101,7 @@ mod tests {
             runs: 3,
             tolerance: 4.0,
             within: true,
+            verdict: Verdict::Within,
             source: "test",
         };
         let svg = comparison_chart("x", "t", &[c.clone(), c]);
