@@ -214,6 +214,7 @@ fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams, SpecError>
             limited_transmit: spec.limited_transmit.unwrap_or(false),
             partial_ack_timer: spec.partial_ack_timer.unwrap_or_default(),
             flight_estimate: spec.flight_estimate.unwrap_or_default(),
+            timer_granularity: spec.timer_granularity.unwrap_or(Dur::ZERO),
         },
         receiver,
     })

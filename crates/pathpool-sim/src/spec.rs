@@ -632,6 +632,10 @@ pub struct TcpSpec {
     /// Linux's Reno) or `"flight-size"` (RFC 5681's `snd_nxt − snd_una` literally; D124).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flight_estimate: Option<FlightEstimate>,
+    /// Granularity of the retransmission timer: deadlines fire on the next tick of a clock
+    /// of this period (default 0s: exactly; htsim scans every 10ms; D128).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timer_granularity: Option<Dur>,
     /// ns-2's send overhead (`overhead_`): each segment waits a uniform random time in
     /// `[0, send_overhead]` before it leaves, one at a time, in order; breaks the phase
     /// effects of deterministic runs so that seeds differ (default 0s: off; D123).
@@ -674,6 +678,7 @@ impl TcpSpec {
             limited_transmit,
             partial_ack_timer,
             flight_estimate,
+            timer_granularity,
             send_overhead,
             nmcc,
             lia,

@@ -1,6 +1,7 @@
 //! Issue 17, acceptance 1: the windows of every flow and subflow stay within a few times what
-//! their path holds, and retransmissions stay rare, on scenarios/validation/runaway.toml for
-//! seeds 1-6 and both partial-ACK timer settings. Before D124 seed 1 reached a 124 MB window
+//! their path holds, retransmissions stay rare, and (with htsim's 10 ms timer scan) no subflow
+//! is locked out, on scenarios/validation/runaway.toml for seeds 1-6 and both partial-ACK
+//! timer settings. Before D124 seed 1 reached a 124 MB window
 //! on a path holding 50 KB and retransmitted 5.8% of its packets.
 
 use pathpool_sim::{Column, LoadedScenario};
@@ -16,12 +17,14 @@ fn column<'a>(t: &'a pathpool_sim::Table, name: &str) -> &'a Column {
         .unwrap_or_else(|| panic!("{}: no column {name}", t.name))
 }
 
-#[test]
-fn windows_stay_within_four_times_the_path_and_retransmissions_below_two_percent() {
+/// Runs seeds 1-6 with both partial-ACK timer settings, asserting the window and
+/// retransmission bounds; returns the runs in which mp/0 carried less than 1 Mb/s.
+fn check(timer_granularity: &str) -> Vec<String> {
     let mut lockouts = Vec::new();
     for timer in ["slow-but-steady", "impatient"] {
         for seed in 1..=6u64 {
             let overrides = [
+                ("tcp.timer_granularity", format!("\"{timer_granularity}\"")),
                 ("tcp.partial_ack_timer", format!("\"{timer}\"")),
                 ("measure.trace_cwnd", "true".to_string()),
                 // One sample per round trip of path 1: a window cannot grow four-fold and
@@ -94,7 +97,7 @@ fn windows_stay_within_four_times_the_path_and_retransmissions_below_two_percent
             let sub0 = &r.subflows[0];
             let mbps = sub0.throughput_bps.unwrap_or(0.0) / 1e6;
             eprintln!(
-                "{timer} seed {seed}: mp/0 {mbps:.2} Mb/s, {} timeouts, {} fast recoveries",
+                "timer granularity {timer_granularity}, {timer} seed {seed}: mp/0 {mbps:.2} Mb/s, {} timeouts, {} fast recoveries",
                 sub0.timeouts, sub0.fast_recoveries
             );
             if mbps < 1.0 {
@@ -102,8 +105,22 @@ fn windows_stay_within_four_times_the_path_and_retransmissions_below_two_percent
             }
         }
     }
-    // Not asserted (issue 17 acceptance 1 asks for no lock-out or htsim showing the same):
-    // htsim gives mp/0 6.8-7.1 Mb/s on every seed (docs/validation.md), so these runs are a
-    // known difference still open, printed for the record.
-    eprintln!("mp/0 below 1 Mb/s (lock-out): {lockouts:?}");
+    lockouts
+}
+
+/// With the retransmission timer checked every 10 ms, as htsim's scanner does, no run shuts
+/// the LIA subflow on path 1 out: htsim gives it 6.8-7.1 Mb/s on these seeds.
+#[test]
+fn windows_and_retransmissions_stay_bounded_and_no_subflow_is_locked_out() {
+    let lockouts = check("10ms");
+    assert!(lockouts.is_empty(), "locked out: {lockouts:?}");
+}
+
+/// With an exact timer the same bounds hold, but a drop-tail phase effect can lock the
+/// subflow out (docs/validation.md: which seeds depends on microseconds of path delay).
+/// Printed, not asserted.
+#[test]
+fn with_an_exact_timer_the_bounds_still_hold() {
+    let lockouts = check("0s");
+    eprintln!("exact timer: mp/0 below 1 Mb/s in {lockouts:?}");
 }

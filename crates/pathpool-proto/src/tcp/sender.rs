@@ -32,6 +32,11 @@ pub struct TcpSenderConfig {
     pub partial_ack_timer: PartialAckTimer,
     /// What a loss halves and what the sender reports as in flight.
     pub flight_estimate: FlightEstimate,
+    /// Granularity of the retransmission timer: a deadline fires at the next multiple of it
+    /// (in absolute time), as a timer checked on a periodic tick does (htsim scans every
+    /// 10 ms; Linux fires on jiffies). Zero: exactly at the deadline.
+    #[serde(default)]
+    pub timer_granularity: Dur,
 }
 
 /// RFC 6582 §4's two variants of resetting the retransmission timer on partial ACKs.
@@ -59,6 +64,7 @@ impl Default for TcpSenderConfig {
             limited_transmit: false,
             partial_ack_timer: PartialAckTimer::Impatient,
             flight_estimate: FlightEstimate::Pipe,
+            timer_granularity: Dur::ZERO,
         }
     }
 }
@@ -379,7 +385,17 @@ impl TcpSender {
     /// When [`handle_timeout`](Self::handle_timeout) must be called next, if ever.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Time> {
-        self.rto_deadline
+        self.rto_deadline.map(|d| self.on_tick(d))
+    }
+
+    /// The first tick of the timer at or after `deadline`.
+    #[inline]
+    fn on_tick(&self, deadline: Time) -> Time {
+        let tick = self.config.timer_granularity.as_ps();
+        if tick == 0 {
+            return deadline;
+        }
+        Time::from_ps(deadline.as_ps().div_ceil(tick).saturating_mul(tick))
     }
 
     /// Processes the retransmission timer; does nothing unless it has expired.
@@ -387,7 +403,7 @@ impl TcpSender {
         let Some(deadline) = self.rto_deadline else {
             return;
         };
-        if now < deadline {
+        if now < self.on_tick(deadline) {
             return;
         }
         if self.snd_una == self.snd_max {

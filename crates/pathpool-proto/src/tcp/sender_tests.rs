@@ -413,3 +413,30 @@ fn stop_ends_new_data_but_finishes_outstanding() {
     h.ack(2000);
     assert!(h.tx.is_finished());
 }
+
+#[test]
+fn a_coarse_timer_fires_on_its_next_tick() {
+    let mut h = Harness::new(2);
+    h.tx.config.timer_granularity = Dur::from_ms(10);
+    h.send_all();
+    h.now = Time::from_ms(100);
+    h.ack(1000);
+    // srtt 100 ms, rttvar 50 ms: RTO 300 ms from 100 ms, i.e. 400 ms, on the 10 ms grid.
+    assert_eq!(h.tx.poll_timeout(), Some(Time::from_ms(400)));
+    h.now = Time::from_ms(103);
+    h.ack(2000);
+    h.send_all();
+    // The new sample moved the estimate: the deadline is 103 ms + RTO, and the timer fires
+    // on the first 10 ms tick at or after it.
+    let exact = h.now + h.tx.rtt().rto();
+    let d = h.tx.poll_timeout().unwrap();
+    assert_eq!(d.as_ps() % Dur::from_ms(10).as_ps(), 0, "{d:?} on the grid");
+    assert!(
+        d >= exact && d < exact + Dur::from_ms(10),
+        "{d:?} for {exact:?}"
+    );
+    h.tx.handle_timeout(d - Dur::from_ps(1), &mut h.cc);
+    assert_eq!(h.tx.stats().timeouts, 0, "not before the tick");
+    h.tx.handle_timeout(d, &mut h.cc);
+    assert_eq!(h.tx.stats().timeouts, 1);
+}
