@@ -38,7 +38,7 @@ def base(**over):
             base(flows=[{"from": "a", "to": "b", "kind": "udp-cbr"}]),
             ["flows[0].rate", "needs a rate"],
         ),
-        (base(tcp={"cc": "cubic"}), ["tcp.cc", "unknown congestion control", "newreno"]),
+        (base(tcp={"cc": "bbr"}), ["tcp.cc", "unknown congestion control", "newreno"]),
         # Issue 16, defect 4: a multipath controller on a single path is refused, where set.
         (
             base(flows=[{"from": "a", "to": "b", "cc": "lia"}]),
