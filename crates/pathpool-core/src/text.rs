@@ -18,6 +18,33 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
+/// Writes `source[:line[:column]]: [path: ]message`, the one format of every error that
+/// points into an input file (scenario files and overlay files alike).
+///
+/// # Errors
+/// Those of the formatter.
+pub fn write_located(
+    f: &mut std::fmt::Formatter<'_>,
+    source: &str,
+    line: Option<usize>,
+    column: Option<usize>,
+    path: &str,
+    message: &str,
+) -> std::fmt::Result {
+    f.write_str(source)?;
+    if let Some(l) = line {
+        write!(f, ":{l}")?;
+        if let Some(c) = column {
+            write!(f, ":{c}")?;
+        }
+    }
+    f.write_str(": ")?;
+    if !path.is_empty() {
+        write!(f, "{path}: ")?;
+    }
+    f.write_str(message)
+}
+
 /// Edit distance between `a` and `b`, ignoring case: insertions, deletions, substitutions
 /// and transpositions of adjacent characters each cost 1 (optimal string alignment), so
 /// `form` is 1 from `from`.

@@ -105,18 +105,14 @@ pub struct OverlayError {
 
 impl fmt::Display for OverlayError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.source)?;
-        if let Some(l) = self.line {
-            write!(f, ":{l}")?;
-            if let Some(c) = self.column {
-                write!(f, ":{c}")?;
-            }
-        }
-        f.write_str(": ")?;
-        if !self.path.is_empty() {
-            write!(f, "{}: ", self.path)?;
-        }
-        f.write_str(&self.message)
+        pathpool_core::text::write_located(
+            f,
+            &self.source,
+            self.line,
+            self.column,
+            &self.path,
+            &self.message,
+        )
     }
 }
 

@@ -65,18 +65,14 @@ impl ScenarioError {
     }
 
     fn fmt_one(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.source)?;
-        if let Some(l) = self.line {
-            write!(f, ":{l}")?;
-            if let Some(c) = self.column {
-                write!(f, ":{c}")?;
-            }
-        }
-        f.write_str(": ")?;
-        if !self.path.is_empty() {
-            write!(f, "{}: ", self.path)?;
-        }
-        f.write_str(&self.message)
+        pathpool_core::text::write_located(
+            f,
+            &self.source,
+            self.line,
+            self.column,
+            &self.path,
+            &self.message,
+        )
     }
 
     /// Several problems as one error: in file order, at most [`MAX_ERRORS`], the rest counted
