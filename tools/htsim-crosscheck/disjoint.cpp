@@ -26,6 +26,7 @@
 #include "pipe.h"
 #include "tcp.h"
 #include "mtcp.h"
+#include "paths.h"
 #include "window.h"
 
 int main(int argc, char** argv) {
@@ -60,15 +61,7 @@ int main(int argc, char** argv) {
         src->setName(name);
         rtx.registerTcp(*src);
         Queue* feeder = new Queue(speedFromMbps(1000.0), memFromPkt(2000), ev, NULL);
-        route_t* out = new route_t();
-        out->push_back(feeder);
-        out->push_back(queues[p]);
-        out->push_back(pipes[p]);
-        out->push_back(sink);
-        route_t* ack = new route_t();
-        ack->push_back(pipes[p]);
-        ack->push_back(src);
-        src->connect(*out, *ack, *sink, timeFromMs(1000 * drand()));
+        connect_tcp(src, sink, {feeder, queues[p], pipes[p]}, {pipes[p]}, timeFromMs(1000 * drand()));
     };
     std::vector<TcpSink*> sinks;  // r1, r2, mp0, mp1
     std::vector<TcpSrc*> srcs;

@@ -1,0 +1,155 @@
+// htsim driver for the validation suite (docs/validation.md, validate.py): one two-subflow
+// multipath connection (LIA or uncoupled) and NewReno flows over either one shared bottleneck
+// (both subflows and every competitor cross it) or two disjoint paths (one subflow on each,
+// competitors per path). Each path is a drop-tail queue, i.i.d. loss after the queue (as
+// pathpool's link `loss`, paths.h) and a pipe of the one-way delay; ACKs return over a pipe of
+// the same delay, with no queue and no loss (pathpool's twin: an infinite-rate reverse link).
+// Every source starts at a uniformly random time in the first second, optionally behind its own
+// feeder queue (pathpool's access link), and uses htsim's TcpSrc unchanged; timers are checked
+// by htsim's TcpRtxTimerScanner every 10 ms.
+//
+// Usage: suite CC SEED shared|disjoint DURATION_S WINDOW_START_S FEEDER_MBPS PATH [PATH]
+//   CC      lia (htsim's COUPLED_INC) or uncoupled
+//   PATH    RATE_MBPS,DELAY_MS,BUFFER_PKTS,LOSS,COMPETITORS (DELAY one way, LOSS a probability,
+//           COMPETITORS the NewReno flows on the path); one PATH for shared, two for disjoint
+//   FEEDER  rate of each source's feeder queue (2000 packets) in Mb/s; 0 for none (a source
+//           puts its packets straight into the path's queue)
+// Prints one line on standard error over the window: the connection's share of all throughput,
+// and per path (p1, p2) the connection's and the competitors' Mb/s (1500-byte packets), their
+// timeouts and fast recoveries. htsim itself prints a line per timeout on standard output.
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+#include "config.h"
+#include "network.h"
+#include "eventlist.h"
+#include "queue.h"
+#include "pipe.h"
+#include "tcp.h"
+#include "mtcp.h"
+#include "paths.h"
+#include "window.h"
+
+struct PathSpec {
+    double rate_mbps, delay_ms, loss;
+    int buffer_pkts, competitors;
+};
+
+// Timeouts and fast recoveries of each source from `from` on.
+struct EventCounter : public TcpLogger {
+    EventList& ev;
+    simtime_picosec from;
+    std::map<TcpSrc*, unsigned> timeouts, recoveries;
+    EventCounter(EventList& e, simtime_picosec f) : ev(e), from(f) {}
+    void logTcp(TcpSrc& s, TcpEvent e) override {
+        if (ev.now() < from) return;
+        if (e == TCP_TIMEOUT) timeouts[&s]++;
+        if (e == TCP_RCV_DUP_FASTXMIT) recoveries[&s]++;
+    }
+};
+
+int main(int argc, char** argv) {
+    if (argc < 8) {
+        fprintf(stderr,
+                "usage: %s lia|uncoupled SEED shared|disjoint DURATION_S WINDOW_START_S FEEDER_MBPS "
+                "RATE_MBPS,DELAY_MS,BUFFER_PKTS,LOSS,COMPETITORS [...]\n",
+                argv[0]);
+        return 2;
+    }
+    std::string cc = argv[1], topology = argv[3];
+    unsigned seed = (unsigned)atoi(argv[2]);
+    double duration_s = atof(argv[4]), window_s = atof(argv[5]), feeder_mbps = atof(argv[6]);
+    std::vector<PathSpec> specs;
+    for (int a = 7; a < argc; a++) {
+        PathSpec s;
+        if (sscanf(argv[a], "%lf,%lf,%d,%lf,%d", &s.rate_mbps, &s.delay_ms, &s.buffer_pkts, &s.loss,
+                   &s.competitors) != 5) {
+            fprintf(stderr, "bad PATH '%s': want RATE_MBPS,DELAY_MS,BUFFER_PKTS,LOSS,COMPETITORS\n", argv[a]);
+            return 2;
+        }
+        specs.push_back(s);
+    }
+    size_t want = topology == "shared" ? 1 : topology == "disjoint" ? 2 : 0;
+    if ((cc != "lia" && cc != "uncoupled") || want == 0 || specs.size() != want) {
+        fprintf(stderr, "want lia|uncoupled, and one PATH for shared or two for disjoint\n");
+        return 2;
+    }
+    srand(seed);
+    srandom(seed);
+
+    EventList ev;
+    ev.setEndtime(timeFromSec(duration_s));
+    EventCounter counter(ev, timeFromSec(window_s));
+    TcpRtxTimerScanner rtx(timeFromMs(10), ev);
+    struct Path {
+        Queue* queue;
+        RandomLoss* loss;
+        Pipe *fwd, *back;
+    };
+    std::vector<Path> paths;
+    for (auto& s : specs)
+        paths.push_back({new Queue(speedFromMbps(s.rate_mbps), memFromPkt(s.buffer_pkts), ev, NULL),
+                         new RandomLoss(s.loss), new Pipe(timeFromUs(s.delay_ms * 1000), ev),
+                         new Pipe(timeFromUs(s.delay_ms * 1000), ev)});
+
+    // Sources and sinks by path; `is_mp` marks the connection's subflows.
+    std::vector<TcpSrc*> srcs;
+    std::vector<TcpSink*> sinks;
+    std::vector<size_t> path_of;
+    std::vector<bool> is_mp;
+    auto add = [&](TcpSrc* src, TcpSink* sink, size_t p, bool mp) {
+        rtx.registerTcp(*src);
+        std::vector<PacketSink*> out;
+        if (feeder_mbps > 0) out.push_back(new Queue(speedFromMbps(feeder_mbps), memFromPkt(2000), ev, NULL));
+        out.push_back(paths[p].queue);
+        out.push_back(paths[p].loss);
+        out.push_back(paths[p].fwd);
+        connect_tcp(src, sink, out, {paths[p].back}, timeFromUs(1e6 * drand()));
+        srcs.push_back(src);
+        sinks.push_back(sink);
+        path_of.push_back(p);
+        is_mp.push_back(mp);
+    };
+    MultipathTcpSrc* msrc = new MultipathTcpSrc(cc == "lia" ? COUPLED_INC : UNCOUPLED, ev, NULL);
+    MultipathTcpSink* msnk = new MultipathTcpSink(ev);
+    for (size_t k = 0; k < 2; k++) {
+        TcpSrc* src = new TcpSrc(&counter, NULL, ev);
+        TcpSink* sink = new TcpSink();
+        src->setName("mp" + std::to_string(k));
+        msrc->addSubflow(src);
+        msnk->addSubflow(sink);
+        add(src, sink, specs.size() == 1 ? 0 : k, true);
+    }
+    for (size_t p = 0; p < specs.size(); p++)
+        for (int k = 0; k < specs[p].competitors; k++) {
+            TcpSrc* src = new TcpSrc(&counter, NULL, ev);
+            src->setName("tcp" + std::to_string(p + 1) + "." + std::to_string(k));
+            add(src, new TcpSink(), p, false);
+        }
+    WindowStart window(ev, sinks, timeFromSec(window_s));
+    while (ev.doNextEvent()) {
+    }
+
+    double span = duration_s - window_s;
+    std::vector<double> mbps(2 * specs.size(), 0.0);
+    std::vector<unsigned> rtos(2 * specs.size(), 0), frs(2 * specs.size(), 0);
+    double mp = 0, all = 0;
+    for (size_t k = 0; k < srcs.size(); k++) {
+        double bits = window.since(k) * 8;
+        size_t slot = 2 * path_of[k] + (is_mp[k] ? 0 : 1);
+        mbps[slot] += bits / span / 1e6;
+        rtos[slot] += counter.timeouts[srcs[k]];
+        frs[slot] += counter.recoveries[srcs[k]];
+        all += bits;
+        if (is_mp[k]) mp += bits;
+    }
+    fprintf(stderr, "cc=%s seed=%u share=%.5f", cc.c_str(), seed, mp / all);
+    for (size_t p = 0; p < specs.size(); p++)
+        fprintf(stderr, " p%zu_mp=%.4f p%zu_tcp=%.4f p%zu_mp_rto=%u p%zu_tcp_rto=%u p%zu_mp_fr=%u p%zu_tcp_fr=%u",
+                p + 1, mbps[2 * p], p + 1, mbps[2 * p + 1], p + 1, rtos[2 * p], p + 1, rtos[2 * p + 1],
+                p + 1, frs[2 * p], p + 1, frs[2 * p + 1]);
+    fprintf(stderr, "\n");
+    return 0;
+}
