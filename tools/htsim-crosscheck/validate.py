@@ -272,10 +272,10 @@ class Run:
     per_path: list[tuple[float, float, int, int]]
 
 
-def run_htsim(driver: Path, s: Scenario, seed: int) -> Run:
-    """One htsim run of s."""
+def run_htsim(driver: Path, s: Scenario, seed: int, options: list[str]) -> Run:
+    """One htsim run of s, with the driver's variant options."""
     proc = subprocess.run(
-        [str(driver), s.cc, str(seed), *htsim_args(s)],
+        [str(driver), *options, s.cc, str(seed), *htsim_args(s)],
         stdout=subprocess.DEVNULL,  # htsim's line per timeout
         stderr=subprocess.PIPE,
         text=True,
@@ -424,7 +424,7 @@ def run(args: argparse.Namespace) -> int:
     for s in chosen:
         for seed in range(1, args.seeds + 1):
             if not args.pathpool_only:
-                jobs.append((run_htsim, (driver, s, seed)))
+                jobs.append((run_htsim, (driver, s, seed, args.htsim_option)))
             jobs.append((run_pathpool, (pathpool, s, seed, args.set)))
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         runs = list(pool.map(lambda job: job[0](*job[1]), jobs))
@@ -459,6 +459,7 @@ def main() -> int:
     r.add_argument("--jobs", type=int, default=2)
     r.add_argument("--only", nargs="*", help="scenario names (default: all)")
     r.add_argument("--set", action="append", default=[], help="pathpool --set KEY=VALUE (variants)")
+    r.add_argument("--htsim-option", action="append", default=[], help="suite's variant options")
     r.add_argument("--pathpool-only", action="store_true", help="skip htsim (pathpool variants)")
     r.add_argument("--tag", default="", help="runs-TAG.csv instead of runs.csv")
     r.set_defaults(fn=run)
