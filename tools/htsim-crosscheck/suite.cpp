@@ -8,7 +8,7 @@
 // feeder queue (pathpool's access link), and uses htsim's TcpSrc unchanged; timers are checked
 // by htsim's TcpRtxTimerScanner every 10 ms.
 //
-// Usage: suite [--subflow-ssthresh-floor=PKTS] CC SEED shared|disjoint DURATION_S WINDOW_START_S
+// Usage: suite [--subflow-ssthresh-floor=PKTS] [--alpha-after-loss] CC SEED shared|disjoint DURATION_S WINDOW_START_S
 //              FEEDER_MBPS PATH [PATH]
 //   CC      lia (htsim's COUPLED_INC) or uncoupled
 //   PATH    RATE_MBPS,DELAY_MS,BUFFER_PKTS,LOSS,COMPETITORS (DELAY one way, LOSS a probability,
@@ -18,6 +18,8 @@
 //   --subflow-ssthresh-floor  a variant of htsim: a subflow's ssthresh after a loss is at least
 //           PKTS segments (htsim's MultipathTcpSrc::deflate_window floors it at 1; its TcpSrc and
 //           pathpool at 2 for every flow), to test that difference
+//   --alpha-after-loss  a variant: LIA recomputes alpha after every loss of a subflow, as
+//           pathpool does (htsim: after a timeout only, and when a window crosses a segment)
 // Prints one line on standard error over the window: the connection's share of all throughput,
 // and per path (p1, p2) the connection's and the competitors' Mb/s (1500-byte packets), their
 // timeouts and fast recoveries. htsim itself prints a line per timeout on standard output.
@@ -54,27 +56,39 @@ struct EventCounter : public TcpLogger {
     }
 };
 
-// htsim's TcpSrc with the ssthresh after a loss floored at `floor_pkts` segments.
-struct FlooredTcpSrc : public TcpSrc {
+// htsim's TcpSrc with the variants' changes to what a loss does.
+struct VariantTcpSrc : public TcpSrc {
     uint32_t floor_pkts;
-    FlooredTcpSrc(TcpLogger* logger, EventList& ev, uint32_t floor) : TcpSrc(logger, NULL, ev), floor_pkts(floor) {}
+    bool alpha_after_loss;
+    VariantTcpSrc(TcpLogger* logger, EventList& ev, uint32_t floor, bool alpha)
+        : TcpSrc(logger, NULL, ev), floor_pkts(floor), alpha_after_loss(alpha) {}
     void deflate_window() override {
         TcpSrc::deflate_window();
         if (_ssthresh < floor_pkts * _mss) _ssthresh = floor_pkts * _mss;
+        if (alpha_after_loss && _mSrc) _mSrc->window_changed();
     }
 };
 
 int main(int argc, char** argv) {
     uint32_t subflow_floor_pkts = 0;
+    bool alpha_after_loss = false;
     const std::string floor_opt = "--subflow-ssthresh-floor=";
-    if (argc > 1 && std::string(argv[1]).compare(0, floor_opt.size(), floor_opt) == 0) {
-        subflow_floor_pkts = (uint32_t)atoi(argv[1] + floor_opt.size());
+    while (argc > 1 && std::string(argv[1]).compare(0, 2, "--") == 0) {
+        std::string opt = argv[1];
+        if (opt.compare(0, floor_opt.size(), floor_opt) == 0)
+            subflow_floor_pkts = (uint32_t)atoi(argv[1] + floor_opt.size());
+        else if (opt == "--alpha-after-loss")
+            alpha_after_loss = true;
+        else {
+            fprintf(stderr, "unknown option %s\n", argv[1]);
+            return 2;
+        }
         argv++;
         argc--;
     }
     if (argc < 8) {
         fprintf(stderr,
-                "usage: %s [--subflow-ssthresh-floor=PKTS] lia|uncoupled SEED shared|disjoint DURATION_S WINDOW_START_S FEEDER_MBPS "
+                "usage: %s [--subflow-ssthresh-floor=PKTS] [--alpha-after-loss] lia|uncoupled SEED shared|disjoint DURATION_S WINDOW_START_S FEEDER_MBPS "
                 "RATE_MBPS,DELAY_MS,BUFFER_PKTS,LOSS,COMPETITORS [...]\n",
                 argv[0]);
         return 2;
@@ -136,8 +150,9 @@ int main(int argc, char** argv) {
     MultipathTcpSrc* msrc = new MultipathTcpSrc(cc == "lia" ? COUPLED_INC : UNCOUPLED, ev, NULL);
     MultipathTcpSink* msnk = new MultipathTcpSink(ev);
     for (size_t k = 0; k < 2; k++) {
-        TcpSrc* src = subflow_floor_pkts ? new FlooredTcpSrc(&counter, ev, subflow_floor_pkts)
-                                         : new TcpSrc(&counter, NULL, ev);
+        TcpSrc* src = subflow_floor_pkts || alpha_after_loss
+                          ? new VariantTcpSrc(&counter, ev, subflow_floor_pkts, alpha_after_loss)
+                          : new TcpSrc(&counter, NULL, ev);
         TcpSink* sink = new TcpSink();
         src->setName("mp" + std::to_string(k));
         msrc->addSubflow(src);
