@@ -221,13 +221,18 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
             } else {
                 "with TM"
             };
+            let singles_label = if n == 1 {
+                "1 single flow"
+            } else {
+                "2 single flows"
+            };
             report.observations.push(Observation::new(
-                format!("multisource rate, {n} single flows, {tm}"),
+                format!("multisource rate, {singles_label}, {tm}"),
                 "MB/s",
                 Estimate::of(&rates),
             ));
             report.observations.push(Observation::new(
-                format!("single-flow rate (sum), {n} single flows, {tm}"),
+                format!("single-flow rate (sum), {singles_label}, {tm}"),
                 "MB/s",
                 Estimate::of(&singles),
             ));
