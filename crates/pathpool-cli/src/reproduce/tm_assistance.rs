@@ -1,21 +1,30 @@
 //! `tm-assistance-lan`: thesis E5a (Table 4.1) and E5b (Fig. 4.11).
 //!
-//! A two-path NMCC multisource transfer over disjoint paths, its subflows and groups chosen by
-//! the topology manager, with assistance (each disjoint path its own group) and without (one
-//! group), alone and against one Reno flow on path 1 or one on each path. Metrics: the
-//! transfer's rate alone (MB/s, E5a) and its share of all throughput in the last 60 s of 300
-//! (E5b).
+//! An mmTP multisource download with NMCC, subscriber S1 pulling from publishers P1 and P2
+//! over disjoint paths, its subflows and groups chosen by the topology manager: with
+//! assistance each disjoint path is its own group, without it both are one NMCC group. Alone
+//! and against one single-flow mmTP download on path 1 (S1 from P1) or one on each path (S2
+//! from P2 as well), as on the thesis's Blackadder testbed; and the single-flow downloads
+//! alone (the rest of Table 4.1). Metrics: rates alone (MB/s, E5a) and the multisource
+//! download's share of all throughput in the last 60 s of 300 (E5b).
+//!
+//! The stand-in of before the simulator ran mmTP (one multipath TCP connection from a
+//! virtual origin behind both publishers, `tm-assistance-lan-standin.toml`) runs beside it
+//! and is reported as measured-only rows, labelled "stand-in", so that the two models can be
+//! compared; only the mmTP rows are judged against the thesis.
 
 use super::{Comparison, Ctx, Estimate, Experiment, Job, Observation, Report};
 
 const FILE: &str = "scenarios/reproductions/tm-assistance-lan.toml";
 const TEXT: &str = include_str!("../../../../scenarios/reproductions/tm-assistance-lan.toml");
+const FILE_STANDIN: &str = "scenarios/reproductions/tm-assistance-lan-standin.toml";
+const TEXT_STANDIN: &str =
+    include_str!("../../../../scenarios/reproductions/tm-assistance-lan-standin.toml");
 const SOURCE: &str = "thesis E5a Table 4.1, E5b Fig. 4.11";
 
 pub(super) const EXPERIMENT: Experiment = Experiment {
     id: "tm-assistance-lan",
-    title:
-        "NMCC multisource over disjoint paths with and without TM assistance vs 0, 1, 2 Reno flows",
+    title: "mmTP/NMCC multisource over disjoint paths with and without TM assistance vs 0, 1, 2 single flows",
     source: SOURCE,
     run,
 };
@@ -26,37 +35,214 @@ const SHARE_TOLERANCE: f64 = 4.0;
 /// below what a simulated link of 11.7 MB/s gives, by the testbed's overheads.
 const RATE_TOLERANCE: f64 = 1.5;
 
+/// One configuration of the experiment.
+struct Case {
+    /// The topology manager's assistance for the multisource download.
+    assistance: &'static str,
+    /// Whether the multisource download runs (not for the single-flow rows of Table 4.1).
+    multisource: bool,
+    /// Single-flow downloads: S1 from P1, and S2 from P2.
+    singles: (bool, bool),
+    /// The row's label and published value (MB/s alone, or share %).
+    label: &'static str,
+    published: f64,
+}
+
+const CASES: [Case; 9] = [
+    Case {
+        assistance: "shared-link",
+        multisource: true,
+        singles: (false, false),
+        label: "multisource rate alone, with TM",
+        published: 21.3,
+    },
+    Case {
+        assistance: "none",
+        multisource: true,
+        singles: (false, false),
+        label: "multisource rate alone, without TM",
+        published: 20.7,
+    },
+    Case {
+        assistance: "shared-link",
+        multisource: true,
+        singles: (true, false),
+        label: "multisource share, 1 single flow, with TM",
+        published: 67.5,
+    },
+    Case {
+        assistance: "shared-link",
+        multisource: true,
+        singles: (true, true),
+        label: "multisource share, 2 single flows, with TM",
+        published: 49.2,
+    },
+    Case {
+        assistance: "none",
+        multisource: true,
+        singles: (true, false),
+        label: "multisource share, 1 single flow, without TM",
+        published: 54.6,
+    },
+    Case {
+        assistance: "none",
+        multisource: true,
+        singles: (true, true),
+        label: "multisource share, 2 single flows, without TM",
+        published: 38.5,
+    },
+    Case {
+        assistance: "shared-link",
+        multisource: false,
+        singles: (true, false),
+        label: "single-flow rate, P1 to S1",
+        published: 10.6,
+    },
+    Case {
+        assistance: "shared-link",
+        multisource: false,
+        singles: (false, true),
+        label: "single-flow rate, P2 to S2",
+        published: 10.7,
+    },
+    Case {
+        assistance: "shared-link",
+        multisource: false,
+        singles: (true, true),
+        label: "single-flow rates on both paths",
+        published: 21.1,
+    },
+];
+
+/// The overrides of one case (the same keys in both scenario files).
+fn overrides(c: &Case) -> Vec<(&'static str, String)> {
+    vec![
+        ("flows.nmcc.tm.assistance", format!("\"{}\"", c.assistance)),
+        ("flows.nmcc.count", u32::from(c.multisource).to_string()),
+        ("flows.sp1.count", u32::from(c.singles.0).to_string()),
+        ("flows.sp2.count", u32::from(c.singles.1).to_string()),
+    ]
+}
+
+/// Rate of a flow over the window, in MB/s (NaN if it was not active).
+fn rate_mbyte_s(r: &pathpool_sim::Results, id: &str) -> Result<f64, String> {
+    let f = r.flow(id).ok_or_else(|| format!("no flow {id}"))?;
+    Ok(f.throughput_bps.unwrap_or(f64::NAN) / 8e6)
+}
+
 fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
     let seeds = ctx.seeds(10, 3);
-    // (assistance, competitors, published: MB/s alone, or share %)
-    let cases = [
-        ("shared-link", 0u32, 21.3),
-        ("none", 0, 20.7),
-        ("shared-link", 1, 67.5),
-        ("shared-link", 2, 49.2),
-        ("none", 1, 54.6),
-        ("none", 2, 38.5),
-    ];
+    // The stand-in models only the multisource download; its competitors are TCP Reno.
+    let standin: Vec<&Case> = CASES.iter().filter(|c| c.multisource).collect();
     let mut jobs = Vec::new();
-    for &(assistance, n, _) in &cases {
-        let o: Vec<(&str, String)> = vec![
-            ("flows.nmcc.tm.assistance", format!("\"{assistance}\"")),
-            ("flows.sp1.count", u32::from(n >= 1).to_string()),
-            ("flows.sp2.count", u32::from(n >= 2).to_string()),
-        ];
+    for c in &CASES {
         for seed in 1..=u64::from(seeds) {
-            jobs.push(Job::new(FILE, TEXT, &o, seed));
+            jobs.push(Job::new(FILE, TEXT, &overrides(c), seed));
+        }
+    }
+    for c in &standin {
+        for seed in 1..=u64::from(seeds) {
+            jobs.push(Job::new(FILE_STANDIN, TEXT_STANDIN, &overrides(c), seed));
         }
     }
     let results = ctx.runner.run(&jobs)?;
+    let (mmtp, stand) = results.split_at(CASES.len() * seeds as usize);
     let mut report = Report::default();
-    let mut csv = String::from("assistance,competitors,seed,nmcc_rate_mbyte_s,nmcc_share,groups\n");
-    for (chunk, &(assistance, n, published)) in results.chunks(seeds as usize).zip(&cases) {
-        let mut rates = Vec::new();
-        let mut shares = Vec::new();
+    let mut csv = String::from(
+        "model,assistance,multisource,single_flows,seed,multisource_rate_mbyte_s,multisource_share,single_rate_mbyte_s,groups\n",
+    );
+    for (chunk, c) in mmtp.chunks(seeds as usize).zip(&CASES) {
+        let (mut rates, mut shares, mut singles) = (Vec::new(), Vec::new(), Vec::new());
         for (seed, r) in chunk.iter().enumerate() {
-            let f = r.flow("nmcc").ok_or("no flow nmcc")?;
-            let rate = f.throughput_bps.unwrap_or(f64::NAN) / 8e6;
+            let mut single = 0.0;
+            for (on, id) in [(c.singles.0, "sp1"), (c.singles.1, "sp2")] {
+                if on {
+                    single += rate_mbyte_s(r, id)?;
+                }
+            }
+            let (mut rate, mut share, mut groups) = (f64::NAN, f64::NAN, Vec::new());
+            if c.multisource {
+                let f = r.flow("nmcc").ok_or("no flow nmcc")?;
+                if f.kind != "mmtp" {
+                    return Err(format!("flow nmcc is {}, not an mmTP download", f.kind));
+                }
+                rate = rate_mbyte_s(r, "nmcc")?;
+                share = 100.0 * f.share.unwrap_or(f64::NAN);
+                groups = r
+                    .subflows
+                    .iter()
+                    .filter(|s| s.flow == "nmcc")
+                    .map(|s| s.group)
+                    .collect();
+                // The topology manager's groups are the experiment: check them.
+                let expected: &[u32] = if c.assistance == "none" {
+                    &[0, 0]
+                } else {
+                    &[0, 1]
+                };
+                if groups != expected {
+                    return Err(format!(
+                        "assistance {}: the topology manager gave groups {groups:?}, expected {expected:?}",
+                        c.assistance
+                    ));
+                }
+            }
+            rates.push(rate);
+            shares.push(share);
+            singles.push(single);
+            let groups: Vec<String> = groups.iter().map(u32::to_string).collect();
+            csv += &format!(
+                "mmtp,{},{},{},{},{rate:.4},{share:.4},{single:.4},{}\n",
+                c.assistance,
+                c.multisource,
+                u32::from(c.singles.0) + u32::from(c.singles.1),
+                seed + 1,
+                groups.join(" ")
+            );
+        }
+        let n = u32::from(c.singles.0) + u32::from(c.singles.1);
+        let (values, unit, tolerance) = match (c.multisource, n) {
+            (true, 0) => (&rates, "MB/s", RATE_TOLERANCE),
+            (true, _) => (&shares, "%", SHARE_TOLERANCE),
+            (false, _) => (&singles, "MB/s", RATE_TOLERANCE),
+        };
+        report.comparisons.push(Comparison::new(
+            EXPERIMENT.id,
+            SOURCE,
+            c.label,
+            unit,
+            c.published,
+            Estimate::of(values),
+            tolerance,
+        ));
+        if c.multisource && n > 0 {
+            let tm = if c.assistance == "none" {
+                "without TM"
+            } else {
+                "with TM"
+            };
+            let singles_label = if n == 1 {
+                "1 single flow"
+            } else {
+                "2 single flows"
+            };
+            report.observations.push(Observation::new(
+                format!("multisource rate, {singles_label}, {tm}"),
+                "MB/s",
+                Estimate::of(&rates),
+            ));
+            report.observations.push(Observation::new(
+                format!("single-flow rate (sum), {singles_label}, {tm}"),
+                "MB/s",
+                Estimate::of(&singles),
+            ));
+        }
+    }
+    for (chunk, c) in stand.chunks(seeds as usize).zip(&standin) {
+        let (mut rates, mut shares) = (Vec::new(), Vec::new());
+        for (seed, r) in chunk.iter().enumerate() {
+            let f = r.flow("nmcc").ok_or("stand-in: no flow nmcc")?;
+            let rate = rate_mbyte_s(r, "nmcc")?;
             let share = 100.0 * f.share.unwrap_or(f64::NAN);
             let groups: Vec<String> = r
                 .subflows
@@ -67,42 +253,24 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
             rates.push(rate);
             shares.push(share);
             csv += &format!(
-                "{assistance},{n},{},{rate:.4},{share:.4},{}\n",
+                "standin-tcp,{},true,{},{},{rate:.4},{share:.4},,{}\n",
+                c.assistance,
+                u32::from(c.singles.0) + u32::from(c.singles.1),
                 seed + 1,
                 groups.join(" ")
             );
         }
-        let tm = if assistance == "none" {
-            "without TM"
-        } else {
-            "with TM"
-        };
-        if n == 0 {
-            report.comparisons.push(Comparison::new(
-                EXPERIMENT.id,
-                SOURCE,
-                format!("multisource rate alone, {tm}"),
-                "MB/s",
-                published,
-                Estimate::of(&rates),
-                RATE_TOLERANCE,
-            ));
-        } else {
-            report.comparisons.push(Comparison::new(
-                EXPERIMENT.id,
-                SOURCE,
-                format!("multisource share, {n} Reno, {tm}"),
-                "%",
-                published,
-                Estimate::of(&shares),
-                SHARE_TOLERANCE,
-            ));
-            report.observations.push(Observation::new(
-                format!("multisource rate, {n} Reno, {tm}"),
-                "MB/s",
-                Estimate::of(&rates),
-            ));
-        }
+        let alone = !c.singles.0 && !c.singles.1;
+        report.observations.push(Observation::new(
+            format!(
+                "stand-in (multipath TCP from a virtual origin vs TCP Reno): {}",
+                c.label
+                    .replace("single flows", "Reno")
+                    .replace("single flow", "Reno")
+            ),
+            if alone { "MB/s" } else { "%" },
+            Estimate::of(if alone { &rates } else { &shares }),
+        ));
     }
     report.files.push(("runs.csv".into(), csv));
     Ok(report)
