@@ -8,8 +8,9 @@
 // feeder queue (pathpool's access link), and uses htsim's TcpSrc unchanged; timers are checked
 // by htsim's TcpRtxTimerScanner every 10 ms.
 //
-// Usage: suite [--subflow-ssthresh-floor=PKTS] [--alpha-after-loss] CC SEED shared|disjoint DURATION_S WINDOW_START_S
-//              FEEDER_MBPS PATH [PATH]
+// Usage: suite [--subflow-ssthresh-floor=PKTS] [--alpha-after-loss] [--alpha-per-ack]
+//              [--rtt-new-acks-only] CC SEED shared|disjoint DURATION_S WINDOW_START_S FEEDER_MBPS
+//              PATH [PATH]
 //   CC      lia (htsim's COUPLED_INC) or uncoupled
 //   PATH    RATE_MBPS,DELAY_MS,BUFFER_PKTS,LOSS,COMPETITORS (DELAY one way, LOSS a probability,
 //           COMPETITORS the NewReno flows on the path); one PATH for shared, two for disjoint
@@ -20,9 +21,14 @@
 //           pathpool at 2 for every flow), to test that difference
 //   --alpha-after-loss  a variant: LIA recomputes alpha after every loss of a subflow, as
 //           pathpool does (htsim: after a timeout only, and when a window crosses a segment)
-// Prints one line on standard error over the window: the connection's share of all throughput,
-// and per path (p1, p2) the connection's and the competitors' Mb/s (1500-byte packets), their
-// timeouts and fast recoveries. htsim itself prints a line per timeout on standard output.
+//   --alpha-per-ack  a variant: LIA recomputes alpha on every ACK before the window grows, as
+//           pathpool's default `tcp.lia.alpha_update = "per-ack"`
+//   --rtt-new-acks-only  a variant for every source: a duplicate ACK leaves the RTT estimate and
+//           the RTO as they were (htsim samples every ACK; pathpool only ACKs of new data, D58)
+// Prints one line on standard error: over the window, the connection's share of all throughput
+// and per path (p1, p2) the connection's and the competitors' Mb/s (1500-byte packets); over
+// the whole run, as pathpool's sender counters, their timeouts and fast recoveries. htsim
+// itself prints a line per timeout on standard output.
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -43,14 +49,11 @@ struct PathSpec {
     int buffer_pkts, competitors;
 };
 
-// Timeouts and fast recoveries of each source from `from` on.
+// Timeouts and fast recoveries of each source over the whole run (pathpool's `timeouts` and
+// `fast_recoveries` count from the start too, docs/metrics.md).
 struct EventCounter : public TcpLogger {
-    EventList& ev;
-    simtime_picosec from;
     std::map<TcpSrc*, unsigned> timeouts, recoveries;
-    EventCounter(EventList& e, simtime_picosec f) : ev(e), from(f) {}
     void logTcp(TcpSrc& s, TcpEvent e) override {
-        if (ev.now() < from) return;
         if (e == TCP_TIMEOUT) timeouts[&s]++;
         if (e == TCP_RCV_DUP_FASTXMIT) recoveries[&s]++;
     }
@@ -59,9 +62,28 @@ struct EventCounter : public TcpLogger {
 // htsim's TcpSrc with the variants' changes to what a loss does.
 struct VariantTcpSrc : public TcpSrc {
     uint32_t floor_pkts;
-    bool alpha_after_loss;
-    VariantTcpSrc(TcpLogger* logger, EventList& ev, uint32_t floor, bool alpha)
-        : TcpSrc(logger, NULL, ev), floor_pkts(floor), alpha_after_loss(alpha) {}
+    bool alpha_after_loss, alpha_per_ack, rtt_new_acks_only;
+    VariantTcpSrc(TcpLogger* logger, EventList& ev, uint32_t floor, bool after_loss, bool per_ack, bool new_only)
+        : TcpSrc(logger, NULL, ev), floor_pkts(floor), alpha_after_loss(after_loss), alpha_per_ack(per_ack),
+          rtt_new_acks_only(new_only) {}
+    void receivePacket(Packet& pkt) override {
+        // TcpSrc::receivePacket takes a sample from every ACK; undo it for a duplicate.
+        bool dup = rtt_new_acks_only && ((TcpAck*)&pkt)->ackno() <= _last_acked;
+        simtime_picosec rtt = _rtt, mdev = _mdev, rto = _rto, base = _base_rtt;
+        TcpSrc::receivePacket(pkt);
+        if (dup) {
+            _rtt = rtt;
+            _mdev = mdev;
+            _rto = rto;
+            _base_rtt = base;
+        }
+    }
+    void inflate_window() override {
+        // MultipathTcpSrc's `a` is what COUPLED_INC's increase uses; refreshing it here makes
+        // every ACK's increase use the current windows and smoothed RTTs.
+        if (alpha_per_ack && _mSrc) _mSrc->a = _mSrc->compute_a_scaled();
+        TcpSrc::inflate_window();
+    }
     void deflate_window() override {
         TcpSrc::deflate_window();
         if (_ssthresh < floor_pkts * _mss) _ssthresh = floor_pkts * _mss;
@@ -71,7 +93,7 @@ struct VariantTcpSrc : public TcpSrc {
 
 int main(int argc, char** argv) {
     uint32_t subflow_floor_pkts = 0;
-    bool alpha_after_loss = false;
+    bool alpha_after_loss = false, alpha_per_ack = false, rtt_new_acks_only = false;
     const std::string floor_opt = "--subflow-ssthresh-floor=";
     while (argc > 1 && std::string(argv[1]).compare(0, 2, "--") == 0) {
         std::string opt = argv[1];
@@ -79,6 +101,10 @@ int main(int argc, char** argv) {
             subflow_floor_pkts = (uint32_t)atoi(argv[1] + floor_opt.size());
         else if (opt == "--alpha-after-loss")
             alpha_after_loss = true;
+        else if (opt == "--alpha-per-ack")
+            alpha_per_ack = true;
+        else if (opt == "--rtt-new-acks-only")
+            rtt_new_acks_only = true;
         else {
             fprintf(stderr, "unknown option %s\n", argv[1]);
             return 2;
@@ -88,7 +114,7 @@ int main(int argc, char** argv) {
     }
     if (argc < 8) {
         fprintf(stderr,
-                "usage: %s [--subflow-ssthresh-floor=PKTS] [--alpha-after-loss] lia|uncoupled SEED shared|disjoint DURATION_S WINDOW_START_S FEEDER_MBPS "
+                "usage: %s [--subflow-ssthresh-floor=PKTS] [--alpha-after-loss] [--alpha-per-ack] [--rtt-new-acks-only] lia|uncoupled SEED shared|disjoint DURATION_S WINDOW_START_S FEEDER_MBPS "
                 "RATE_MBPS,DELAY_MS,BUFFER_PKTS,LOSS,COMPETITORS [...]\n",
                 argv[0]);
         return 2;
@@ -116,7 +142,7 @@ int main(int argc, char** argv) {
 
     EventList ev;
     ev.setEndtime(timeFromSec(duration_s));
-    EventCounter counter(ev, timeFromSec(window_s));
+    EventCounter counter;
     TcpRtxTimerScanner rtx(timeFromMs(10), ev);
     struct Path {
         Queue* queue;
@@ -150,8 +176,9 @@ int main(int argc, char** argv) {
     MultipathTcpSrc* msrc = new MultipathTcpSrc(cc == "lia" ? COUPLED_INC : UNCOUPLED, ev, NULL);
     MultipathTcpSink* msnk = new MultipathTcpSink(ev);
     for (size_t k = 0; k < 2; k++) {
-        TcpSrc* src = subflow_floor_pkts || alpha_after_loss
-                          ? new VariantTcpSrc(&counter, ev, subflow_floor_pkts, alpha_after_loss)
+        TcpSrc* src = subflow_floor_pkts || alpha_after_loss || alpha_per_ack || rtt_new_acks_only
+                          ? new VariantTcpSrc(&counter, ev, subflow_floor_pkts, alpha_after_loss, alpha_per_ack,
+                                              rtt_new_acks_only)
                           : new TcpSrc(&counter, NULL, ev);
         TcpSink* sink = new TcpSink();
         src->setName("mp" + std::to_string(k));
@@ -161,7 +188,8 @@ int main(int argc, char** argv) {
     }
     for (size_t p = 0; p < specs.size(); p++)
         for (int k = 0; k < specs[p].competitors; k++) {
-            TcpSrc* src = new TcpSrc(&counter, NULL, ev);
+            TcpSrc* src = rtt_new_acks_only ? new VariantTcpSrc(&counter, ev, 0, false, false, true)
+                                            : new TcpSrc(&counter, NULL, ev);
             src->setName("tcp" + std::to_string(p + 1) + "." + std::to_string(k));
             add(src, new TcpSink(), p, false);
         }

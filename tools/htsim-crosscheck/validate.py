@@ -166,16 +166,19 @@ def flow(fid: str, src: str, route: list[str]) -> str:
 TCP = """[tcp]
 # htsim's TcpSrc (sim/tcp.cpp): initial window 10 and ssthresh 100 segments, cwnd +=
 # MSS*MSS/cwnd per ACK, every new ACK restarting the timer, RTO floor 250 ms and 3 s before the
-# first sample, timers checked every 10 ms (TcpRtxTimerScanner); LIA's alpha recomputed when a
-# window changes, as COUPLED_INC does (D119). 1460-byte segments + 40 bytes of header = htsim's
-# 1500-byte packets; ACKs 40 bytes in both.
+# first sample, timers checked every 10 ms (TcpRtxTimerScanner), fast recovery left with
+# cwnd = min(ssthresh, FlightSize + MSS) (RFC 6582 option 1, D16); LIA's alpha recomputed when the
+# acknowledged subflow's window grows across a segment and after a timeout, as COUPLED_INC does
+# (D138). 1460-byte segments + 40 bytes of header = htsim's 1500-byte packets; ACKs 40 bytes in
+# both.
 initial_ssthresh = 100
+recovery_exit = "flight-size"
 ca_increase = "per-ack"
 partial_ack_timer = "slow-but-steady"
 min_rto = "250ms"
 initial_rto = "3s"
 timer_granularity = "10ms"
-lia = { alpha_update = "on-window-change" }
+lia = { alpha_update = "on-segment-growth" }
 """
 
 
@@ -263,7 +266,8 @@ def scenario_file(s: Scenario) -> Path:
 @dataclass
 class Run:
     """One run's figures: the share and, per path, the connection's and competitors' Mb/s
-    (1500-byte packets) and timeouts over the window."""
+    (1500-byte packets) over the window and their timeouts over the whole run (pathpool's
+    counters count from the start; the htsim driver counts the same)."""
 
     sim: str
     scenario: str

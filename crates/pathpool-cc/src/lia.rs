@@ -12,9 +12,11 @@
 //!
 //! By default alpha is computed on every ACK from the current windows and RTTs. RFC 6356 §4.1
 //! lets an implementation recompute it only after a drop and when some cwnd_i/MSS_i quotient
-//! changes, as Linux's `mptcp_coupled` and htsim's `COUPLED_INC` do;
-//! [`AlphaUpdate::OnWindowChange`] does that (eq. 1 still runs per ACK with the current
-//! cwnd_total; D119).
+//! changes, much as Linux's `mptcp_coupled` does; [`AlphaUpdate::OnWindowChange`] does that
+//! (D119). htsim's `COUPLED_INC` recomputes on fewer events, only when the acknowledged
+//! subflow's own window grows across a segment and after a timeout;
+//! [`AlphaUpdate::OnSegmentGrowth`] does that (D138). With either, eq. 1 still runs per ACK
+//! with the current cwnd_total.
 
 use pathpool_core::time::PS_PER_S;
 use serde::{Deserialize, Serialize};
@@ -31,9 +33,16 @@ pub enum AlphaUpdate {
     #[default]
     PerAck,
     /// After a loss on a path of the group and whenever some path's cwnd/MSS quotient has
-    /// changed since the last computation (RFC 6356 §4.1; Linux, htsim). RTT changes alone do
-    /// not trigger it.
+    /// changed since the last computation (RFC 6356 §4.1; close to Linux's `mptcp_coupled`).
+    /// RTT changes alone do not trigger it.
     OnWindowChange,
+    /// When the acknowledged path's own window grows across a segment boundary in congestion
+    /// avoidance (from the windows and RTTs just after that growth), and at the first ACK in
+    /// congestion avoidance after a timeout on a member: htsim's `COUPLED_INC`
+    /// (`MultipathTcpSrc::inflate_window`, and `window_changed`, which only `TcpSrc`'s timeout
+    /// calls). A fast retransmit, the end of a recovery and a window shrinking do not trigger
+    /// it (D138).
+    OnSegmentGrowth,
 }
 
 /// LIA's parameters (scenario files: `tcp.lia`).
@@ -48,8 +57,9 @@ pub struct LiaConfig {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Lia {
     config: LiaConfig,
-    /// With [`AlphaUpdate::OnWindowChange`], per path: its group's alpha as last computed and
-    /// the window range within which that computation still holds.
+    /// With a cached [`AlphaUpdate`], per path: its group's alpha as last computed and the
+    /// window range within which that computation still holds (every window for
+    /// [`AlphaUpdate::OnSegmentGrowth`]).
     cached: Vec<CachedAlpha>,
 }
 
@@ -88,10 +98,11 @@ impl Lia {
         Some(g.alpha())
     }
 
-    /// Alpha for path `i`'s group as [`AlphaUpdate::OnWindowChange`] keeps it, recomputed if a
-    /// member's window left its segment count or a member saw a loss, and cwnd_total; `None`
-    /// if a member has no RTT sample yet.
+    /// Alpha for path `i`'s group as a cached [`AlphaUpdate`] keeps it, recomputed if a
+    /// member's cached range no longer holds its window (or was forgotten), and cwnd_total;
+    /// `None` if a member has no RTT sample yet.
     fn cached_alpha(&mut self, paths: &[PathState], i: usize) -> Option<(f64, u64)> {
+        let any_window = self.config.alpha_update == AlphaUpdate::OnSegmentGrowth;
         if self.cached.len() != paths.len() {
             // Paths never announced through `on_paths_changed` (a caller driving the coupling
             // directly): nothing cached holds for them.
@@ -111,17 +122,42 @@ impl Lia {
             return Some((self.cached[i].alpha, total));
         }
         let alpha = GroupSums::of(paths, i)?.alpha();
+        self.store(paths, i, alpha, any_window);
+        Some((alpha, total))
+    }
+
+    /// Caches `alpha` for path `i`'s group, valid within each member's current segment count,
+    /// or for any window if `any_window`.
+    fn store(&mut self, paths: &[PathState], i: usize, alpha: f64, any_window: bool) {
+        let g = paths[i].group;
         for (p, c) in paths.iter().zip(&mut self.cached) {
             if p.active && p.group == g {
                 let lo = p.cwnd / p.mss * p.mss;
-                *c = CachedAlpha {
-                    alpha,
-                    lo,
-                    hi: lo + p.mss,
+                *c = if any_window {
+                    CachedAlpha {
+                        alpha,
+                        lo: 0,
+                        hi: u64::MAX,
+                    }
+                } else {
+                    CachedAlpha {
+                        alpha,
+                        lo,
+                        hi: lo + p.mss,
+                    }
                 };
             }
         }
-        Some((alpha, total))
+    }
+
+    /// Forgets the alpha cached for path `i`'s group.
+    fn forget(&mut self, paths: &[PathState], i: usize) {
+        let g = paths[i].group;
+        for (p, c) in paths.iter().zip(&mut self.cached) {
+            if p.group == g {
+                *c = CachedAlpha::STALE;
+            }
+        }
     }
 }
 
@@ -188,22 +224,48 @@ impl Coupling for Lia {
                 Some(g) => (g.alpha() * bytes / g.total_cwnd).min(reno),
                 None => reno,
             },
-            AlphaUpdate::OnWindowChange => match self.cached_alpha(paths, i) {
-                Some((alpha, total)) => (alpha * bytes / small_to_f64(total)).min(reno),
-                None => reno,
-            },
+            AlphaUpdate::OnWindowChange | AlphaUpdate::OnSegmentGrowth => {
+                match self.cached_alpha(paths, i) {
+                    Some((alpha, total)) => (alpha * bytes / small_to_f64(total)).min(reno),
+                    None => reno,
+                }
+            }
         }
     }
 
-    fn on_loss(&mut self, _paths: &[PathState], i: usize, _timeout: bool) {
-        // RFC 6356 §4.1: recompute after a drop.
-        if let Some(c) = self.cached.get_mut(i) {
-            *c = CachedAlpha::STALE;
+    fn congestion_avoidance(&mut self, paths: &mut [PathState], i: usize, acked: u64) {
+        let inc = self.ca_increase(paths, i, acked);
+        let segments = paths[i].cwnd / paths[i].mss;
+        paths[i].add_bytes(inc);
+        if self.config.alpha_update == AlphaUpdate::OnSegmentGrowth
+            && paths[i].cwnd / paths[i].mss != segments
+        {
+            match GroupSums::of(paths, i) {
+                Some(g) => self.store(paths, i, g.alpha(), true),
+                None => self.forget(paths, i),
+            }
+        }
+    }
+
+    fn on_loss(&mut self, paths: &[PathState], i: usize, timeout: bool) {
+        match self.config.alpha_update {
+            AlphaUpdate::PerAck => {}
+            // RFC 6356 §4.1: recompute after a drop.
+            AlphaUpdate::OnWindowChange => {
+                if let Some(c) = self.cached.get_mut(i) {
+                    *c = CachedAlpha::STALE;
+                }
+            }
+            AlphaUpdate::OnSegmentGrowth => {
+                if timeout && self.cached.len() == paths.len() {
+                    self.forget(paths, i);
+                }
+            }
         }
     }
 
     fn on_paths_changed(&mut self, paths: &[PathState]) {
-        if self.config.alpha_update == AlphaUpdate::OnWindowChange {
+        if self.config.alpha_update != AlphaUpdate::PerAck {
             self.cached.clear();
             self.cached.resize(paths.len(), CachedAlpha::STALE);
         }
@@ -352,5 +414,75 @@ mod tests {
         });
         assert!(close(lia.ca_increase(&ps, 1, 1000), 25.0));
         assert_eq!(lia.alg_state(&ps, 0), Some(("alpha", 0.75)));
+    }
+
+    fn on_segment_growth(ps: &[PathState]) -> Lia {
+        let mut lia = Lia::new(LiaConfig {
+            alpha_update: AlphaUpdate::OnSegmentGrowth,
+        });
+        lia.on_paths_changed(ps);
+        lia
+    }
+
+    #[test]
+    fn on_segment_growth_keeps_alpha_through_a_fast_retransmit_and_a_shrinking_window() {
+        let mut ps = paths(&[(10, 0.010), (20, 0.020)]);
+        let mut lia = on_segment_growth(&ps);
+        assert!(close(lia.ca_increase(&ps, 0, 1000), 25.0), "alpha 0.75");
+        // Path 1's RTT doubles and it halves its window after three duplicate ACKs: alpha
+        // stays 0.75 (fresh it would be 20 000 · 1e8 / (1e6 + 2.5e5)² = 1.28), only
+        // cwnd_total follows: 0.75 · 1e6 / 20 000.
+        ps[1].srtt = pathpool_core::Dur::from_ms(40);
+        lia.on_loss(&ps, 1, false);
+        ps[1].cwnd = 10_000;
+        assert!(close(Lia::alpha(&ps, 0).unwrap(), 1.28));
+        assert!(close(lia.ca_increase(&ps, 1, 1000), 37.5));
+        assert_eq!(lia.alg_state(&ps, 0), Some(("alpha", 0.75)));
+    }
+
+    #[test]
+    fn on_segment_growth_recomputes_when_the_acked_window_crosses_a_segment() {
+        let mut ps = paths(&[(10, 0.010), (20, 0.020)]);
+        let mut lia = on_segment_growth(&ps);
+        lia.ca_increase(&ps, 0, 1000);
+        ps[1].srtt = pathpool_core::Dur::from_ms(40);
+        ps[1].cwnd = 10_000;
+        // Growth within segment 10 keeps alpha: 0.75 · 1e6 / 20 000 = 37.5 B, window 10 037.
+        lia.congestion_avoidance(&mut ps, 0, 1000);
+        assert_eq!(ps[0].cwnd, 10_037);
+        assert_eq!(lia.alg_state(&ps, 0), Some(("alpha", 0.75)));
+        // From 10 990: 0.75 · 1e6 / 20 990 = 35.73 B and the 0.5 B carried reach 11 026,
+        // segment 11: alpha from the windows after the growth, 21 026 · 1.1026e8 /
+        // (1.1026e6 + 2.5e5)².
+        ps[0].cwnd = 10_990;
+        lia.congestion_avoidance(&mut ps, 0, 1000);
+        assert_eq!(ps[0].cwnd, 11_026);
+        let alpha = 21_026.0 * 1.1026e8 / (1.3526e6 * 1.3526e6);
+        assert!(close(alpha, 1.267_172_916_344_771_1));
+        match lia.alg_state(&ps, 1) {
+            Some(("alpha", a)) => assert!(close(a, alpha)),
+            other => panic!("alpha expected, got {other:?}"),
+        }
+        assert!(close(lia.ca_increase(&ps, 0, 1000), alpha * 1e6 / 21_026.0));
+        assert!(close(lia.ca_increase(&ps, 0, 1000), 60.266_951_219_669_515));
+    }
+
+    #[test]
+    fn on_segment_growth_recomputes_after_a_timeout() {
+        let mut ps = paths(&[(10, 0.010), (20, 0.020)]);
+        let mut lia = on_segment_growth(&ps);
+        lia.ca_increase(&ps, 0, 1000);
+        // Path 1 times out (window one segment) with its RTT doubled: the next increase uses
+        // alpha = 11 000 · 1e8 / (1e6 + 2.5e4)² from the windows then.
+        lia.on_loss(&ps, 1, true);
+        ps[1].srtt = pathpool_core::Dur::from_ms(40);
+        ps[1].cwnd = 1000;
+        let alpha = 11_000.0 * 1e8 / (1.025e6 * 1.025e6);
+        assert!(close(lia.ca_increase(&ps, 0, 1000), alpha * 1e6 / 11_000.0));
+        assert!(close(lia.ca_increase(&ps, 0, 1000), 95.181_439_619_274_24));
+        match lia.alg_state(&ps, 0) {
+            Some(("alpha", a)) => assert!(close(a, alpha)),
+            other => panic!("alpha expected, got {other:?}"),
+        }
     }
 }

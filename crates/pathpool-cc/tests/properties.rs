@@ -47,9 +47,12 @@ proptest! {
             nmcc.on_ack(&paths, i, acked);
             let mut lia_cached = Lia::new(LiaConfig { alpha_update: AlphaUpdate::OnWindowChange });
             lia_cached.on_paths_changed(&paths);
+            let mut lia_htsim = Lia::new(LiaConfig { alpha_update: AlphaUpdate::OnSegmentGrowth });
+            lia_htsim.on_paths_changed(&paths);
             let incs = [
                 ("lia", Lia::default().ca_increase(&paths, i, acked)),
                 ("lia on-window-change", lia_cached.ca_increase(&paths, i, acked)),
+                ("lia on-segment-growth", lia_htsim.ca_increase(&paths, i, acked)),
                 ("ewtcp", Ewtcp.ca_increase(&paths, i, acked)),
                 ("coupled", Coupled.ca_increase(&paths, i, acked)),
                 ("balia", Balia.ca_increase(&paths, i, acked)),
@@ -130,10 +133,17 @@ proptest! {
             lia: LiaConfig { alpha_update: AlphaUpdate::OnWindowChange },
             ..CcOptions::default()
         };
+        let lia_htsim = CcOptions {
+            lia: LiaConfig { alpha_update: AlphaUpdate::OnSegmentGrowth },
+            ..CcOptions::default()
+        };
         let controllers = CcKind::ALL
             .iter()
             .map(|&k| (k.name(), k.build(WindowConfig::default())))
-            .chain([("lia on-window-change", CcKind::Lia.build_with(WindowConfig::default(), lia_cached))]);
+            .chain([
+                ("lia on-window-change", CcKind::Lia.build_with(WindowConfig::default(), lia_cached)),
+                ("lia on-segment-growth", CcKind::Lia.build_with(WindowConfig::default(), lia_htsim)),
+            ]);
         for (kind, mut cc) in controllers {
             for _ in 0..4 {
                 cc.add_path(MSS);
