@@ -136,7 +136,8 @@ def analyse(out: str, members: dict) -> dict:
     flows = pd.read_parquet(f"{out}/flows.parquet").set_index("id")
     eps = []
     for link, units in members.items():
-        units = list(cuts) if units == "all" else units
+        # A flow with count = 0 is absent from the run: only present units can take part.
+        units = list(cuts) if units == "all" else [u for u in units if u in cuts]
         for a, b in episodes(lt, link):
             took_part = [
                 u
