@@ -25,6 +25,13 @@ pub enum CongestionEvent {
         /// Bytes outstanding when the loss was detected (RFC 5681's FlightSize).
         flight_bytes: u64,
     },
+    /// Loss recovery entered with SACK (RFC 6675 §5 step 4): ssthresh as for
+    /// [`FastRetransmit`](Self::FastRetransmit), but `cwnd = ssthresh` without inflation,
+    /// since the sender counts what left the network in its pipe instead (step 4.2).
+    SackRecovery {
+        /// Bytes outstanding when the loss was detected (RFC 5681's FlightSize).
+        flight_bytes: u64,
+    },
     /// The retransmission timer expired (RFC 6298 §5.4).
     Timeout {
         /// Bytes outstanding when the timer fired.

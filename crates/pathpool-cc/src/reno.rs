@@ -232,6 +232,25 @@ mod tests {
     }
 
     #[test]
+    fn sack_recovery_halves_flight_without_inflation() {
+        let mut w = reno();
+        w.path_mut(P).cwnd = 20 * MSS;
+        w.on_congestion_event(
+            P,
+            CongestionEvent::SackRecovery {
+                flight_bytes: 20 * MSS,
+            },
+        );
+        let m = w.metrics(P);
+        assert_eq!((m.ssthresh, m.cwnd), (10 * MSS, 10 * MSS));
+        assert!(m.in_recovery);
+        assert_eq!(w.window(P), 10 * MSS, "RFC 6675 step 4.2: cwnd = ssthresh");
+        w.on_recovery_ack(P, RecoveryAck::Full { flight_bytes: 0 });
+        assert!(!w.metrics(P).in_recovery);
+        assert_eq!(w.window(P), 10 * MSS);
+    }
+
+    #[test]
     fn partial_ack_deflates_and_adds_back_one_mss() {
         let mut w = reno();
         w.path_mut(P).cwnd = 20 * MSS;

@@ -215,15 +215,20 @@ impl<A: Coupling> MultipathController for Windows<A> {
     fn on_congestion_event(&mut self, path: PathId, event: CongestionEvent) {
         let i = path.index();
         match event {
-            CongestionEvent::FastRetransmit { flight_bytes } => {
+            CongestionEvent::FastRetransmit { flight_bytes }
+            | CongestionEvent::SackRecovery { flight_bytes } => {
                 self.alg.on_loss(&self.paths, i, false);
                 // RFC 5681 §3.2 steps 2-3: ssthresh from the flight size, cwnd = ssthresh +
-                // 3·SMSS (the three segments that left the network with the dup ACKs).
+                // 3·SMSS (the three segments that left the network with the dup ACKs); with
+                // SACK cwnd = ssthresh (RFC 6675 §5 step 4.2).
                 let ssthresh = self.alg.ssthresh_after_loss(&self.paths, i, flight_bytes);
                 let p = &mut self.paths[i];
                 p.ssthresh = ssthresh;
                 p.cwnd = ssthresh.max(p.mss);
-                p.inflation = 3 * p.mss as i64;
+                p.inflation = match event {
+                    CongestionEvent::FastRetransmit { .. } => 3 * p.mss as i64,
+                    _ => 0,
+                };
                 p.in_recovery = true;
                 p.ca_credit = 0;
             }

@@ -28,6 +28,8 @@ pub struct BenchCase {
     pub multipath: bool,
     /// Subflows per connection of a multipath case on the dumbbell (0 otherwise).
     pub subflows: u32,
+    /// SACK loss recovery (`tcp.sack`) instead of NewReno.
+    pub sack: bool,
     /// Bottleneck rate in bit/s.
     pub rate_bps: u64,
     /// Simulated seconds.
@@ -41,13 +43,15 @@ pub struct BenchCase {
 /// streams and link hops, without the multipath machinery) — and 50 LIA connections × 2
 /// subflows on the N=100 dumbbell itself (100 subflows where it has 100 flows: the
 /// multipath machinery alone, on the same topology; thesis E5c runs NMCC's two subflows
-/// through one shared bottleneck too).
-pub const CASES: [BenchCase; 6] = [
+/// through one shared bottleneck too) — and the N=100 dumbbell with SACK (issue 17: what
+/// the scoreboard costs).
+pub const CASES: [BenchCase; 7] = [
     BenchCase {
         flows: 10,
         paths: 1,
         multipath: false,
         subflows: 0,
+        sack: false,
         rate_bps: 100_000_000,
         duration_s: 100.0,
     },
@@ -56,6 +60,7 @@ pub const CASES: [BenchCase; 6] = [
         paths: 1,
         multipath: false,
         subflows: 0,
+        sack: false,
         rate_bps: 1_000_000_000,
         duration_s: 20.0,
     },
@@ -64,6 +69,7 @@ pub const CASES: [BenchCase; 6] = [
         paths: 1,
         multipath: false,
         subflows: 0,
+        sack: false,
         rate_bps: 10_000_000_000,
         duration_s: 5.0,
     },
@@ -72,6 +78,7 @@ pub const CASES: [BenchCase; 6] = [
         paths: 4,
         multipath: true,
         subflows: 0,
+        sack: false,
         rate_bps: 1_000_000_000,
         duration_s: 20.0,
     },
@@ -80,6 +87,7 @@ pub const CASES: [BenchCase; 6] = [
         paths: 4,
         multipath: false,
         subflows: 0,
+        sack: false,
         rate_bps: 1_000_000_000,
         duration_s: 20.0,
     },
@@ -88,6 +96,16 @@ pub const CASES: [BenchCase; 6] = [
         paths: 1,
         multipath: true,
         subflows: 2,
+        sack: false,
+        rate_bps: 1_000_000_000,
+        duration_s: 20.0,
+    },
+    BenchCase {
+        flows: 100,
+        paths: 1,
+        multipath: false,
+        subflows: 0,
+        sack: true,
         rate_bps: 1_000_000_000,
         duration_s: 20.0,
     },
@@ -98,9 +116,19 @@ pub const RTT_S: f64 = 0.1;
 
 impl BenchCase {
     /// The case's name: `dumbbell-n<flows>`, `multipath-n<flows>x<paths>`,
-    /// `paths<paths>-n<flows per path>` or `multipath-dumbbell-n<flows>x<subflows>`.
+    /// `paths<paths>-n<flows per path>` or `multipath-dumbbell-n<flows>x<subflows>`, with
+    /// `-sack` appended when it uses SACK.
     #[must_use]
     pub fn name(&self) -> String {
+        let base = self.base_name();
+        if self.sack {
+            format!("{base}-sack")
+        } else {
+            base
+        }
+    }
+
+    fn base_name(&self) -> String {
         if self.paths == 1 && self.multipath {
             format!("multipath-dumbbell-n{}x{}", self.flows, self.subflows)
         } else if self.paths == 1 {
@@ -123,8 +151,9 @@ impl BenchCase {
         let duration_ms = (self.duration_s * scale * 1000.0).round().max(1.0) as u64;
         let mut s = format!(
             "name = \"bench-{name}\"\nduration = \"{duration_ms}ms\"\n\
-             [tcp]\nmss = \"1460B\"\nheader = \"40B\"\n",
-            name = self.name()
+             [tcp]\nmss = \"1460B\"\nheader = \"40B\"\nsack = {sack}\n",
+            name = self.name(),
+            sack = self.sack,
         );
         if self.paths == 1 {
             let bdp_bytes = (self.rate_bps as f64 * RTT_S / 8.0) as u64;
@@ -204,7 +233,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 3)]
     pub repeat: u32,
     /// Run only this case (dumbbell-n10, dumbbell-n100, dumbbell-n1000, multipath-n100x4,
-    /// paths4-n100, multipath-dumbbell-n50x2).
+    /// paths4-n100, multipath-dumbbell-n50x2, dumbbell-n100-sack).
     #[arg(long)]
     pub only: Option<String>,
     /// Scale the simulated durations (e.g. 0.1 for a quick check).

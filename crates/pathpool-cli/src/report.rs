@@ -100,6 +100,7 @@ pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
                 f.id.clone(),
                 f.kind.clone(),
                 f.cc.clone().unwrap_or_else(|| "-".into()),
+                f.loss_recovery.clone().unwrap_or_else(|| "-".into()),
                 paths(&f.id, &f.kind),
                 mbps(f.throughput_bps),
                 pct(f.share),
@@ -111,7 +112,7 @@ pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
         .collect();
     out += &table(
         &[
-            "flow", "kind", "cc", "paths", "Mb/s", "share %", "FCT s", "retx", "RTOs",
+            "flow", "kind", "cc", "recovery", "paths", "Mb/s", "share %", "FCT s", "retx", "RTOs",
         ],
         &rows,
     );

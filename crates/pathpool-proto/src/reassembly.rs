@@ -108,6 +108,13 @@ impl Reassembly {
         end <= self.cumulative || self.covered(start.max(self.cumulative), end)
     }
 
+    /// The stored range above the gap that holds byte `seq`, if one does.
+    #[must_use]
+    pub fn range_containing(&self, seq: u64) -> Option<(u64, u64)> {
+        let i = self.above_gap.partition_point(|r| r.0 <= seq);
+        (i > 0 && seq < self.above_gap[i - 1].1).then(|| self.above_gap[i - 1])
+    }
+
     /// Whether one stored range holds all of `[start, end)` (ranges are disjoint and not
     /// adjacent, so only the last one starting at or before `start` can).
     fn covered(&self, start: u64, end: u64) -> bool {
@@ -154,6 +161,11 @@ mod tests {
                     prop_assert_eq!(r.contains(a, b), all, "contains({}, {})", a, b);
                 }
                 let g = r.above_gap();
+                for &(a, b) in g {
+                    prop_assert_eq!(r.range_containing(a), Some((a, b)));
+                    prop_assert_eq!(r.range_containing(b - 1), Some((a, b)));
+                    prop_assert_eq!(r.range_containing(b), None);
+                }
                 prop_assert!(g.windows(2).all(|w| w[0].1 < w[1].0));
                 prop_assert!(g.iter().all(|&(s, e)| s > prefix && s < e));
                 for &(s, e) in g {

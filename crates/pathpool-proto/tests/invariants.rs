@@ -2,7 +2,8 @@
 //!
 //! Each case drives one sans-IO sender, controller and receiver over a path drawn at random:
 //! a FIFO bottleneck (rate, drop-tail buffer in packets, i.i.d. loss of data segments) and a
-//! propagation delay each way, ACKs never lost; TCP options drawn too. It runs until 2,000
+//! propagation delay each way, ACKs never lost; TCP options drawn too, SACK (RFC 2018, RFC
+//! 6675) on in half the cases and NewReno in the others. It runs until 2,000
 //! segments have been sent or 30 s have passed, checking after every event:
 //!
 //! 1. ssthresh set at a loss is at most the window in use when the loss was found (D124);
@@ -11,7 +12,7 @@
 //!    inflation admits the same);
 //! 3. the flight never exceeds the receive window, nor cwnd once an ACK has arrived (the
 //!    initial window may be larger);
-//! 4. one NewReno recovery acknowledges at most as many partial ACKs as there were segments
+//! 4. one recovery, NewReno's or SACK's, acknowledges at most as many partial ACKs as there were segments
 //!    outstanding when it began: every partial ACK repairs a different hole among them
 //!    (RFC 6582: recovery ends at `recover`, the highest byte sent then), so the bound holds
 //!    without a timeout and a longer recovery would be a bug;
@@ -28,7 +29,7 @@ use std::collections::BinaryHeap;
 use pathpool_cc::{CcKind, MultipathController, WindowConfig};
 use pathpool_core::{Dur, Rng, RttConfig, Time};
 use pathpool_proto::tcp::{
-    AckSegment, DataSegment, FlightEstimate, PartialAckTimer, SenderStats, TcpReceiver,
+    AckSegment, DataSegment, FlightEstimate, PartialAckTimer, SackBlocks, SenderStats, TcpReceiver,
     TcpReceiverConfig, TcpSender, TcpSenderConfig,
 };
 use proptest::prelude::*;
@@ -48,6 +49,7 @@ struct Case {
     limited_transmit: bool,
     timer: PartialAckTimer,
     rwnd_segments: Option<u64>,
+    sack: bool,
     seed: u64,
 }
 
@@ -63,10 +65,11 @@ fn case() -> impl Strategy<Value = Case> {
         any::<bool>(),
         any::<bool>(),
         prop_oneof![Just(None), (4u64..=200).prop_map(Some)],
+        any::<bool>(),
         any::<u64>(),
     )
         .prop_map(
-            |(cc, mbps, delay_ms, buffer_pkts, loss, iw, abc, lt, sbs, rwnd, seed)| Case {
+            |(cc, mbps, delay_ms, buffer_pkts, loss, iw, abc, lt, sbs, rwnd, sack, seed)| Case {
                 cc: CcKind::ALL[cc],
                 rate_bps: mbps * 1_000_000,
                 delay: Dur::from_ms(delay_ms),
@@ -81,6 +84,7 @@ fn case() -> impl Strategy<Value = Case> {
                     PartialAckTimer::Impatient
                 },
                 rwnd_segments: rwnd,
+                sack,
                 seed,
             },
         )
@@ -89,8 +93,8 @@ fn case() -> impl Strategy<Value = Case> {
 enum Event {
     /// A data segment reaches the receiver.
     Data(DataSegment),
-    /// An ACK reaches the sender.
-    Ack(AckSegment),
+    /// An ACK and its SACK option reach the sender.
+    Ack(AckSegment, SackBlocks),
 }
 
 /// Runs one case, checking the invariants; returns the sender's and receiver's counters.
@@ -110,11 +114,15 @@ fn run(c: &Case) -> Result<(SenderStats, u64, u64), TestCaseError> {
             partial_ack_timer: c.timer,
             rwnd_bytes,
             flight_estimate: FlightEstimate::Pipe,
+            sack: c.sack,
             ..TcpSenderConfig::default()
         },
         path,
     );
-    let mut rx = TcpReceiver::new(TcpReceiverConfig::default());
+    let mut rx = TcpReceiver::new(TcpReceiverConfig {
+        sack: c.sack,
+        ..TcpReceiverConfig::default()
+    });
     let mut rng = Rng::seed_from_u64(c.seed);
     let mut events: BinaryHeap<Reverse<(Time, u64)>> = BinaryHeap::new();
     let mut pending: Vec<Option<Event>> = Vec::new();
@@ -206,10 +214,11 @@ fn run(c: &Case) -> Result<(SenderStats, u64, u64), TestCaseError> {
             match pending[id as usize].take().unwrap() {
                 Event::Data(seg) => {
                     if let Some(ack) = rx.handle_segment(now, &seg) {
-                        schedule(&mut events, &mut pending, now + c.delay, Event::Ack(ack));
+                        let e = Event::Ack(ack, *rx.sack_blocks());
+                        schedule(&mut events, &mut pending, now + c.delay, e);
                     }
                 }
-                Event::Ack(ack) => tx.handle_ack(now, &ack, &mut cc),
+                Event::Ack(ack, sack) => tx.handle_ack_with_sack(now, &ack, &sack, &mut cc),
             }
         } else {
             tx.handle_timeout(now, &mut cc);

@@ -180,7 +180,7 @@ fn transfer(cc: CcKind, scheduler: Scheduler, bytes: u64, plan: Plan<'_>, seed: 
         } else {
             tx.handle_timeout(net.now, &mut cc);
             let mut acks = Vec::new();
-            rx.handle_timeout(net.now, |sf, a| acks.push((sf, a)));
+            rx.handle_timeout(net.now, |sf, a, _| acks.push((sf, a)));
             for (sf, a) in acks {
                 net.send_ack(sf, a);
             }
@@ -339,17 +339,11 @@ fn a_closed_subflow_leaves_the_controller_and_ignores_late_acks() {
         10 * MSS,
         "subflow 1's window is queued again"
     );
-    let late = AckSegment {
-        ack: 5 * MSS,
-        ts_echo: Time::ZERO,
-    };
+    let late = AckSegment::new(5 * MSS, Time::ZERO);
     tx.handle_ack(Time::from_ms(10), 1, &late, &mut cc);
     assert_eq!(tx.subflows()[1].sender().snd_una(), 0, "ignored");
     // The reinjected data goes out on subflow 0 as soon as its window opens.
-    let ack = AckSegment {
-        ack: 10 * MSS,
-        ts_echo: Time::ZERO,
-    };
+    let ack = AckSegment::new(10 * MSS, Time::ZERO);
     tx.handle_ack(Time::from_ms(10), 0, &ack, &mut cc);
     let next = tx.poll_transmit(Time::from_ms(10), &cc).unwrap();
     assert_eq!(next.subflow, 0);

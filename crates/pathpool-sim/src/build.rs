@@ -180,11 +180,13 @@ fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams, SpecError>
         Some(WindowLimit::Bytes(b)) => b.bytes(),
     };
     let receiver_defaults = TcpReceiverConfig::default();
+    let sack = spec.sack.unwrap_or(false);
     let receiver = TcpReceiverConfig {
         delayed_ack: spec.delayed_ack.unwrap_or(receiver_defaults.delayed_ack),
         delack_timeout: spec
             .delack_timeout
             .unwrap_or(receiver_defaults.delack_timeout),
+        sack,
     };
     if receiver.delayed_ack && receiver.delack_timeout == Dur::ZERO {
         return Err(SpecError::at(field("delack_timeout"), "must be positive"));
@@ -215,6 +217,7 @@ fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams, SpecError>
             partial_ack_timer: spec.partial_ack_timer.unwrap_or_default(),
             flight_estimate: spec.flight_estimate.unwrap_or_default(),
             timer_granularity: spec.timer_granularity.unwrap_or(Dur::ZERO),
+            sack,
         },
         receiver,
     })
@@ -1838,6 +1841,11 @@ fn add_mmtp_flows(
             from: publishers.join(","),
             to: f.to.clone(),
             cc: Some(params.cc.name().to_string()),
+            loss_recovery: Some(if mm.gap_threshold.is_some() {
+                "mmtp-gap"
+            } else {
+                "mmtp-timer"
+            }),
             start,
             stop: None,
             size: Some(size),
@@ -1915,6 +1923,7 @@ fn add_mp_flow(
         from: net.names[from.0 as usize].clone(),
         to: net.names[to.0 as usize].clone(),
         cc: Some(p.cc.name().to_string()),
+        loss_recovery: Some(p.sender.loss_recovery()),
         start,
         stop,
         size,
@@ -1957,14 +1966,14 @@ fn add_tcp_flow(sim: &mut Simulation, net: &Net, ends: FlowEnds, paths: &FlowPat
     let header = p.header as u32;
     let src = TcpSource::new(sender, cc, data_route, header, start, stop, overhead);
     let sink = TcpSink::new(TcpReceiver::new(p.receiver), ack_route, header, size);
-    assert_eq!(sim.elements.add_tcp_source(src), src_elem);
-    assert_eq!(sim.elements.add_tcp_sink(sink), sink_elem);
+    assert_eq!(sim.elements.add_tcp_flow(src, sink), (src_elem, sink_elem));
     sim.flows.push(FlowMeta {
         id,
         kind: FlowKind::Tcp,
         from: net.names[from.0 as usize].clone(),
         to: net.names[to.0 as usize].clone(),
         cc: Some(p.cc.name().to_string()),
+        loss_recovery: Some(p.sender.loss_recovery()),
         start,
         stop,
         size,
@@ -2015,6 +2024,7 @@ fn add_udp_flow(
         from: net.names[from.0 as usize].clone(),
         to: net.names[to.0 as usize].clone(),
         cc: None,
+        loss_recovery: None,
         start,
         stop: Some(stop).filter(|&s| s < sim.end),
         size: None,

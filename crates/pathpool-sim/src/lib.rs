@@ -29,6 +29,7 @@ mod packet;
 mod random_queue;
 mod red;
 pub mod results;
+mod sack_channel;
 mod sampler;
 mod sim;
 pub mod spec;

@@ -10,10 +10,11 @@
 use pathpool_cc::{AnyController, CcMetrics, MultipathController};
 use pathpool_core::Time;
 use pathpool_proto::mptcp::{MpReceiver, MpSegment, MpSender, SubflowState};
-use pathpool_proto::tcp::{AckSegment, DataSegment, SenderStats, TcpSender};
+use pathpool_proto::tcp::{AckSegment, DataSegment, SackBlocks, SenderStats, TcpSender};
 
 use crate::overhead::SendOverhead;
 use crate::packet::Packet;
+use crate::sack_channel::SackChannel;
 use crate::tcp_flow::SourceState;
 
 /// A subflow as the scenario describes it.
@@ -46,6 +47,8 @@ pub(crate) struct MpConn {
     /// For each opened subflow (the sender's and receiver's index), its routes (copied from
     /// its plan, since every packet needs one).
     opened: Vec<SubflowRoutes>,
+    /// With SACK, each opened subflow's ACKs in flight (empty without SACK).
+    sack: Vec<SackChannel>,
     /// For each scenario subflow, its index once opened.
     pub(crate) index_of: Vec<Option<u32>>,
     header_bytes: u32,
@@ -83,6 +86,7 @@ impl MpConn {
             receiver,
             plan,
             opened: Vec::with_capacity(n),
+            sack: Vec::new(),
             index_of: vec![None; n],
             header_bytes,
             start,
@@ -174,6 +178,9 @@ impl MpConn {
                         data: p.data_route,
                         ack: p.ack_route,
                     });
+                    if self.receiver.subflows()[r].config().sack {
+                        self.sack.push(SackChannel::default());
+                    }
                 }
                 Some(i) if p.stop.is_some_and(|s| s <= now) => {
                     self.sender.close_subflow(i as usize, &mut self.cc);
@@ -189,15 +196,21 @@ impl MpConn {
     /// An acknowledgement arrived at the source.
     #[inline]
     pub(crate) fn on_ack(&mut self, now: Time, pkt: &Packet, send: impl FnMut(Packet)) {
-        if self.state != SourceState::Active {
-            return;
+        let sf = pkt.subflow() as usize;
+        if let Some(ch) = self.sack.get_mut(sf) {
+            let (ack, blocks) = ch.receive(pkt.seq);
+            if self.state != SourceState::Active {
+                return;
+            }
+            self.sender
+                .handle_ack_with_sack(now, sf, &ack, &blocks, &mut self.cc);
+        } else {
+            if self.state != SourceState::Active {
+                return;
+            }
+            let ack = AckSegment::new(pkt.seq, pkt.ts);
+            self.sender.handle_ack(now, sf, &ack, &mut self.cc);
         }
-        let ack = AckSegment {
-            ack: pkt.seq,
-            ts_echo: pkt.ts,
-        };
-        self.sender
-            .handle_ack(now, pkt.subflow() as usize, &ack, &mut self.cc);
         self.transmit(now, send);
     }
 
@@ -278,14 +291,16 @@ impl MpConn {
         {
             self.completed_at = Some(now);
         }
-        ack.map(|a| ack_packet(&self.opened, self.header_bytes, sf, a))
+        let sack = self.receiver.subflows()[sf].sack_blocks();
+        let channels = &mut self.sack;
+        ack.map(|a| ack_packet(&self.opened, channels, self.header_bytes, sf, a, sack))
     }
 
     /// The sink's delayed-ACK timers.
     pub(crate) fn on_sink_timer(&mut self, now: Time, mut send: impl FnMut(Packet)) {
-        let (opened, header) = (&self.opened, self.header_bytes);
-        self.receiver.handle_timeout(now, |sf, a| {
-            send(ack_packet(opened, header, sf, a));
+        let (opened, channels, header) = (&self.opened, &mut self.sack, self.header_bytes);
+        self.receiver.handle_timeout(now, |sf, a, sack| {
+            send(ack_packet(opened, channels, header, sf, a, sack));
         });
     }
 
@@ -345,9 +360,20 @@ fn earlier(a: Option<Time>, b: Option<Time>) -> Option<Time> {
 
 /// The packet carrying subflow `sf`'s acknowledgement `a` back to the source.
 #[inline]
-fn ack_packet(opened: &[SubflowRoutes], header_bytes: u32, sf: usize, a: AckSegment) -> Packet {
+fn ack_packet(
+    opened: &[SubflowRoutes],
+    channels: &mut [SackChannel],
+    header_bytes: u32,
+    sf: usize,
+    a: AckSegment,
+    sack: &SackBlocks,
+) -> Packet {
+    let seq = match channels.get_mut(sf) {
+        Some(ch) => ch.send(a, sack),
+        None => a.ack,
+    };
     Packet::with_subflow(
-        a.ack,
+        seq,
         a.ts_echo,
         opened[sf].ack,
         header_bytes,

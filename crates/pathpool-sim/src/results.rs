@@ -22,6 +22,9 @@ pub struct FlowResult {
     pub to: String,
     /// Congestion control (TCP).
     pub cc: Option<String>,
+    /// Loss recovery: `"newreno"` or `"sack"` for TCP and multipath flows, `"mmtp-timer"` or
+    /// `"mmtp-gap"` for mmTP downloads (`docs/mmtp.md`), `None` for UDP.
+    pub loss_recovery: Option<String>,
     /// Nodes on the data path, joined by `>`.
     pub path: String,
     /// Start time in seconds.
@@ -401,6 +404,7 @@ impl Simulation {
                 from: f.from.clone(),
                 to: f.to.clone(),
                 cc: f.cc.clone(),
+                loss_recovery: f.loss_recovery.map(str::to_string),
                 path: if f.subflows.is_empty() {
                     f.path.join(">")
                 } else {
@@ -540,6 +544,10 @@ impl Results {
         t.push(
             "cc",
             Column::OptStr(f.iter().map(|r| r.cc.clone()).collect()),
+        );
+        t.push(
+            "loss_recovery",
+            Column::OptStr(f.iter().map(|r| r.loss_recovery.clone()).collect()),
         );
         t.push(
             "path",

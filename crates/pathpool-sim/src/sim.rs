@@ -73,15 +73,13 @@ impl Elements {
         self.links.push(link);
         self.push(Slot::Link(self.links.len() as u32 - 1))
     }
-    /// Adds a TCP source and returns its element index.
-    pub(crate) fn add_tcp_source(&mut self, src: TcpSource) -> u32 {
+    /// Adds a TCP flow's source and sink and returns their element indices.
+    pub(crate) fn add_tcp_flow(&mut self, src: TcpSource, sink: TcpSink) -> (u32, u32) {
+        // Source and sink share one index, so that a source finds its sink's SACK channel.
         self.tcp_sources.push(src);
-        self.push(Slot::TcpSource(self.tcp_sources.len() as u32 - 1))
-    }
-    /// Adds a TCP sink and returns its element index.
-    pub(crate) fn add_tcp_sink(&mut self, sink: TcpSink) -> u32 {
         self.tcp_sinks.push(sink);
-        self.push(Slot::TcpSink(self.tcp_sinks.len() as u32 - 1))
+        let i = self.tcp_sources.len() as u32 - 1;
+        (self.push(Slot::TcpSource(i)), self.push(Slot::TcpSink(i)))
     }
     /// Adds a UDP source and returns its element index.
     pub(crate) fn add_udp_source(&mut self, src: UdpSource) -> u32 {
@@ -312,6 +310,8 @@ pub(crate) struct FlowMeta {
     pub(crate) from: String,
     pub(crate) to: String,
     pub(crate) cc: Option<String>,
+    /// How the flow finds and repairs losses (`None` for UDP).
+    pub(crate) loss_recovery: Option<&'static str>,
     pub(crate) start: Time,
     pub(crate) stop: Option<Time>,
     /// Size of a finite flow in bytes.
@@ -771,7 +771,9 @@ impl Simulation {
                     links,
                     events: &mut self.events,
                 };
-                src.on_ack(now, &pkt, |p| launcher.send(p));
+                // A TCP flow's source and sink share their index (`add_tcp_flow`).
+                let sack = tcp_sinks[s as usize].sack.as_deref_mut();
+                src.on_ack(now, &pkt, sack, |p| launcher.send(p));
                 arm_lazily(&mut self.events, elem, src.deadline());
             }
             Slot::UdpSink(s) => {

@@ -636,6 +636,11 @@ pub struct TcpSpec {
     /// of this period (default 0s: exactly; htsim scans every 10ms; D128).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timer_granularity: Option<Dur>,
+    /// SACK: the receiver reports what it holds above a gap in SACK blocks (RFC 2018) and
+    /// the sender recovers with them (RFC 6675), as Linux does; default false: NewReno
+    /// (RFC 6582), as htsim and the papers' simulators (D129).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
     /// ns-2's send overhead (`overhead_`): each segment waits a uniform random time in
     /// `[0, send_overhead]` before it leaves, one at a time, in order; breaks the phase
     /// effects of deterministic runs so that seeds differ (default 0s: off; D123).
@@ -679,6 +684,7 @@ impl TcpSpec {
             partial_ack_timer,
             flight_estimate,
             timer_granularity,
+            sack,
             send_overhead,
             nmcc,
             lia,

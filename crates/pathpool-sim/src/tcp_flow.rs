@@ -8,6 +8,7 @@ use pathpool_proto::tcp::{AckSegment, DataSegment, TcpReceiver, TcpSender};
 
 use crate::overhead::SendOverhead;
 use crate::packet::Packet;
+use crate::sack_channel::SackChannel;
 
 /// Life cycle of a source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,17 +97,28 @@ impl TcpSource {
         self.transmit(now, send);
     }
 
-    /// An acknowledgement arrived; hands what it sends to `send`.
+    /// An acknowledgement arrived; hands what it sends to `send`. `sack` is the sink's
+    /// channel when the flow uses SACK.
     #[inline]
-    pub(crate) fn on_ack(&mut self, now: Time, pkt: &Packet, send: impl FnMut(Packet)) {
-        if self.state != SourceState::Active {
+    pub(crate) fn on_ack(
+        &mut self,
+        now: Time,
+        pkt: &Packet,
+        sack: Option<&mut SackChannel>,
+        send: impl FnMut(Packet),
+    ) {
+        if let Some(ch) = sack {
+            let (ack, blocks) = ch.receive(pkt.seq);
+            if self.state == SourceState::Active {
+                self.sender
+                    .handle_ack_with_sack(now, &ack, &blocks, &mut self.cc);
+            }
+        } else if self.state == SourceState::Active {
+            let ack = AckSegment::new(pkt.seq, pkt.ts);
+            self.sender.handle_ack(now, &ack, &mut self.cc);
+        } else {
             return;
         }
-        let ack = AckSegment {
-            ack: pkt.seq,
-            ts_echo: pkt.ts,
-        };
-        self.sender.handle_ack(now, &ack, &mut self.cc);
         self.transmit(now, send);
     }
 
@@ -186,6 +198,8 @@ pub(crate) struct TcpSink {
     size: Option<u64>,
     /// When the last byte of a finite flow was delivered.
     pub(crate) completed_at: Option<Time>,
+    /// With SACK: the ACKs in flight, which the source takes back by number.
+    pub(crate) sack: Option<Box<SackChannel>>,
 }
 
 impl TcpSink {
@@ -195,12 +209,14 @@ impl TcpSink {
         header_bytes: u32,
         size: Option<u64>,
     ) -> Self {
+        let sack = receiver.config().sack.then(Box::default);
         TcpSink {
             receiver,
             route,
             header_bytes,
             size,
             completed_at: None,
+            sack,
         }
     }
 
@@ -226,9 +242,8 @@ impl TcpSink {
 
     /// The delayed-ACK timer.
     pub(crate) fn on_timer(&mut self, now: Time) -> Option<Packet> {
-        self.receiver
-            .handle_timeout(now)
-            .map(|a| self.ack_packet(a))
+        let ack = self.receiver.handle_timeout(now)?;
+        Some(self.ack_packet(ack))
     }
 
     /// When the sink next needs `on_timer`.
@@ -244,7 +259,11 @@ impl TcpSink {
     }
 
     #[inline]
-    fn ack_packet(&self, a: AckSegment) -> Packet {
-        Packet::new(a.ack, a.ts_echo, self.route, self.header_bytes, false)
+    fn ack_packet(&mut self, a: AckSegment) -> Packet {
+        let seq = match self.sack.as_deref_mut() {
+            Some(ch) => ch.send(a, self.receiver.sack_blocks()),
+            None => a.ack,
+        };
+        Packet::new(seq, a.ts_echo, self.route, self.header_bytes, false)
     }
 }

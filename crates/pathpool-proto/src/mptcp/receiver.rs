@@ -5,7 +5,7 @@ use pathpool_core::Time;
 
 use super::Deadlines;
 use crate::reassembly::{Inserted, Reassembly};
-use crate::tcp::{AckSegment, DataSegment, TcpReceiver, TcpReceiverConfig};
+use crate::tcp::{AckSegment, DataSegment, SackBlocks, TcpReceiver, TcpReceiverConfig};
 
 /// The receiving end of a multipath connection.
 ///
@@ -73,11 +73,16 @@ impl MpReceiver {
         self.deadlines.earliest()
     }
 
-    /// Sends the delayed ACKs whose timers expired: `send(subflow, ack)` for each.
-    pub fn handle_timeout(&mut self, now: Time, mut send: impl FnMut(usize, AckSegment)) {
+    /// Sends the delayed ACKs whose timers expired: `send(subflow, ack, its SACK option)`
+    /// for each.
+    pub fn handle_timeout(
+        &mut self,
+        now: Time,
+        mut send: impl FnMut(usize, AckSegment, &SackBlocks),
+    ) {
         for (i, rx) in self.subflows.iter_mut().enumerate() {
             if let Some(a) = rx.handle_timeout(now) {
-                send(i, a);
+                send(i, a, rx.sack_blocks());
             }
             self.deadlines.set(i, rx.poll_timeout());
         }

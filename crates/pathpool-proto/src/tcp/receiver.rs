@@ -1,9 +1,10 @@
-//! The TCP receiver: reassembly, cumulative ACKs, delayed ACKs and timestamp echo.
+//! The TCP receiver: reassembly, cumulative ACKs, SACK blocks, delayed ACKs and timestamp
+//! echo.
 
 use pathpool_core::{Dur, Time};
 use serde::{Deserialize, Serialize};
 
-use super::segment::{AckSegment, DataSegment};
+use super::segment::{AckSegment, DataSegment, SackBlocks};
 use crate::reassembly::{Inserted, Reassembly};
 
 /// Receiver parameters.
@@ -16,6 +17,9 @@ pub struct TcpReceiverConfig {
     /// Longest an ACK may be delayed. RFC 5681 requires less than 500 ms; the default is
     /// Linux's 40 ms minimum (`TCP_DELACK_MIN`).
     pub delack_timeout: Dur,
+    /// Report data held above a gap in SACK blocks (RFC 2018).
+    #[serde(default)]
+    pub sack: bool,
 }
 
 impl Default for TcpReceiverConfig {
@@ -23,6 +27,7 @@ impl Default for TcpReceiverConfig {
         TcpReceiverConfig {
             delayed_ack: false,
             delack_timeout: Dur::from_ms(40),
+            sack: false,
         }
     }
 }
@@ -53,6 +58,8 @@ pub struct TcpReceiver {
     /// In-order segments received since the last ACK (delayed ACKs).
     unacked_segments: u32,
     delack_deadline: Option<Time>,
+    /// With SACK: the blocks the next ACK reports, most recently changed first.
+    sack_blocks: SackBlocks,
     stats: ReceiverStats,
 }
 
@@ -67,6 +74,7 @@ impl TcpReceiver {
             last_ack_sent: 0,
             unacked_segments: 0,
             delack_deadline: None,
+            sack_blocks: SackBlocks::EMPTY,
             stats: ReceiverStats::default(),
         }
     }
@@ -82,15 +90,24 @@ impl TcpReceiver {
             Inserted::Duplicate => {
                 // A duplicate: ACK at once so the sender learns where we are (RFC 5681 §4.2).
                 self.stats.duplicate_segments += 1;
+                if self.config.sack {
+                    self.note_sack_block(seg.seq);
+                }
                 return Some(self.ack_now());
             }
             Inserted::AboveGap => {
                 // Above a gap: store it and send a duplicate ACK at once (RFC 5681 §4.2).
                 self.stats.out_of_order_segments += 1;
+                if self.config.sack {
+                    self.note_sack_block(seg.seq);
+                }
                 return Some(self.ack_now());
             }
             Inserted::InOrder { filled_gap } => filled_gap,
         };
+        if filled_gap && self.config.sack {
+            self.drop_acknowledged_blocks();
+        }
         if filled_gap || !self.config.delayed_ack {
             return Some(self.ack_now());
         }
@@ -104,6 +121,44 @@ impl TcpReceiver {
         None
     }
 
+    /// RFC 2018 §4: the first block reports the contiguous data holding the segment that
+    /// triggered the ACK; the others repeat the most recently reported blocks, less any the
+    /// first now contains (it may have merged them). A segment wholly below the cumulative
+    /// ACK changes nothing (D-SACK, RFC 2883, is not modelled).
+    #[inline(never)]
+    fn note_sack_block(&mut self, seq: u64) {
+        let Some(first) = self.received.range_containing(seq) else {
+            return;
+        };
+        let mut blocks = [(0, 0); SackBlocks::MAX];
+        blocks[0] = first;
+        let mut n = 1;
+        for &b in self.sack_blocks.as_slice() {
+            let inside_first = b.0 >= first.0 && b.1 <= first.1;
+            if !inside_first && n < SackBlocks::MAX {
+                blocks[n] = b;
+                n += 1;
+            }
+        }
+        self.sack_blocks = SackBlocks::from_blocks(&blocks[..n]);
+    }
+
+    /// The cumulative ACK moved: blocks it now covers are no longer reported (a stored range
+    /// is absorbed whole, so a block is either wholly above it or wholly below).
+    #[inline(never)]
+    fn drop_acknowledged_blocks(&mut self) {
+        let cumulative = self.received.cumulative();
+        let mut blocks = [(0, 0); SackBlocks::MAX];
+        let mut n = 0;
+        for &b in self.sack_blocks.as_slice() {
+            if b.0 > cumulative {
+                blocks[n] = b;
+                n += 1;
+            }
+        }
+        self.sack_blocks = SackBlocks::from_blocks(&blocks[..n]);
+    }
+
     fn ack_now(&mut self) -> AckSegment {
         self.unacked_segments = 0;
         self.delack_deadline = None;
@@ -113,6 +168,13 @@ impl TcpReceiver {
             ack: self.received.cumulative(),
             ts_echo: self.ts_recent,
         }
+    }
+
+    /// The SACK option to send with the ACK this receiver last returned (empty without SACK
+    /// or with nothing held above a gap).
+    #[must_use]
+    pub fn sack_blocks(&self) -> &SackBlocks {
+        &self.sack_blocks
     }
 
     /// When [`handle_timeout`](Self::handle_timeout) must be called next, if ever.
@@ -144,6 +206,11 @@ impl TcpReceiver {
     pub fn stats(&self) -> &ReceiverStats {
         &self.stats
     }
+    /// The configuration.
+    #[must_use]
+    pub fn config(&self) -> &TcpReceiverConfig {
+        &self.config
+    }
 }
 
 #[cfg(test)]
@@ -166,13 +233,7 @@ mod tests {
         let a = rx
             .handle_segment(Time::from_ms(5), &seg(0, 1000, 1))
             .unwrap();
-        assert_eq!(
-            a,
-            AckSegment {
-                ack: 1000,
-                ts_echo: Time::from_ms(1)
-            }
-        );
+        assert_eq!(a, AckSegment::new(1000, Time::from_ms(1)));
         let a = rx
             .handle_segment(Time::from_ms(6), &seg(1000, 1000, 2))
             .unwrap();
@@ -186,25 +247,13 @@ mod tests {
         rx.handle_segment(Time::ZERO, &seg(0, 1000, 1));
         // 1000..2000 lost; 2000.. and 3000.. arrive.
         let a = rx.handle_segment(Time::ZERO, &seg(2000, 1000, 3)).unwrap();
-        assert_eq!(
-            a,
-            AckSegment {
-                ack: 1000,
-                ts_echo: Time::from_ms(1)
-            }
-        );
+        assert_eq!(a, AckSegment::new(1000, Time::from_ms(1)));
         let a = rx.handle_segment(Time::ZERO, &seg(3000, 1000, 4)).unwrap();
         assert_eq!(a.ack, 1000);
         assert_eq!(rx.out_of_order_ranges(), &[(2000, 4000)]);
         // The retransmission fills the gap: cumulative ACK jumps, echoing its timestamp.
         let a = rx.handle_segment(Time::ZERO, &seg(1000, 1000, 9)).unwrap();
-        assert_eq!(
-            a,
-            AckSegment {
-                ack: 4000,
-                ts_echo: Time::from_ms(9)
-            }
-        );
+        assert_eq!(a, AckSegment::new(4000, Time::from_ms(9)));
         assert!(rx.out_of_order_ranges().is_empty());
         assert_eq!(rx.stats().out_of_order_segments, 2);
     }
@@ -223,6 +272,7 @@ mod tests {
         let cfg = TcpReceiverConfig {
             delayed_ack: true,
             delack_timeout: Dur::from_ms(40),
+            sack: false,
         };
         let mut rx = TcpReceiver::new(cfg);
         assert_eq!(rx.handle_segment(Time::from_ms(1), &seg(0, 1000, 0)), None);
@@ -231,13 +281,7 @@ mod tests {
             .handle_segment(Time::from_ms(2), &seg(1000, 1000, 1))
             .unwrap();
         // TS.Recent was taken from the first segment (the left edge), RFC 7323 §4.3.
-        assert_eq!(
-            a,
-            AckSegment {
-                ack: 2000,
-                ts_echo: Time::from_ms(0)
-            }
-        );
+        assert_eq!(a, AckSegment::new(2000, Time::from_ms(0)));
         assert_eq!(rx.poll_timeout(), None);
         assert_eq!(
             rx.handle_segment(Time::from_ms(3), &seg(2000, 1000, 2)),
@@ -263,18 +307,114 @@ mod tests {
         assert_eq!(rx.delivered_bytes(), 2000);
     }
 
+    fn sack_receiver() -> TcpReceiver {
+        TcpReceiver::new(TcpReceiverConfig {
+            sack: true,
+            ..Default::default()
+        })
+    }
+
+    /// RFC 2018 §5, case 2: the first of eight 500-byte segments from 5000 is lost; each later
+    /// one is reported in one growing block.
+    #[test]
+    fn rfc2018_case_2_first_segment_lost() {
+        let mut rx = sack_receiver();
+        rx.handle_segment(Time::ZERO, &seg(0, 5000, 0));
+        for k in 1..8 {
+            let a = rx
+                .handle_segment(Time::ZERO, &seg(5000 + k * 500, 500, 0))
+                .unwrap();
+            assert_eq!(a.ack, 5000);
+            assert_eq!(rx.sack_blocks().as_slice(), &[(5500, 6000 + k * 500 - 500)]);
+        }
+    }
+
+    /// RFC 2018 §5, cases 3 and 4: the 2nd, 4th, 6th and 8th segments are lost; the most
+    /// recent block comes first; then the 4th arrives and merges two blocks, then the 2nd
+    /// fills the first hole.
+    #[test]
+    fn rfc2018_cases_3_and_4_alternate_losses() {
+        let mut rx = sack_receiver();
+        rx.handle_segment(Time::ZERO, &seg(0, 5000, 0));
+        let a = rx.handle_segment(Time::ZERO, &seg(5000, 500, 0)).unwrap();
+        assert_eq!((a.ack, rx.sack_blocks().as_slice()), (5500, &[][..]));
+        let a = rx.handle_segment(Time::ZERO, &seg(6000, 500, 0)).unwrap();
+        assert_eq!(
+            (a.ack, rx.sack_blocks().as_slice()),
+            (5500, &[(6000, 6500)][..])
+        );
+        assert_eq!(
+            rx.handle_segment(Time::ZERO, &seg(7000, 500, 0))
+                .unwrap()
+                .ack,
+            5500
+        );
+        assert_eq!(rx.sack_blocks().as_slice(), &[(7000, 7500), (6000, 6500)]);
+        assert_eq!(
+            rx.handle_segment(Time::ZERO, &seg(8000, 500, 0))
+                .unwrap()
+                .ack,
+            5500
+        );
+        assert_eq!(
+            rx.sack_blocks().as_slice(),
+            &[(8000, 8500), (7000, 7500), (6000, 6500)]
+        );
+        // Case 4: the 4th segment arrives out of order.
+        let a = rx.handle_segment(Time::ZERO, &seg(6500, 500, 0)).unwrap();
+        assert_eq!(a.ack, 5500);
+        assert_eq!(rx.sack_blocks().as_slice(), &[(6000, 7500), (8000, 8500)]);
+        // Then the 2nd: the cumulative ACK jumps and one block is left.
+        let a = rx.handle_segment(Time::ZERO, &seg(5500, 500, 0)).unwrap();
+        assert_eq!(a.ack, 7500);
+        assert_eq!(rx.sack_blocks().as_slice(), &[(8000, 8500)]);
+    }
+
+    #[test]
+    fn more_holes_than_blocks_reports_the_three_most_recent() {
+        let mut rx = sack_receiver();
+        for k in [1u64, 3, 5, 7] {
+            rx.handle_segment(Time::ZERO, &seg(k * 100, 100, 0));
+        }
+        // A duplicate of an old block makes it the most recent again.
+        assert_eq!(
+            rx.handle_segment(Time::ZERO, &seg(100, 100, 0))
+                .unwrap()
+                .ack,
+            0
+        );
+        assert_eq!(
+            rx.sack_blocks().as_slice(),
+            &[(100, 200), (700, 800), (500, 600)]
+        );
+        let mut plain = TcpReceiver::new(TcpReceiverConfig::default());
+        plain.handle_segment(Time::ZERO, &seg(100, 100, 0));
+        assert!(plain.sack_blocks().is_empty(), "no blocks without SACK");
+    }
+
     proptest! {
         /// Whatever order and duplication segments arrive in, the receiver delivers exactly the
-        /// prefix that is complete, and the out-of-order ranges are sorted and disjoint.
+        /// prefix that is complete, the out-of-order ranges are sorted and disjoint, and the
+        /// SACK blocks report them as RFC 2018 §4 asks.
         #[test]
         fn reassembly_delivers_the_complete_prefix(
             order in proptest::collection::vec(0u64..40, 1..120)
         ) {
-            let mut rx = TcpReceiver::new(TcpReceiverConfig::default());
+            let mut rx = sack_receiver();
             let mut have = [false; 40];
             for i in &order {
                 have[*i as usize] = true;
-                rx.handle_segment(Time::ZERO, &seg(i * 100, 100, 0));
+                let a = rx.handle_segment(Time::ZERO, &seg(i * 100, 100, 0));
+                // Every SACK block is a whole range held above the cumulative ACK, and the
+                // first holds the segment that triggered the ACK when it is above it.
+                let a = a.expect("no delayed ACKs");
+                for &b in rx.sack_blocks().as_slice() {
+                    prop_assert!(rx.out_of_order_ranges().contains(&b));
+                }
+                if i * 100 >= a.ack {
+                    let first = rx.sack_blocks().as_slice()[0];
+                    prop_assert!(first.0 <= i * 100 && i * 100 < first.1);
+                }
                 let prefix = have.iter().take_while(|&&h| h).count() as u64 * 100;
                 prop_assert_eq!(rx.delivered_bytes(), prefix);
                 let r = rx.out_of_order_ranges();

@@ -31,3 +31,57 @@ pub struct AckSegment {
     /// Timestamp echo reply (RFC 7323 TSecr).
     pub ts_echo: Time,
 }
+
+impl AckSegment {
+    /// An acknowledgement.
+    #[must_use]
+    pub fn new(ack: u64, ts_echo: Time) -> Self {
+        AckSegment { ack, ts_echo }
+    }
+}
+
+/// The SACK option of one ACK: up to [`SackBlocks::MAX`] blocks `[start, end)` of data held
+/// above the cumulative acknowledgement, the first the most recently changed (RFC 2018 §4).
+/// It travels beside its [`AckSegment`] rather than in it: most connections have no SACK,
+/// and an ACK without it stays two words.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    len: u8,
+    blocks: [(u64, u64); SackBlocks::MAX],
+}
+
+impl SackBlocks {
+    /// Blocks that fit in the option space beside the timestamp option: 40 bytes of options,
+    /// 10 for timestamps (with 2 of padding), 2 + 8 per block (RFC 2018 §3).
+    pub const MAX: usize = 3;
+
+    /// No blocks.
+    pub const EMPTY: SackBlocks = SackBlocks {
+        len: 0,
+        blocks: [(0, 0); SackBlocks::MAX],
+    };
+
+    /// The blocks given, at most [`SackBlocks::MAX`] of them (the rest are dropped, as a
+    /// receiver drops what does not fit in its option space).
+    #[must_use]
+    pub fn from_blocks(blocks: &[(u64, u64)]) -> Self {
+        let mut s = SackBlocks::EMPTY;
+        for &b in blocks.iter().take(Self::MAX) {
+            s.blocks[s.len as usize] = b;
+            s.len += 1;
+        }
+        s
+    }
+
+    /// The blocks, most recent first.
+    #[must_use]
+    pub fn as_slice(&self) -> &[(u64, u64)] {
+        &self.blocks[..self.len as usize]
+    }
+
+    /// Whether there are no blocks.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}

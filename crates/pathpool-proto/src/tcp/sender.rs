@@ -9,7 +9,8 @@ use pathpool_core::{Dur, PathId, RttConfig, RttEstimator, Time};
 use serde::{Deserialize, Serialize};
 
 use super::pipe::{DupAckedSegments, FlightEstimate};
-use super::segment::{AckSegment, DataSegment};
+use super::segment::{AckSegment, DataSegment, SackBlocks};
+use sack_recovery::SackState;
 
 /// Sender parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,6 +38,11 @@ pub struct TcpSenderConfig {
     /// 10 ms; Linux fires on jiffies). Zero: exactly at the deadline.
     #[serde(default)]
     pub timer_granularity: Dur,
+    /// SACK loss recovery (RFC 6675; the receiver must send SACK blocks, RFC 2018): the
+    /// scoreboard decides what is lost and what to resend, and the pipe what may be sent. Off:
+    /// NewReno (RFC 6582).
+    #[serde(default)]
+    pub sack: bool,
 }
 
 /// RFC 6582 §4's two variants of resetting the retransmission timer on partial ACKs.
@@ -53,6 +59,19 @@ pub enum PartialAckTimer {
     SlowButSteady,
 }
 
+impl TcpSenderConfig {
+    /// The loss recovery this configuration uses: `"sack"` (RFC 6675) or `"newreno"`
+    /// (RFC 6582).
+    #[must_use]
+    pub fn loss_recovery(&self) -> &'static str {
+        if self.sack {
+            "sack"
+        } else {
+            "newreno"
+        }
+    }
+}
+
 impl Default for TcpSenderConfig {
     fn default() -> Self {
         TcpSenderConfig {
@@ -65,6 +84,7 @@ impl Default for TcpSenderConfig {
             partial_ack_timer: PartialAckTimer::Impatient,
             flight_estimate: FlightEstimate::Pipe,
             timer_granularity: Dur::ZERO,
+            sack: false,
         }
     }
 }
@@ -113,6 +133,8 @@ pub struct TcpSender {
     rto_deadline: Option<Time>,
     rtt: RttEstimator,
     stats: SenderStats,
+    /// SACK loss recovery's state, when `config.sack` (boxed: NewReno senders stay small).
+    sack: Option<Box<SackState>>,
 }
 
 impl TcpSender {
@@ -136,13 +158,31 @@ impl TcpSender {
             rto_deadline: None,
             rtt: RttEstimator::new(config.rtt),
             stats: SenderStats::default(),
+            sack: config.sack.then(Box::default),
         }
     }
 
-    /// Processes an arriving acknowledgement.
+    /// Processes an arriving acknowledgement that carries no SACK option.
+    #[inline]
     pub fn handle_ack<C: MultipathController>(&mut self, now: Time, ack: &AckSegment, cc: &mut C) {
+        self.handle_ack_with_sack(now, ack, &SackBlocks::EMPTY, cc);
+    }
+
+    /// Processes an arriving acknowledgement and its SACK option (ignored unless the sender
+    /// uses SACK).
+    pub fn handle_ack_with_sack<C: MultipathController>(
+        &mut self,
+        now: Time,
+        ack: &AckSegment,
+        sack: &SackBlocks,
+        cc: &mut C,
+    ) {
         if ack.ack > self.snd_max {
             // Acknowledges data never sent: not a valid ACK for this connection.
+            return;
+        }
+        if self.sack.is_some() {
+            self.handle_ack_sack(now, ack, sack, cc);
             return;
         }
         if ack.ack > self.snd_una {
@@ -252,6 +292,9 @@ impl TcpSender {
         now: Time,
         cc: &C,
     ) -> Option<DataSegment> {
+        if self.sack.is_some() {
+            return self.poll_transmit_sack(now, cc);
+        }
         if self.retransmit_pending {
             self.retransmit_pending = false;
             let len = self.segment_len(self.snd_una);
@@ -278,6 +321,9 @@ impl TcpSender {
     #[must_use]
     #[inline(always)]
     pub fn send_room<C: MultipathController>(&self, cc: &C) -> u64 {
+        if let Some(s) = &self.sack {
+            return self.sack_room(s, cc);
+        }
         self.send_window(cc)
             .saturating_sub(self.snd_nxt - self.snd_una)
     }
@@ -287,7 +333,7 @@ impl TcpSender {
     #[inline(always)]
     fn send_window<C: MultipathController>(&self, cc: &C) -> u64 {
         let mut window = cc.window(self.path);
-        if self.config.limited_transmit && !self.in_recovery {
+        if self.config.limited_transmit && !self.in_recovery && self.sack.is_none() {
             // RFC 3042: each of the first two duplicate ACKs allows one new segment beyond
             // cwnd, so a small window can still collect three duplicate ACKs.
             window += u64::from(self.dupacks.min(2)) * self.config.mss;
@@ -300,6 +346,9 @@ impl TcpSender {
     #[must_use]
     #[inline]
     pub fn can_transmit<C: MultipathController>(&self, cc: &C) -> bool {
+        if self.sack.is_some() {
+            return self.can_transmit_sack(cc);
+        }
         if self.retransmit_pending && self.segment_len(self.snd_una) > 0 {
             return true;
         }
@@ -322,7 +371,7 @@ impl TcpSender {
     #[must_use]
     #[inline]
     pub fn has_queued(&self) -> bool {
-        self.retransmit_pending || !self.all_sent()
+        self.retransmit_pending || !self.all_sent() || (self.in_recovery && self.sack.is_some())
     }
 
     /// Hands the sender `bytes` more of the application's data. A multipath connection creates
@@ -369,6 +418,10 @@ impl TcpSender {
         self.stats.bytes_sent += len;
         if retransmission {
             self.stats.retransmissions += 1;
+        }
+        if let Some(s) = self.sack.as_deref_mut() {
+            // RFC 6675 §5 step C.4: what is sent is in the pipe.
+            s.pipe += len;
         }
         if self.rto_deadline.is_none() {
             // RFC 6298 §5.1: start the timer when data is sent and it is not running.
@@ -432,6 +485,9 @@ impl TcpSender {
         // Go back N: resend from the first unacknowledged byte as the window reopens.
         self.snd_nxt = self.snd_una;
         self.retransmit_pending = false;
+        if let Some(s) = self.sack.as_deref_mut() {
+            s.on_timeout(self.snd_max);
+        }
     }
 
     /// FlightSize (RFC 5681 §2): the bytes the sender counts as in the network,
@@ -447,19 +503,27 @@ impl TcpSender {
         self.snd_nxt - self.snd_una
     }
 
-    /// The pipe without SACK: [`flight_bytes`](Self::flight_bytes) less the segments
+    /// The bytes the sender counts as in the network. With SACK, RFC 6675's `pipe` (unSACKed
+    /// bytes sent and not lost, retransmitted ones twice). Without SACK,
+    /// [`flight_bytes`](Self::flight_bytes) less the segments
     /// duplicate ACKs reported as received (Linux's `tcp_packets_in_flight` for Reno). In
     /// NewReno recovery the inflated window bounds it exactly as Linux bounds its pipe by
     /// cwnd: each duplicate ACK adds one segment to both, a partial ACK takes the segments it
     /// covers, less the hole, from both.
     #[must_use]
     pub fn pipe_bytes(&self) -> u64 {
+        if let Some(s) = &self.sack {
+            return s.pipe;
+        }
         self.flight_bytes()
             .saturating_sub(self.dup_acked.bytes(self.config.mss))
     }
 
     /// What the sender reports as in flight on an ACK.
     fn reported_flight(&self) -> u64 {
+        if self.sack.is_some() {
+            return self.pipe_bytes();
+        }
         match self.config.flight_estimate {
             FlightEstimate::Pipe => self.pipe_bytes(),
             FlightEstimate::FlightSize => self.flight_bytes(),
@@ -541,6 +605,9 @@ impl TcpSender {
         &self.config
     }
 }
+
+#[path = "sack_recovery.rs"]
+mod sack_recovery;
 
 #[cfg(test)]
 #[path = "sender_tests.rs"]

@@ -41,14 +41,8 @@ impl Harness {
     }
     /// An ACK echoing timestamp zero, so the RTT sample equals `now`.
     fn ack(&mut self, ack: u64) {
-        self.tx.handle_ack(
-            self.now,
-            &AckSegment {
-                ack,
-                ts_echo: Time::ZERO,
-            },
-            &mut self.cc,
-        );
+        self.tx
+            .handle_ack(self.now, &AckSegment::new(ack, Time::ZERO), &mut self.cc);
     }
     fn cwnd(&self) -> u64 {
         self.cc.metrics(self.tx.path()).cwnd
@@ -317,10 +311,7 @@ fn rto_backs_off_and_holds_ssthresh_on_repeat() {
     h.now += Dur::from_ms(100);
     h.tx.handle_ack(
         h.now,
-        &AckSegment {
-            ack: 2000,
-            ts_echo: h.now - Dur::from_ms(100),
-        },
+        &AckSegment::new(2000, h.now - Dur::from_ms(100)),
         &mut h.cc,
     );
     assert_eq!(h.tx.rtt().backoff(), 0);
@@ -370,10 +361,7 @@ fn finite_transfer_ends_with_short_segment_and_timer_off() {
     assert!(!tx.is_finished());
     tx.handle_ack(
         Time::from_ms(10),
-        &AckSegment {
-            ack: 2500,
-            ts_echo: Time::ZERO,
-        },
+        &AckSegment::new(2500, Time::ZERO),
         &mut cc,
     );
     assert!(tx.is_finished());

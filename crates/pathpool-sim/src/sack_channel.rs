@@ -1,0 +1,65 @@
+//! SACK options of the ACKs in flight, kept beside the packets.
+//!
+//! A simulated packet is 24 bytes and has no room for three SACK blocks (48 bytes), so a
+//! flow with SACK keeps each ACK it sends in a queue at its sink, and the packet carries the
+//! ACK's number in that queue in place of the acknowledgement number. The source takes the
+//! ACK back by that number when the packet arrives. One flow's ACKs cross one route of FIFO
+//! links, so they arrive in the order they were sent, less those dropped: the source skips
+//! the entries of ACKs that never arrived. The outcome is what the SACK option on the wire
+//! gives (as the DSS mappings of a multipath connection travel, D31), and a flow
+//! without SACK does not use it. The queue holds the ACKs in flight and reuses its memory,
+//! so a run in steady state allocates nothing for it.
+
+use std::collections::VecDeque;
+
+use pathpool_proto::tcp::{AckSegment, SackBlocks};
+
+/// The ACKs one flow (or one subflow) has sent and its source has not yet received.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SackChannel {
+    next_id: u64,
+    in_flight: VecDeque<(u64, AckSegment, SackBlocks)>,
+}
+
+impl SackChannel {
+    /// Keeps `ack` and its SACK option and returns the number its packet carries.
+    pub(crate) fn send(&mut self, ack: AckSegment, sack: &SackBlocks) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.in_flight.push_back((id, ack, *sack));
+        id
+    }
+
+    /// The ACK numbered `id`, which has just arrived; forgets it and every earlier one (they
+    /// were dropped on the way).
+    pub(crate) fn receive(&mut self, id: u64) -> (AckSegment, SackBlocks) {
+        while let Some((first, ack, sack)) = self.in_flight.pop_front() {
+            if first == id {
+                return (ack, sack);
+            }
+        }
+        unreachable!("ACK {id} was sent through this channel and arrives once, in order")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pathpool_core::Time;
+
+    #[test]
+    fn dropped_acks_are_skipped() {
+        let mut ch = SackChannel::default();
+        let ids: Vec<u64> = (0..4)
+            .map(|k| {
+                let blocks = SackBlocks::from_blocks(&[(k * 1000 + 500, k * 1000 + 600)]);
+                ch.send(AckSegment::new(k * 1000, Time::ZERO), &blocks)
+            })
+            .collect();
+        assert_eq!(ch.receive(ids[0]).0.ack, 0);
+        // ACKs 1 and 2 were dropped.
+        let (ack, sack) = ch.receive(ids[3]);
+        assert_eq!((ack.ack, sack.as_slice()), (3000, &[(3500, 3600)][..]));
+        assert!(ch.in_flight.is_empty());
+    }
+}
