@@ -18,7 +18,8 @@ use crate::MultipathController;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RecoveryExit {
-    /// `cwnd = ssthresh` (option 2; the classic choice, used by htsim and ns-2).
+    /// `cwnd = ssthresh` (option 2; the classic choice, ns-2's NewReno by default; htsim uses
+    /// option 1, D16).
     #[default]
     Ssthresh,
     /// `cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS)` (option 1; avoids a burst).
