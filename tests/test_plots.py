@@ -105,6 +105,6 @@ def test_the_summary_table_names_the_controller_and_the_paths(root):
     r = pathpool("run", multipath, "--no-write", "--set", "duration=12s")
     assert r.returncode == 0, r.stderr
     header = next(line for line in r.stdout.splitlines() if line.strip().startswith("flow "))
-    assert header.split()[:4] == ["flow", "kind", "cc", "paths"], header
+    assert header.split()[:5] == ["flow", "kind", "cc", "recovery", "paths"], header
     mp = next(line for line in r.stdout.splitlines() if line.strip().startswith("mp "))
-    assert mp.split()[:4] == ["mp", "tcp", "nmcc", "2"], mp
+    assert mp.split()[:5] == ["mp", "tcp", "nmcc", "newreno", "2"], mp
