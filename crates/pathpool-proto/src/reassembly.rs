@@ -74,22 +74,7 @@ impl Reassembly {
     }
 
     fn store(&mut self, start: u64, end: u64) {
-        let v = &mut self.above_gap;
-        // First range that ends at or after `start` (could merge with the new one).
-        let i = v.partition_point(|r| r.1 < start);
-        let mut j = i;
-        let (mut s, mut e) = (start, end);
-        while j < v.len() && v[j].0 <= e {
-            s = s.min(v[j].0);
-            e = e.max(v[j].1);
-            j += 1;
-        }
-        if i == j {
-            v.insert(i, (s, e));
-        } else {
-            v[i] = (s, e);
-            v.drain(i + 1..j);
-        }
+        merge_range(&mut self.above_gap, start, end);
     }
 
     /// Length of the in-order prefix: every byte below it has arrived.
@@ -121,6 +106,30 @@ impl Reassembly {
         let i = self.above_gap.partition_point(|r| r.0 <= start);
         i > 0 && end <= self.above_gap[i - 1].1
     }
+}
+
+/// Adds `[start, end)` to `ranges` (sorted, disjoint and not adjacent, and kept so, merging
+/// what it meets) and returns how many of its bytes were not in them before.
+pub(crate) fn merge_range(ranges: &mut Vec<(u64, u64)>, start: u64, end: u64) -> u64 {
+    // First range that ends at or after `start` (could merge with the new one).
+    let i = ranges.partition_point(|r| r.1 < start);
+    let mut j = i;
+    let (mut s, mut e) = (start, end);
+    let mut covered = 0;
+    while j < ranges.len() && ranges[j].0 <= e {
+        let (a, b) = ranges[j];
+        covered += b.min(end).saturating_sub(a.max(start));
+        s = s.min(a);
+        e = e.max(b);
+        j += 1;
+    }
+    if i == j {
+        ranges.insert(i, (s, e));
+    } else {
+        ranges[i] = (s, e);
+        ranges.drain(i + 1..j);
+    }
+    (end - start) - covered
 }
 
 #[cfg(test)]

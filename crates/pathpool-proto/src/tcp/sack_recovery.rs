@@ -12,8 +12,8 @@
 //! a timeout forgets the scoreboard (RFC 2018 §8) and recovery may not start again until
 //! everything outstanding then is acknowledged (RFC 6675 §5.1).
 
-use pathpool_cc::{AckSample, CongestionEvent, MultipathController, RecoveryAck};
-use pathpool_core::{Dur, Time};
+use pathpool_cc::{CongestionEvent, MultipathController, RecoveryAck};
+use pathpool_core::Time;
 
 use super::super::scoreboard::{Marks, NextSeg, Scoreboard};
 use super::super::segment::{AckSegment, DataSegment, SackBlocks};
@@ -87,10 +87,7 @@ impl TcpSender {
         let acked = ack.ack - self.snd_una;
         self.snd_una = ack.ack;
         self.snd_nxt = self.snd_nxt.max(self.snd_una);
-        let sample = (ack.ts_echo <= now).then(|| now - ack.ts_echo);
-        if let Some(r) = sample {
-            self.rtt.on_sample(r);
-        }
+        let sample = self.take_rtt_sample(now, ack);
         if self
             .sack_state()
             .rto_recovery_point
@@ -113,17 +110,7 @@ impl TcpSender {
             }
         } else {
             self.refresh_pipe();
-            let sample = AckSample {
-                now,
-                acked_bytes: acked,
-                rtt_sample: sample,
-                srtt: self.rtt.srtt().unwrap_or(Dur::ZERO),
-                flight_bytes: self.pipe_bytes(),
-            };
-            cc.on_ack(self.path, &sample);
-            if self.config.rwnd_bytes != u64::MAX {
-                cc.limit_window(self.path, self.config.rwnd_bytes);
-            }
+            self.report_ack(now, acked, sample, cc);
         }
         self.rto_deadline = (self.snd_una < self.snd_max).then(|| now + self.rtt.rto());
     }

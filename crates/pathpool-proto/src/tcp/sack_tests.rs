@@ -8,7 +8,7 @@ use super::super::SenderStats;
 use super::super::{PartialAckTimer, TcpSenderConfig};
 use super::*;
 use pathpool_cc::{Reno, WindowConfig, Windows};
-use pathpool_core::PathId;
+use pathpool_core::{Dur, PathId};
 
 const MSS: u64 = 1000;
 

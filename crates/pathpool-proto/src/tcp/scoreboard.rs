@@ -7,6 +7,8 @@
 //! bytes are exactly the holes below one boundary, and `SetPipe` and `NextSeg` become
 //! sums and searches over the ranges. An ACK costs O(ranges), a handful in practice.
 
+use crate::reassembly::merge_range;
+
 /// SACKed byte ranges above the cumulative acknowledgement.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Scoreboard {
@@ -48,32 +50,10 @@ impl Scoreboard {
         for &(s, e) in blocks {
             let (s, e) = (s.max(high_ack), e.min(high_data));
             if s < e {
-                newly += self.insert(s, e);
+                newly += merge_range(&mut self.ranges, s, e);
             }
         }
         newly
-    }
-
-    /// Adds `[start, end)`; returns how many of its bytes were not SACKed before.
-    fn insert(&mut self, start: u64, end: u64) -> u64 {
-        let v = &mut self.ranges;
-        let i = v.partition_point(|r| r.1 < start);
-        let mut j = i;
-        let (mut s, mut e) = (start, end);
-        let mut covered = 0;
-        while j < v.len() && v[j].0 <= end {
-            covered += v[j].1.min(end) - v[j].0.max(start).min(v[j].1.min(end));
-            s = s.min(v[j].0);
-            e = e.max(v[j].1);
-            j += 1;
-        }
-        if i == j {
-            v.insert(i, (s, e));
-        } else {
-            v[i] = (s, e);
-            v.drain(i + 1..j);
-        }
-        (end - start) - covered
     }
 
     /// The cumulative ACK moved to `high_ack`: forget what it covers.

@@ -202,12 +202,7 @@ impl TcpSender {
         }
         self.snd_una = ack.ack;
         self.snd_nxt = self.snd_nxt.max(self.snd_una);
-        // RFC 7323 §4.1: the echoed timestamp gives an RTT sample, valid for retransmitted
-        // segments too, so Karn's rule is not needed.
-        let sample = (ack.ts_echo <= now).then(|| now - ack.ts_echo);
-        if let Some(r) = sample {
-            self.rtt.on_sample(r);
-        }
+        let sample = self.take_rtt_sample(now, ack);
         let mut restart_timer = true;
         if self.in_recovery {
             if self.recover.is_some_and(|r| ack.ack >= r) {
@@ -233,19 +228,7 @@ impl TcpSender {
             }
         } else {
             self.dupacks = 0;
-            let flight = self.reported_flight();
-            let srtt = self.rtt.srtt().unwrap_or(Dur::ZERO);
-            let sample = AckSample {
-                now,
-                acked_bytes: acked,
-                rtt_sample: sample,
-                srtt,
-                flight_bytes: flight,
-            };
-            cc.on_ack(self.path, &sample);
-            if self.config.rwnd_bytes != u64::MAX {
-                cc.limit_window(self.path, self.config.rwnd_bytes);
-            }
+            self.report_ack(now, acked, sample, cc);
         }
         if self.snd_una == self.snd_max {
             // RFC 6298 §5.2: everything acknowledged, turn the timer off.
@@ -253,6 +236,40 @@ impl TcpSender {
         } else if restart_timer {
             // RFC 6298 §5.3.
             self.rto_deadline = Some(now + self.rtt.rto());
+        }
+    }
+
+    /// RFC 7323 §4.1: the echoed timestamp gives an RTT sample, valid for retransmitted
+    /// segments too, so Karn's rule is not needed.
+    #[inline]
+    fn take_rtt_sample(&mut self, now: Time, ack: &AckSegment) -> Option<Dur> {
+        let sample = (ack.ts_echo <= now).then(|| now - ack.ts_echo);
+        if let Some(r) = sample {
+            self.rtt.on_sample(r);
+        }
+        sample
+    }
+
+    /// Tells the controller of `acked` new bytes outside recovery, then holds cwnd within the
+    /// receive window (D127).
+    #[inline]
+    fn report_ack<C: MultipathController>(
+        &self,
+        now: Time,
+        acked: u64,
+        rtt_sample: Option<Dur>,
+        cc: &mut C,
+    ) {
+        let sample = AckSample {
+            now,
+            acked_bytes: acked,
+            rtt_sample,
+            srtt: self.rtt.srtt().unwrap_or(Dur::ZERO),
+            flight_bytes: self.reported_flight(),
+        };
+        cc.on_ack(self.path, &sample);
+        if self.config.rwnd_bytes != u64::MAX {
+            cc.limit_window(self.path, self.config.rwnd_bytes);
         }
     }
 
