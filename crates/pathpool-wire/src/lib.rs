@@ -29,6 +29,7 @@
     )
 )]
 
+pub mod auth;
 mod control;
 mod cursor;
 mod data;
