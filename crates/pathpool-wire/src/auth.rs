@@ -256,7 +256,6 @@ impl PublicKey {
     pub fn verify(&self, message: &[u8], signature: &[u8; SIGNATURE_BYTES]) -> bool {
         let signature = ed25519_dalek::Signature::from_bytes(signature);
         self.0.verify_strict(message, &signature).is_ok()
-            && self.0.verify(message, &signature).is_ok()
     }
 }
 
