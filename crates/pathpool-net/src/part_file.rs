@@ -431,6 +431,33 @@ mod tests {
         assert!(!path.exists());
     }
 
+    /// Version 1's partial file was `OUT.part`, opened with `O_CREAT|O_TRUNC`: a symlink
+    /// planted there had its target overwritten. Now neither it nor one at `OUT` is followed
+    /// (the creation flags are tested in `temp_file.rs`).
+    #[test]
+    fn symlinks_at_the_old_partial_name_and_the_output_are_not_followed() {
+        use std::os::unix::fs::symlink;
+        let path = scratch("symlinks");
+        let dir = path.parent().unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let old = dir.join("f.bin.part");
+        let _ = std::fs::remove_file(&old);
+        let _ = std::fs::remove_file(&path);
+        symlink(&victim, &old).unwrap();
+        symlink(&victim, &path).unwrap();
+        let data = content(5000);
+        let mut f = write_in_order(&path, &data, 1000, &[4, 3, 2, 1, 0]);
+        f.finish().unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        f.persist().unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert!(std::fs::symlink_metadata(&path).unwrap().is_file());
+        assert_eq!(std::fs::read(&path).unwrap(), data);
+        assert_eq!(std::fs::read_link(&old).unwrap(), victim);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
     #[test]
     fn discard_stops_the_writer_and_removes_the_file() {
         let path = scratch("discard");
