@@ -1,13 +1,13 @@
 //! The mmTP subscriber of `pathpool get`: subscribes through the rendezvous, opens one
 //! subflow per FID pair of the answer in the coupling groups it gives, drives the sans-IO
 //! [`Subscriber`] (the one the simulator drives) with datagrams and the wall clock, writes
-//! chunks into a temporary file at their offsets, checks the whole file against the
-//! metadata's SHA-256 and only then renames it to its final name.
+//! chunks into a temporary file at their offsets (a new file under a random name beside the
+//! output, `temp_file.rs`), checks the whole file against the metadata's SHA-256 and only
+//! then renames it to its final name.
 
 use std::fmt;
-use std::fs;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use pathpool_cc::{AnyController, CcKind, CcOptions, WindowConfig};
 use pathpool_core::{Dur, Time};
@@ -145,7 +145,7 @@ pub struct GetEndpoint {
     subscriber: Subscriber,
     cc: AnyController,
     paths: Vec<PathFids>,
-    part_path: PathBuf,
+    /// The partial file, from the metadata on; dropping it removes it.
     file: Option<PartFile>,
     started: Option<Time>,
     last_subscribe: Option<Time>,
@@ -180,7 +180,6 @@ impl GetEndpoint {
             initial_window: u64::from(config.subscriber.initial_window_chunks.max(1)),
             ..WindowConfig::default()
         };
-        let part = part_path(&config.out);
         GetEndpoint {
             subscriber: Subscriber::new(
                 ContentId::from_name(config.name.as_str()),
@@ -193,7 +192,6 @@ impl GetEndpoint {
             rendezvous,
             state: GetState::Subscribing,
             paths: Vec::new(),
-            part_path: part,
             file: None,
             started: None,
             last_subscribe: None,
@@ -266,9 +264,20 @@ impl GetEndpoint {
         }
     }
 
+    /// Stops the download where it is (the user interrupted it) and removes the partial
+    /// file: the name it had, if one had been created, or why it could not be removed. The
+    /// output is never touched before the verified rename.
+    ///
+    /// # Errors
+    /// The partial file could not be removed; the message names it.
+    pub fn abandon(&mut self, now: Time) -> Result<Option<PathBuf>, String> {
+        let removed = self.file.take().map(PartFile::discard).transpose();
+        self.finished.get_or_insert(now);
+        removed
+    }
+
     fn fail(&mut self, now: Time, e: GetError) {
         self.file = None;
-        let _ = fs::remove_file(&self.part_path);
         self.finished = Some(now);
         self.state = GetState::Failed(e);
     }
@@ -330,7 +339,7 @@ impl GetEndpoint {
         let Some(size) = self.metadata().map(|m| m.size_bytes) else {
             return;
         };
-        match PartFile::create(&self.part_path, size) {
+        match PartFile::create(&self.config.out, size) {
             Ok(f) => {
                 self.file = Some(f);
                 for (index, payload) in std::mem::take(&mut self.early) {
@@ -338,8 +347,7 @@ impl GetEndpoint {
                 }
             }
             Err(e) => {
-                let e = GetError::Io(format!("{}: {e}", self.part_path.display()));
-                self.fail(now, e);
+                self.fail(now, GetError::Io(e.to_string()));
             }
         }
     }
@@ -367,7 +375,8 @@ impl GetEndpoint {
     }
 
     fn finish(&mut self, now: Time) {
-        let (Some(file), Some(m)) = (self.file.take(), self.subscriber.metadata().cloned()) else {
+        let (Some(mut file), Some(m)) = (self.file.take(), self.subscriber.metadata().cloned())
+        else {
             return;
         };
         // The writer hashed every byte as it wrote it (part_file.rs): the SHA-256 of what is
@@ -388,10 +397,7 @@ impl GetEndpoint {
                     ))
                 }
             })
-            .and_then(|()| {
-                fs::rename(&self.part_path, &self.config.out)
-                    .map_err(|e| GetError::Io(format!("{}: {e}", self.config.out.display())))
-            });
+            .and_then(|()| file.persist().map_err(GetError::Io));
         match verified {
             Ok(()) => {
                 self.finished = Some(now);
@@ -417,14 +423,6 @@ impl GetEndpoint {
         }
         self.transmit(io, now);
     }
-}
-
-/// The path of the partial file of a download to `out`.
-#[must_use]
-pub fn part_path(out: &Path) -> PathBuf {
-    let mut part = out.as_os_str().to_owned();
-    part.push(".part");
-    PathBuf::from(part)
 }
 
 impl Endpoint for GetEndpoint {
@@ -524,6 +522,7 @@ mod tests {
     use crate::overlay::Overlay;
     use pathpool_proto::mmtp::{Echo, MetadataReply, PathIndex};
     use pathpool_wire::{ChunkMsg, FidSetMsg, MetadataReplyMsg};
+    use std::fs;
     use std::net::UdpSocket;
 
     const PAIR: &str = r#"

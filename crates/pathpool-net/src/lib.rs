@@ -14,3 +14,4 @@ pub mod overlay;
 pub mod part_file;
 pub mod publisher;
 pub mod rv;
+pub mod temp_file;

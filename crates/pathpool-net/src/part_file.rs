@@ -11,9 +11,14 @@
 //! kernel has been writing it out all along, so the sync has little left to do, and the pages
 //! already on disk have left the page cache (a download streams through it, as with Linux's
 //! `RWF_DONTCACHE`, rather than filling it).
+//!
+//! The file itself is a [`TempFile`] beside the output: a random name, created with
+//! `O_EXCL|O_NOFOLLOW` and mode 0600, renamed onto the output by [`PartFile::persist`] once
+//! the caller has verified the content, and removed when the partial file is dropped
+//! unpersisted (issue 18; see `temp_file.rs`).
 
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
@@ -24,6 +29,8 @@ use std::thread::{self, JoinHandle};
 
 use nix::fcntl::{posix_fadvise, PosixFadviseAdvice};
 use sha2::{Digest, Sha256};
+
+use crate::temp_file::TempFile;
 
 /// Largest run of contiguous bytes the subscriber gathers before handing it to the writer.
 pub const RUN_BYTES: usize = 1 << 20;
@@ -49,6 +56,9 @@ pub type Sha256Digest = [u8; 32];
 
 /// A download's partial file (see the module documentation).
 pub struct PartFile {
+    /// Dropped after the writer has been joined (`Drop`), which removes the file unless it
+    /// was persisted.
+    temp: Option<TempFile>,
     path: PathBuf,
     run: Vec<u8>,
     run_start: u64,
@@ -71,24 +81,25 @@ impl std::fmt::Debug for PartFile {
 }
 
 impl PartFile {
-    /// Creates (or truncates) the file at `path`, `size_bytes` long, and starts its writer.
+    /// Creates the partial file of a download to `out`, `size_bytes` long, under a new random
+    /// name beside `out` (`temp_file.rs`), and starts its writer. Nothing at `out` or at any
+    /// other existing name is opened.
     ///
     /// # Errors
-    /// The file cannot be created or sized, or the thread cannot start.
-    pub fn create(path: &Path, size_bytes: u64) -> io::Result<PartFile> {
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(true)
-            .read(true)
-            .write(true)
-            .open(path)?;
-        file.set_len(size_bytes)?;
+    /// The file cannot be created or sized, or the thread cannot start; the message names
+    /// the file.
+    pub fn create(out: &Path, size_bytes: u64) -> io::Result<PartFile> {
+        let temp = TempFile::create_beside(out)?;
+        let path = temp.path().to_path_buf();
+        let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+        temp.file().set_len(size_bytes).map_err(named)?;
+        let file = temp.file().try_clone().map_err(named)?;
         let (to_writer, runs) = channel::<Run>();
         let (give_back, spare) = channel::<Vec<u8>>();
         let failure = Arc::new(Mutex::new(None));
         let writer = Writer {
             file,
-            path: path.to_path_buf(),
+            path: path.clone(),
             size_bytes,
             hasher: Sha256::new(),
             hashed_to: 0,
@@ -99,9 +110,11 @@ impl PartFile {
         };
         let writer = thread::Builder::new()
             .name("part-file".into())
-            .spawn(move || writer.serve(&runs, &give_back))?;
+            .spawn(move || writer.serve(&runs, &give_back))
+            .map_err(named)?;
         Ok(PartFile {
-            path: path.to_path_buf(),
+            temp: Some(temp),
+            path,
             run: Vec::with_capacity(RUN_BYTES),
             run_start: 0,
             to_writer: Some(to_writer),
@@ -110,6 +123,12 @@ impl PartFile {
             failure,
             writer: Some(writer),
         })
+    }
+
+    /// The file's name while it is partial (random; see `temp_file.rs`).
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// Writes `data` at `offset`. Each byte of the file must be written exactly once.
@@ -169,12 +188,13 @@ impl PartFile {
     }
 
     /// Writes what is left, waits for the writer, syncs the file and returns the SHA-256 of
-    /// its whole content.
+    /// its whole content. The file keeps its temporary name: [`PartFile::persist`] it once
+    /// verified, or drop it to remove it.
     ///
     /// # Errors
     /// A write, read-back or sync failed, or some bytes were never written (the message says
     /// from where).
-    pub fn finish(mut self) -> Result<Sha256Digest, String> {
+    pub fn finish(&mut self) -> Result<Sha256Digest, String> {
         if !self.run.is_empty() {
             self.hand_over();
         }
@@ -188,16 +208,49 @@ impl PartFile {
             )),
         }
     }
-}
 
-impl Drop for PartFile {
-    fn drop(&mut self) {
-        // Abandoned (a failed download): let the writer finish before the caller removes the
-        // file, so that nothing writes to a file that no longer has a name.
+    /// Renames the file, once [`PartFile::finish`]ed and verified by the caller, onto the
+    /// output given to [`PartFile::create`], with the mode of a normally created file. Whatever
+    /// was at the output is replaced atomically; a symlink there is replaced, not followed.
+    ///
+    /// # Errors
+    /// The rename failed (the output is as it was and the partial file is removed); the
+    /// message names the file.
+    pub fn persist(mut self) -> Result<(), String> {
+        self.stop_writer();
+        match self.temp.take() {
+            Some(t) => t.persist().map_err(|e| e.to_string()),
+            None => Err(format!("{}: already removed", self.path.display())),
+        }
+    }
+
+    /// Abandons the download: stops the writer and removes the file now.
+    ///
+    /// # Errors
+    /// The removal failed; the message names the file.
+    pub fn discard(mut self) -> Result<PathBuf, String> {
+        self.stop_writer();
+        match self.temp.take() {
+            Some(t) => t.discard(),
+            None => Err(format!("{}: already removed", self.path.display())),
+        }
+    }
+
+    /// Lets the writer finish before the file is renamed or removed, so that nothing writes to
+    /// a file that no longer has its name.
+    fn stop_writer(&mut self) {
         self.to_writer = None;
         if let Some(w) = self.writer.take() {
             let _ = w.join();
         }
+    }
+}
+
+impl Drop for PartFile {
+    fn drop(&mut self) {
+        // Abandoned (a failed download): the writer finishes, then dropping `temp` removes
+        // the file.
+        self.stop_writer();
     }
 }
 
@@ -325,10 +378,11 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The output of a download in a scratch directory of its own.
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("pathpool-part-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        dir.join("f.part")
+        dir.join("f.bin")
     }
 
     fn content(len: usize) -> Vec<u8> {
@@ -353,20 +407,67 @@ mod tests {
         // chunk.
         let data = content((MAX_RUNS + 3) * RUN_BYTES + 1000);
         let n = data.len().div_ceil(1135);
-        let f = write_in_order(&path, &data, 1135, &(0..n).collect::<Vec<_>>());
+        let mut f = write_in_order(&path, &data, 1135, &(0..n).collect::<Vec<_>>());
         let digest = f.finish().unwrap();
         assert_eq!(digest, <[u8; 32]>::from(Sha256::digest(&data)));
+        assert!(!path.exists(), "the output appears only when persisted");
+        f.persist().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), data);
+        assert!(crate::temp_file::leftovers(&path).is_empty());
     }
 
     #[test]
     fn a_missing_chunk_is_an_error_naming_the_offset() {
         let path = scratch("missing");
         let data = content(10 * 1000);
-        let f = write_in_order(&path, &data, 1000, &[0, 1, 2, 4, 5, 6, 7, 8, 9]);
+        let mut f = write_in_order(&path, &data, 1000, &[0, 1, 2, 4, 5, 6, 7, 8, 9]);
         let e = f.finish().unwrap_err();
         assert!(e.contains("from offset 3000 of 10000"), "{e}");
-        assert!(e.contains("f.part"), "{e}");
+        assert!(e.contains(f.path().to_str().unwrap()), "{e}");
+        assert!(e.contains(".f.bin.pathpool-"), "{e}");
+        // A failed download leaves nothing: dropping the partial file removes it.
+        drop(f);
+        assert!(crate::temp_file::leftovers(&path).is_empty());
+        assert!(!path.exists());
+    }
+
+    /// Version 1's partial file was `OUT.part`, opened with `O_CREAT|O_TRUNC`: a symlink
+    /// planted there had its target overwritten. Now neither it nor one at `OUT` is followed
+    /// (the creation flags are tested in `temp_file.rs`).
+    #[test]
+    fn symlinks_at_the_old_partial_name_and_the_output_are_not_followed() {
+        use std::os::unix::fs::symlink;
+        let path = scratch("symlinks");
+        let dir = path.parent().unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let old = dir.join("f.bin.part");
+        let _ = std::fs::remove_file(&old);
+        let _ = std::fs::remove_file(&path);
+        symlink(&victim, &old).unwrap();
+        symlink(&victim, &path).unwrap();
+        let data = content(5000);
+        let mut f = write_in_order(&path, &data, 1000, &[4, 3, 2, 1, 0]);
+        f.finish().unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        f.persist().unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert!(std::fs::symlink_metadata(&path).unwrap().is_file());
+        assert_eq!(std::fs::read(&path).unwrap(), data);
+        assert_eq!(std::fs::read_link(&old).unwrap(), victim);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn discard_stops_the_writer_and_removes_the_file() {
+        let path = scratch("discard");
+        let data = content(3 * RUN_BYTES);
+        let f = write_in_order(&path, &data, 1000, &(0..2000).collect::<Vec<_>>());
+        let temp = f.path().to_path_buf();
+        assert!(temp.exists());
+        assert_eq!(f.discard().unwrap(), temp);
+        assert!(!temp.exists());
+        assert!(!path.exists());
     }
 
     #[test]
@@ -395,8 +496,10 @@ mod tests {
             for i in (1..n).rev() {
                 order.swap(i, rng.below(i as u64 + 1) as usize);
             }
-            let digest = write_in_order(&path, &data, chunk, &order).finish().unwrap();
+            let mut f = write_in_order(&path, &data, chunk, &order);
+            let digest = f.finish().unwrap();
             prop_assert_eq!(digest, <[u8; 32]>::from(Sha256::digest(&data)));
+            f.persist().unwrap();
             prop_assert_eq!(std::fs::read(&path).unwrap(), data);
             let _ = std::fs::remove_file(&path);
         }

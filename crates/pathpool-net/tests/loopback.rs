@@ -369,7 +369,7 @@ fn an_unknown_name_fails_cleanly_without_a_file() {
         other => panic!("expected a refusal, got {other:?}"),
     }
     assert!(!out.exists());
-    assert!(!pathpool_net::get::part_path(&out).exists());
+    assert!(pathpool_net::temp_file::leftovers(&out).is_empty());
 }
 
 #[test]
@@ -487,4 +487,43 @@ fn a_forwarding_nodes_cache_serves_a_download_after_the_publisher_is_gone() {
         "cache: 8 MB from the publisher over 40 Mb/s in {first_wall:.2} s, then from f's cache alone in {second_wall:.2} s; {} hits, {} misses, {} replies kept",
         c.hits, c.misses, c.stored
     );
+}
+
+/// Issue 18, "Part file follows symlinks": someone who can write to the output's directory
+/// plants symlinks at the names a download to `OUT` could write through, the fixed `OUT.part`
+/// of wire version 1 and `OUT` itself, each pointing at a victim file. The download must
+/// complete, leave both victims and both symlinks as they were planted but the one at `OUT`,
+/// which the verified file replaces. On version 1, which opened `OUT.part` with
+/// `O_CREAT|O_TRUNC`, the first victim received the download and `OUT` became a symlink to it
+/// (docs/security.md, "Files (C)").
+#[test]
+fn symlinks_planted_at_the_part_and_output_names_are_not_followed() {
+    use std::os::unix::fs::symlink;
+    let _cores = common::shared();
+    let dir = Scratch::new("symlinks");
+    let src = dir.0.join("content.bin");
+    let data = random_file(&src, 2 << 20, 13);
+    let mut bed = Bed::start(THREE_SOURCES, &src, "/test/content");
+    let out = dir.0.join("downloaded.bin");
+    let old_part = dir.0.join("downloaded.bin.part");
+    let (victim_part, victim_out) = (dir.0.join("victim-part"), dir.0.join("victim-out"));
+    let (was_part, was_out) = (b"the target of OUT.part\n", b"the target of OUT\n");
+    fs::write(&victim_part, was_part).unwrap();
+    fs::write(&victim_out, was_out).unwrap();
+    symlink(&victim_part, &old_part).unwrap();
+    symlink(&victim_out, &out).unwrap();
+    let (ep, _) = download(&mut bed, "s", &out);
+    assert_eq!(ep.inner.state(), &GetState::Done, "{:?}", ep.inner);
+    assert_eq!(fs::read(&victim_part).unwrap(), was_part);
+    assert_eq!(fs::read(&victim_out).unwrap(), was_out);
+    assert_eq!(fs::read_link(&old_part).unwrap(), victim_part);
+    assert!(
+        fs::symlink_metadata(&out).unwrap().is_file(),
+        "OUT is the downloaded file, not a symlink"
+    );
+    assert!(
+        fs::read(&out).unwrap() == data,
+        "the file differs from the source"
+    );
+    assert!(pathpool_net::temp_file::leftovers(&out).is_empty());
 }

@@ -345,11 +345,34 @@ pub fn publish_command(a: &PublishArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Names the partial files that downloads to `out` killed before (SIGKILL, a second Ctrl-C,
+/// a crash) left beside it. They are never read (a download always starts a new file under
+/// a new random name) nor removed (one may belong to a download to `out` running now): the
+/// user is told (D174).
+fn warn_of_leftovers(out: &Path) {
+    for l in pathpool_net::temp_file::leftovers(out) {
+        let age = l
+            .modified
+            .and_then(|m| m.elapsed().ok())
+            .map_or(String::new(), |d| {
+                format!(", last written {} s ago", d.as_secs())
+            });
+        eprintln!(
+            "note: {} ({} bytes{age}) is the partial file of an earlier download to {} that \
+             never finished; it is not used; remove it unless that download is still running",
+            l.path.display(),
+            l.bytes,
+            out.display()
+        );
+    }
+}
+
 /// `pathpool get NAME -o FILE --overlay FILE --node ID`.
 ///
 /// # Errors
 /// Bad arguments (exit 2); a failed download (exit 1: unknown name, no reachable source,
-/// integrity mismatch, I/O), with no file left under the final name.
+/// integrity mismatch, I/O) or Ctrl-C (exit 130), with no file left under the final name
+/// (an existing one left as it was) and the partial file removed.
 pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
     let d = &a.download;
     let name = ContentName::new(&a.name)
@@ -396,6 +419,7 @@ pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
         .map(ProgressLog::create)
         .transpose()?;
     let display = !d.quiet && std::io::stderr().is_terminal();
+    warn_of_leftovers(&a.out);
     let mut ep = Watched::new(
         GetEndpoint::new(config, node, rv),
         display,
@@ -444,10 +468,22 @@ pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
         }
         GetState::Failed(e) => Err(CliError::Failed(format!("{name}: {e}"))),
         GetState::Subscribing | GetState::Downloading => {
-            let _ = std::fs::remove_file(pathpool_net::get::part_path(&a.out));
+            // Each clause says what is true on disk: a partial file exists only once the
+            // metadata has come, and the output is touched only by the verified rename.
+            let partial = match ep.inner.abandon(now) {
+                Ok(None) => "nothing written".to_string(),
+                Ok(Some(path)) => format!("removed the partial file {}", path.display()),
+                Err(e) => format!("the partial file could not be removed: {e}"),
+            };
+            let out = if a.out.symlink_metadata().is_ok() {
+                "left as it was"
+            } else {
+                "not created"
+            };
             Err(CliError::Interrupted(format!(
-                "{name}: stopped after {} bytes; nothing written",
-                p.bytes
+                "{name}: stopped after {} bytes; {partial}; {} {out}",
+                p.bytes,
+                a.out.display()
             )))
         }
     }
