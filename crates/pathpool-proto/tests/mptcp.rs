@@ -119,7 +119,7 @@ fn transfer(cc: CcKind, scheduler: Scheduler, bytes: u64, plan: Plan<'_>, seed: 
     let horizon = Time::from_secs(600);
     let mut finished_at = None;
     loop {
-        while let Some(s) = tx.poll_transmit(net.now, &cc) {
+        while let Some(s) = tx.poll_transmit(net.now, &mut cc) {
             net.send_data(s.subflow, s.seg);
         }
         // The sender learns of data only through ACKs of what the receiver has.
@@ -325,7 +325,7 @@ fn a_closed_subflow_leaves_the_controller_and_ignores_late_acks() {
     tx.add_subflow(&mut cc, 0);
     tx.add_subflow(&mut cc, 0);
     let mut sent = Vec::new();
-    while let Some(s) = tx.poll_transmit(Time::ZERO, &cc) {
+    while let Some(s) = tx.poll_transmit(Time::ZERO, &mut cc) {
         sent.push(s);
     }
     assert_eq!(sent.len(), 20, "two initial windows of 10 segments");
@@ -345,7 +345,7 @@ fn a_closed_subflow_leaves_the_controller_and_ignores_late_acks() {
     // The reinjected data goes out on subflow 0 as soon as its window opens.
     let ack = AckSegment::new(10 * MSS, Time::ZERO);
     tx.handle_ack(Time::from_ms(10), 0, &ack, &mut cc);
-    let next = tx.poll_transmit(Time::from_ms(10), &cc).unwrap();
+    let next = tx.poll_transmit(Time::from_ms(10), &mut cc).unwrap();
     assert_eq!(next.subflow, 0);
     let mut first = None;
     tx.for_each_mapping(0, next.seg.seq, u64::from(next.seg.len), |a, _| {
