@@ -31,6 +31,8 @@ mod receiver;
 mod scheduler;
 mod sender;
 mod window;
+#[cfg(test)]
+mod window_tests;
 
 use pathpool_core::Time;
 
