@@ -95,9 +95,13 @@ pub struct MpSender {
     /// retransmission puts data in a second subflow's queue, and the receiver's explicit
     /// DATA_ACK says what has arrived (D176).
     mapped_bytes: u64,
-    /// The first data byte beyond the receiver's window (`u64::MAX`: no receive window). Kept
-    /// here, not only in `window`, since every new segment is checked against it.
+    /// The first data byte beyond the receiver's window (`u64::MAX`: no receive window).
     right_edge: u64,
+    /// One past the last data byte that may be given out now: `data_end`, or less when the
+    /// receive window stops a whole segment at `next_data_seq + k·mss` from fitting. New data
+    /// is taken below it, so the window costs the per-segment path nothing; `next_data_seq`
+    /// moves by whole segments (all but a transfer's last), so it stays exact between updates.
+    send_end: u64,
     /// The receive window and its mitigations, when the receive buffer is finite.
     window: Option<Box<SendWindow>>,
     /// Which subflows may have something to send since `poll_transmit` last returned `None`.
@@ -152,6 +156,7 @@ impl MpSender {
             reinject: VecDeque::new(),
             mapped_bytes: 0,
             right_edge: u64::MAX,
+            send_end: config.data_bytes.unwrap_or(u64::MAX),
             window: None,
             pending: Pending::All,
             deadlines: Deadlines::default(),
@@ -169,7 +174,19 @@ impl MpSender {
         let w = SendWindow::new(config);
         self.right_edge = w.right_edge;
         self.window = Some(Box::new(w));
+        self.update_send_end();
         self
+    }
+
+    /// Recomputes `send_end` after `right_edge` or `data_end` changed.
+    fn update_send_end(&mut self) {
+        let (next, mss) = (self.next_data_seq, self.subflow_config.mss);
+        self.send_end = if self.right_edge >= self.data_end {
+            self.data_end
+        } else {
+            // Only whole segments fit: a shorter last one ends at `data_end`, beyond the edge.
+            next + self.right_edge.saturating_sub(next) / mss * mss
+        };
     }
 
     /// Processes the data-level acknowledgement and receive window that came with a subflow
@@ -179,6 +196,7 @@ impl MpSender {
         if let Some(w) = self.window.as_deref_mut() {
             if w.update(d) {
                 self.right_edge = w.right_edge;
+                self.update_send_end();
                 // Any subflow stopped by the window may send now, not only the one whose
                 // acknowledgement opened it.
                 self.pending = Pending::All;
@@ -349,12 +367,12 @@ impl MpSender {
             (room >= len).then_some((data_seq, len, room))
         });
         let Some((data_seq, len, room)) = given else {
+            if self.window.is_some() {
+                return self.blocked_on(now, i, cc);
+            }
             self.pending = Pending::None;
             return None;
         };
-        if data_seq + len > self.right_edge {
-            return self.window_blocked(now, i, cc);
-        }
         let seg = self.give(now, i, data_seq, len);
         if self.reinject.is_empty() {
             // What the next call would find is known now: the other subflows had nothing to
@@ -390,13 +408,56 @@ impl MpSender {
             .next_data()
             .and_then(|(data_seq, len)| Some((data_seq, len, self.schedule(cc, len)?)));
         let Some((data_seq, len, i)) = given else {
+            // A subflow with room for the next new segment, which only the receive window
+            // stops, is the one the scheduler would have given it to.
+            let blocked = self
+                .window_stopped_len()
+                .and_then(|len| self.schedule(cc, len));
+            if let Some(i) = blocked {
+                return self.window_blocked(now, i, cc);
+            }
             self.pending = Pending::None;
             return None;
         };
-        if data_seq + len > self.right_edge {
+        Some(self.give(now, i, data_seq, len))
+    }
+
+    /// With a receive window: the length of the next new segment if only the window stops it
+    /// (there is data left and nothing to reinject).
+    fn window_stopped_len(&self) -> Option<u64> {
+        let stopped = self.window.is_some()
+            && self.reinject.is_empty()
+            && self.next_data_seq < self.data_end
+            && self.next_data_seq >= self.send_end;
+        stopped.then(|| {
+            self.subflow_config
+                .mss
+                .min(self.data_end - self.next_data_seq)
+        })
+    }
+
+    /// `transmit_on` found nothing to give subflow `i` and the connection has a receive
+    /// window: if the window alone stops `i` from taking the next new segment, see
+    /// `window_blocked`.
+    #[cold]
+    #[inline(never)]
+    fn blocked_on<C: MultipathController>(
+        &mut self,
+        now: Time,
+        i: usize,
+        cc: &mut C,
+    ) -> Option<MpSegment> {
+        let sf = &self.subflows[i];
+        let has_room = |len| {
+            sf.state == SubflowState::Active
+                && sf.sender.all_sent()
+                && sf.sender.send_room(cc) >= len
+        };
+        if self.window_stopped_len().is_some_and(has_room) {
             return self.window_blocked(now, i, cc);
         }
-        Some(self.give(now, i, data_seq, len))
+        self.pending = Pending::None;
+        None
     }
 
     /// Subflow `i` has congestion window for the next new segment, but the receive window
@@ -489,7 +550,7 @@ impl MpSender {
         if let Some(&(start, end)) = self.reinject.front() {
             return Some((start, (end - start).min(mss)));
         }
-        let len = mss.min(self.data_end.saturating_sub(self.next_data_seq));
+        let len = mss.min(self.send_end.saturating_sub(self.next_data_seq));
         (len > 0).then_some((self.next_data_seq, len))
     }
 
@@ -528,6 +589,7 @@ impl MpSender {
     /// still delivered reliably.
     pub fn stop(&mut self) {
         self.data_end = self.data_end.min(self.next_data_seq);
+        self.send_end = self.send_end.min(self.data_end);
         self.pending = Pending::All;
     }
 
