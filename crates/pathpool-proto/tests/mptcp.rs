@@ -453,3 +453,49 @@ fn lowest_rtt_scheduler_fills_the_fast_subflow_first() {
         o.sent_per_subflow
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    /// Random connections with a finite receive buffer: any controller, scheduler, buffer
+    /// (one segment to two hundred), mitigation options and two or three random paths (delay,
+    /// rate, loss, reordering), sometimes with a subflow closed mid-transfer. `transfer`
+    /// checks on every segment that nothing goes beyond the right edge and on every arrival
+    /// that the buffer is not overrun; every byte must be delivered in order.
+    #[test]
+    fn random_connections_with_a_receive_buffer_complete(
+        cc in 0..CcKind::ALL.len(),
+        round_robin: bool,
+        buffer_segments in 1u64..200,
+        opportunistic_retransmission: bool,
+        penalisation: bool,
+        paths in proptest::collection::vec((1u64..80, 1u64..30, 0u32..5, 0u64..20), 2..4),
+        close: bool,
+        seed in 0u64..1000,
+    ) {
+        let paths: Vec<PathModel> = paths
+            .into_iter()
+            .map(|(delay, mbps, loss_pct, jitter)| path(delay, mbps, f64::from(loss_pct) / 100.0, jitter))
+            .collect();
+        let closes = [(Time::from_ms(200), paths.len() - 1)];
+        let bytes = 100_000 + seed;
+        let o = transfer(
+            CcKind::ALL[cc],
+            if round_robin { Scheduler::RoundRobin } else { Scheduler::LowestRtt },
+            bytes,
+            Plan {
+                paths: &paths,
+                initial: paths.len(),
+                opens: &[],
+                closes: if close { &closes } else { &[] },
+                window: Some(ReceiveWindowConfig {
+                    receive_buffer_bytes: buffer_segments * MSS,
+                    opportunistic_retransmission,
+                    penalisation,
+                }),
+            },
+            seed,
+        );
+        proptest::prop_assert_eq!(o.delivered, bytes);
+        proptest::prop_assert!(o.finished_at.is_some());
+    }
+}
