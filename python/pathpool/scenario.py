@@ -239,6 +239,9 @@ def flow(
     k_paths: int | None = None,
     tm: Mapping[str, Any] | None = None,
     scheduler: str | None = None,
+    receive_buffer: Quantity | None = None,
+    opportunistic_retransmission: bool | None = None,
+    penalisation: bool | None = None,
     cc: str | None = None,
     tcp: Mapping[str, Any] | None = None,
     rate: Quantity | None = None,
@@ -273,7 +276,10 @@ def flow(
     route, ``k_paths=k`` one with a subflow on each of the k shortest loopless paths,
     ``tm={"k": 2, "assistance": "bottleneck"}`` one whose subflows and coupling groups the
     topology manager chooses; ``scheduler`` picks the subflow for each segment (``"lowest-rtt"``,
-    ``"round-robin"``).
+    ``"round-robin"``). ``receive_buffer`` (``"200KB"``; default unlimited) gives a multipath
+    connection a connection-level receive window shared by its subflows, with head-of-line
+    blocking and the mitigations ``opportunistic_retransmission`` and ``penalisation`` (both on
+    by default with a finite buffer).
 
     >>> flow("a", "b", size="10MB", start="1s")
     {'from': 'a', 'to': 'b', 'kind': 'tcp', 'start': '1s', 'size': '10MB'}
@@ -300,6 +306,9 @@ def flow(
             "k_paths": k_paths,
             "tm": dict(tm) if tm is not None else None,
             "scheduler": scheduler,
+            "receive_buffer": _size(receive_buffer),
+            "opportunistic_retransmission": opportunistic_retransmission,
+            "penalisation": penalisation,
             "cc": cc,
             "tcp": dict(tcp) if tcp is not None else None,
             "rate": _with_unit("rate", rate, "rate_bps", rate_bps, "bps"),

@@ -242,6 +242,9 @@ impl MultipathController for AnyController {
     fn limit_window(&mut self, path: PathId, max_bytes: u64) {
         dispatch!(self, c => c.limit_window(path, max_bytes))
     }
+    fn penalise(&mut self, path: PathId) {
+        dispatch!(self, c => c.penalise(path))
+    }
     fn metrics(&self, path: PathId) -> CcMetrics {
         dispatch!(self, c => c.metrics(path))
     }

@@ -76,6 +76,12 @@ pub trait MultipathController {
     /// what it can use (RFC 7661's concern; Linux grows cwnd only while cwnd-limited) and a
     /// loss never sets ssthresh from a window that was never in flight.
     fn limit_window(&mut self, path: PathId, max_bytes: u64);
+    /// Penalises `path` for holding up a multipath connection's receive window (Raiciu et
+    /// al., NSDI 2012, §4.2, "penalizing slow subflows"): halves its congestion window (to at
+    /// least one segment) and sets ssthresh to the halved window, as for a loss but without
+    /// asking the coupling. A path in fast recovery is left alone (its loss has already
+    /// reduced it; Linux likewise penalises only a subflow in the `Open` state).
+    fn penalise(&mut self, path: PathId);
     /// A snapshot of the path's controller state, for traces.
     fn metrics(&self, path: PathId) -> CcMetrics;
 }

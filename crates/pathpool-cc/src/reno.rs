@@ -232,6 +232,30 @@ mod tests {
     }
 
     #[test]
+    fn penalising_halves_cwnd_and_sets_ssthresh_outside_recovery_only() {
+        let mut w = reno();
+        w.path_mut(P).cwnd = 21 * MSS;
+        w.penalise(P);
+        let m = w.metrics(P);
+        assert_eq!((m.cwnd, m.ssthresh), (10_500, 10_500));
+        // Never below one segment.
+        w.path_mut(P).cwnd = MSS + 1;
+        w.penalise(P);
+        assert_eq!(w.metrics(P).cwnd, MSS);
+        // In fast recovery the loss has already reduced the window: nothing changes.
+        w.path_mut(P).cwnd = 20 * MSS;
+        w.on_congestion_event(
+            P,
+            CongestionEvent::FastRetransmit {
+                flight_bytes: 20 * MSS,
+            },
+        );
+        let before = w.metrics(P);
+        w.penalise(P);
+        assert_eq!(w.metrics(P), before);
+    }
+
+    #[test]
     fn sack_recovery_halves_flight_without_inflation() {
         let mut w = reno();
         w.path_mut(P).cwnd = 20 * MSS;

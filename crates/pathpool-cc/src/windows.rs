@@ -301,6 +301,17 @@ impl<A: Coupling> MultipathController for Windows<A> {
         p.cwnd = p.cwnd.min(max_bytes.max(p.mss));
     }
 
+    fn penalise(&mut self, path: PathId) {
+        let p = &mut self.paths[path.index()];
+        if p.in_recovery {
+            return;
+        }
+        p.cwnd = (p.cwnd / 2).max(p.mss);
+        p.ssthresh = p.cwnd;
+        p.ca_credit = 0;
+        p.frac = 0.0;
+    }
+
     fn metrics(&self, path: PathId) -> CcMetrics {
         let p = &self.paths[path.index()];
         CcMetrics {

@@ -9,7 +9,9 @@ use std::collections::BinaryHeap;
 
 use pathpool_cc::{CcKind, WindowConfig};
 use pathpool_core::{Dur, Rng, Time};
-use pathpool_proto::mptcp::{MpReceiver, MpSender, Scheduler, SubflowState};
+use pathpool_proto::mptcp::{
+    DataAck, MpReceiver, MpSender, ReceiveWindowConfig, Scheduler, SubflowState,
+};
 use pathpool_proto::tcp::{AckSegment, DataSegment, TcpReceiverConfig, TcpSenderConfig};
 
 const MSS: u64 = 1000;
@@ -25,7 +27,7 @@ struct PathModel {
 
 enum Event {
     Data(usize, DataSegment),
-    Ack(usize, AckSegment),
+    Ack(usize, AckSegment, DataAck),
     /// Close (or open, for an index beyond the current subflows) a subflow.
     Close(usize),
     Open,
@@ -57,12 +59,12 @@ impl Net {
         let jitter = Dur::from_ps(self.rng.below(p.jitter.as_ps() + 1));
         self.push(depart + p.delay + jitter, Event::Data(sf, seg));
     }
-    fn send_ack(&mut self, sf: usize, ack: AckSegment) {
+    fn send_ack(&mut self, sf: usize, ack: AckSegment, data_ack: DataAck) {
         let p = self.paths[sf];
         if self.rng.bernoulli(p.loss / 2.0) {
             return;
         }
-        self.push(self.now + p.delay, Event::Ack(sf, ack));
+        self.push(self.now + p.delay, Event::Ack(sf, ack, data_ack));
     }
 }
 
@@ -80,6 +82,8 @@ struct Plan<'a> {
     initial: usize,
     opens: &'a [Time],
     closes: &'a [(Time, usize)],
+    /// A finite connection-level receive buffer, if any.
+    window: Option<ReceiveWindowConfig>,
 }
 
 /// Runs a transfer of `bytes` following `plan`.
@@ -89,6 +93,7 @@ fn transfer(cc: CcKind, scheduler: Scheduler, bytes: u64, plan: Plan<'_>, seed: 
         initial,
         opens,
         closes,
+        window,
     } = plan;
     let mut cc = cc.build(WindowConfig::default());
     let tcp = TcpSenderConfig {
@@ -98,6 +103,10 @@ fn transfer(cc: CcKind, scheduler: Scheduler, bytes: u64, plan: Plan<'_>, seed: 
     };
     let mut tx = MpSender::new(tcp, scheduler);
     let mut rx = MpReceiver::new(TcpReceiverConfig::default());
+    if let Some(w) = window {
+        tx = tx.with_receive_window(w);
+        rx = rx.with_receive_buffer(w.receive_buffer_bytes);
+    }
     let mut net = Net {
         now: Time::ZERO,
         queue: BinaryHeap::new(),
@@ -119,7 +128,17 @@ fn transfer(cc: CcKind, scheduler: Scheduler, bytes: u64, plan: Plan<'_>, seed: 
     let horizon = Time::from_secs(600);
     let mut finished_at = None;
     loop {
-        while let Some(s) = tx.poll_transmit(net.now, &cc) {
+        while let Some(s) = tx.poll_transmit(net.now, &mut cc) {
+            // Nothing goes beyond the receive window's right edge.
+            let mut end = 0;
+            tx.for_each_mapping(s.subflow, s.seg.seq, u64::from(s.seg.len), |_, b| {
+                end = end.max(b);
+            });
+            assert!(
+                end <= tx.right_edge(),
+                "data to {end} beyond {}",
+                tx.right_edge()
+            );
             net.send_data(s.subflow, s.seg);
         }
         // The sender learns of data only through ACKs of what the receiver has.
@@ -166,11 +185,16 @@ fn transfer(cc: CcKind, scheduler: Scheduler, bytes: u64, plan: Plan<'_>, seed: 
                     tx.for_each_mapping(sf, seg.seq, u64::from(seg.len), |a, b| {
                         rx.handle_mapping(a, b)
                     });
+                    // The receive buffer never holds more than its size.
+                    assert!(rx.held_out_of_order_bytes() <= rx.receive_buffer_bytes());
                     if let Some(a) = ack {
-                        net.send_ack(sf, a);
+                        net.send_ack(sf, a, rx.data_ack());
                     }
                 }
-                Event::Ack(sf, ack) => tx.handle_ack(net.now, sf, &ack, &mut cc),
+                Event::Ack(sf, ack, data_ack) => {
+                    tx.handle_data_ack(data_ack);
+                    tx.handle_ack(net.now, sf, &ack, &mut cc);
+                }
                 Event::Close(i) => tx.close_subflow(i, &mut cc),
                 Event::Open => {
                     tx.add_subflow(&mut cc, 0);
@@ -182,7 +206,7 @@ fn transfer(cc: CcKind, scheduler: Scheduler, bytes: u64, plan: Plan<'_>, seed: 
             let mut acks = Vec::new();
             rx.handle_timeout(net.now, |sf, a, _| acks.push((sf, a)));
             for (sf, a) in acks {
-                net.send_ack(sf, a);
+                net.send_ack(sf, a, rx.data_ack());
             }
         }
     }
@@ -218,6 +242,7 @@ fn two_clean_paths_deliver_everything_and_use_both() {
             initial: 2,
             opens: &[],
             closes: &[],
+            window: None,
         },
         1,
     );
@@ -249,6 +274,7 @@ fn completes_under_loss_and_reordering_for_every_controller_and_scheduler() {
                         initial: 3,
                         opens: &[],
                         closes: &[],
+                        window: None,
                     },
                     seed,
                 );
@@ -281,6 +307,7 @@ fn closing_a_subflow_reinjects_its_data_and_the_transfer_completes() {
             initial: 2,
             opens: &[Time::from_ms(400)],
             closes: &[(Time::from_ms(300), 1)],
+            window: None,
         },
         7,
     );
@@ -306,10 +333,55 @@ fn closing_every_subflow_but_one_mid_flight_still_completes() {
                 initial: 3,
                 opens: &[],
                 closes: &[(Time::from_ms(150), 0), (Time::from_ms(151), 2)],
+                window: None,
             },
             seed,
         );
         assert_eq!(o.delivered, 1_000_000, "seed {seed}");
+    }
+}
+
+#[test]
+fn a_finite_receive_buffer_is_never_overrun_and_every_transfer_completes() {
+    // Heterogeneous lossy, reordering paths; buffers from two segments to a hundred; every
+    // combination of the mitigations; a subflow closed mid-transfer in half the runs.
+    let paths = [
+        path(5, 20, 0.02, 3),
+        path(60, 3, 0.03, 10),
+        path(15, 8, 0.0, 20),
+    ];
+    for buffer in [2 * MSS, 5 * MSS, 30 * MSS, 100 * MSS] {
+        for (opportunistic_retransmission, penalisation) in
+            [(false, false), (true, false), (false, true), (true, true)]
+        {
+            for seed in 0..3 {
+                let bytes = 200_000 + seed * 333;
+                let closes = [(Time::from_ms(400), 2)];
+                let o = transfer(
+                    CcKind::Lia,
+                    Scheduler::LowestRtt,
+                    bytes,
+                    Plan {
+                        paths: &paths,
+                        initial: 3,
+                        opens: &[],
+                        closes: if seed % 2 == 0 { &closes } else { &[] },
+                        window: Some(ReceiveWindowConfig {
+                            receive_buffer_bytes: buffer,
+                            opportunistic_retransmission,
+                            penalisation,
+                        }),
+                    },
+                    seed,
+                );
+                let case = format!(
+                    "buffer {buffer} opportunistic {opportunistic_retransmission} \
+                     penalisation {penalisation} seed {seed}"
+                );
+                assert_eq!(o.delivered, bytes, "{case}");
+                assert!(o.finished_at.is_some(), "{case}");
+            }
+        }
     }
 }
 
@@ -325,7 +397,7 @@ fn a_closed_subflow_leaves_the_controller_and_ignores_late_acks() {
     tx.add_subflow(&mut cc, 0);
     tx.add_subflow(&mut cc, 0);
     let mut sent = Vec::new();
-    while let Some(s) = tx.poll_transmit(Time::ZERO, &cc) {
+    while let Some(s) = tx.poll_transmit(Time::ZERO, &mut cc) {
         sent.push(s);
     }
     assert_eq!(sent.len(), 20, "two initial windows of 10 segments");
@@ -345,7 +417,7 @@ fn a_closed_subflow_leaves_the_controller_and_ignores_late_acks() {
     // The reinjected data goes out on subflow 0 as soon as its window opens.
     let ack = AckSegment::new(10 * MSS, Time::ZERO);
     tx.handle_ack(Time::from_ms(10), 0, &ack, &mut cc);
-    let next = tx.poll_transmit(Time::from_ms(10), &cc).unwrap();
+    let next = tx.poll_transmit(Time::from_ms(10), &mut cc).unwrap();
     assert_eq!(next.subflow, 0);
     let mut first = None;
     tx.for_each_mapping(0, next.seg.seq, u64::from(next.seg.len), |a, _| {
@@ -370,6 +442,7 @@ fn lowest_rtt_scheduler_fills_the_fast_subflow_first() {
             initial: 2,
             opens: &[],
             closes: &[],
+            window: None,
         },
         3,
     );
@@ -379,4 +452,50 @@ fn lowest_rtt_scheduler_fills_the_fast_subflow_first() {
         "the 4 ms path carries most: {:?}",
         o.sent_per_subflow
     );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    /// Random connections with a finite receive buffer: any controller, scheduler, buffer
+    /// (one segment to two hundred), mitigation options and two or three random paths (delay,
+    /// rate, loss, reordering), sometimes with a subflow closed mid-transfer. `transfer`
+    /// checks on every segment that nothing goes beyond the right edge and on every arrival
+    /// that the buffer is not overrun; every byte must be delivered in order.
+    #[test]
+    fn random_connections_with_a_receive_buffer_complete(
+        cc in 0..CcKind::ALL.len(),
+        round_robin: bool,
+        buffer_segments in 1u64..200,
+        opportunistic_retransmission: bool,
+        penalisation: bool,
+        paths in proptest::collection::vec((1u64..80, 1u64..30, 0u32..5, 0u64..20), 2..4),
+        close: bool,
+        seed in 0u64..1000,
+    ) {
+        let paths: Vec<PathModel> = paths
+            .into_iter()
+            .map(|(delay, mbps, loss_pct, jitter)| path(delay, mbps, f64::from(loss_pct) / 100.0, jitter))
+            .collect();
+        let closes = [(Time::from_ms(200), paths.len() - 1)];
+        let bytes = 100_000 + seed;
+        let o = transfer(
+            CcKind::ALL[cc],
+            if round_robin { Scheduler::RoundRobin } else { Scheduler::LowestRtt },
+            bytes,
+            Plan {
+                paths: &paths,
+                initial: paths.len(),
+                opens: &[],
+                closes: if close { &closes } else { &[] },
+                window: Some(ReceiveWindowConfig {
+                    receive_buffer_bytes: buffer_segments * MSS,
+                    opportunistic_retransmission,
+                    penalisation,
+                }),
+            },
+            seed,
+        );
+        proptest::prop_assert_eq!(o.delivered, bytes);
+        proptest::prop_assert!(o.finished_at.is_some());
+    }
 }

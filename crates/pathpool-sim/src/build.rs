@@ -7,7 +7,7 @@ use pathpool_core::{BufferSize, Dur, Rate, Rng, RttConfig, Time};
 use pathpool_proto::mmtp::{
     ChunkCache, ContentId, Subscriber, SubscriberConfig, DEFAULT_BACKOFF_LIMIT,
 };
-use pathpool_proto::mptcp::{MpReceiver, MpSender};
+use pathpool_proto::mptcp::{MpReceiver, MpSender, ReceiveWindowConfig};
 use pathpool_proto::tcp::{TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig};
 use pathpool_psi::TopologyManager;
 use pathpool_topo::{k_shortest_paths, shortest_path, EdgeId, Graph, NodeIx};
@@ -1128,7 +1128,10 @@ fn add_flows(
                     overhead,
                 };
                 match &subflows {
-                    Some(sfs) => add_mp_flow(sim, net, ends, sfs, f, params),
+                    Some(sfs) => {
+                        let window = receive_window(f, params.sender.mss, &here)?;
+                        add_mp_flow(sim, net, ends, sfs, f, params, window);
+                    }
                     None => add_tcp_flow(sim, net, ends, &paths, params),
                 }
             }
@@ -1294,6 +1297,22 @@ fn multipath_plan(
                     field("scheduler"),
                     "a scheduler is for multipath flows (give paths or subflows)",
                 ));
+            }
+            for (name, set) in [
+                ("receive_buffer", f.receive_buffer.is_some()),
+                (
+                    "opportunistic_retransmission",
+                    f.opportunistic_retransmission.is_some(),
+                ),
+                ("penalisation", f.penalisation.is_some()),
+            ] {
+                if set {
+                    return Err(SpecError::at(
+                        field(name),
+                        "the connection-level receive buffer is for multipath flows (give paths, \
+                         subflows, k_paths or tm); a single-path flow's receive window is tcp.rwnd",
+                    ));
+                }
             }
             return Ok(None);
         }
@@ -1567,6 +1586,14 @@ fn add_mmtp_flows(
         f.scheduler.is_some(),
         "mmTP subflows pick chunks by Algorithm 1",
     )?;
+    let buffer = "an mmTP subscriber requests chunks and keeps no MPTCP receive window";
+    forbid("receive_buffer", f.receive_buffer.is_some(), buffer)?;
+    forbid(
+        "opportunistic_retransmission",
+        f.opportunistic_retransmission.is_some(),
+        buffer,
+    )?;
+    forbid("penalisation", f.penalisation.is_some(), buffer)?;
     forbid(
         "rate",
         f.rate.is_some(),
@@ -1858,6 +1885,48 @@ fn add_mmtp_flows(
     Ok(())
 }
 
+/// A multipath flow's receive window and its mitigations, checked (`None`: unlimited).
+fn receive_window(
+    f: &FlowSpec,
+    mss: u64,
+    here: &[PathSeg],
+) -> Result<Option<ReceiveWindowConfig>, SpecError> {
+    let field = |name: &str| child(here, name);
+    match f.receive_buffer {
+        Some(WindowLimit::Bytes(b)) if b.bytes() < mss => Err(SpecError::at(
+            field("receive_buffer"),
+            format!(
+                "{}B holds less than one segment (tcp.mss = {mss}B)",
+                b.bytes()
+            ),
+        )),
+        Some(WindowLimit::Bytes(b)) => Ok(Some(ReceiveWindowConfig {
+            receive_buffer_bytes: b.bytes(),
+            opportunistic_retransmission: f.opportunistic_retransmission.unwrap_or(true),
+            penalisation: f.penalisation.unwrap_or(true),
+        })),
+        None | Some(WindowLimit::Unlimited) => {
+            for (name, set) in [
+                (
+                    "opportunistic_retransmission",
+                    f.opportunistic_retransmission.is_some(),
+                ),
+                ("penalisation", f.penalisation.is_some()),
+            ] {
+                if set {
+                    return Err(SpecError::at(
+                        field(name),
+                        "applies only with a finite receive_buffer (e.g. receive_buffer = \"200KB\"): \
+                         an unlimited buffer never blocks a subflow",
+                    ));
+                }
+            }
+            Ok(None)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn add_mp_flow(
     sim: &mut Simulation,
     net: &Net,
@@ -1865,6 +1934,7 @@ fn add_mp_flow(
     subflows: &[(SubflowSpec, FlowPaths)],
     f: &FlowSpec,
     p: &TcpParams,
+    window: Option<ReceiveWindowConfig>,
 ) {
     let FlowEnds {
         id,
@@ -1904,14 +1974,18 @@ fn add_mp_flow(
         });
     }
     let cc = p.cc.build_with(p.window, p.options);
-    let sender = MpSender::new(
+    let mut sender = MpSender::new(
         TcpSenderConfig {
             data_bytes: size,
             ..p.sender
         },
         f.scheduler.unwrap_or_default(),
     );
-    let receiver = MpReceiver::new(p.receiver);
+    let mut receiver = MpReceiver::new(p.receiver);
+    if let Some(w) = window {
+        sender = sender.with_receive_window(w);
+        receiver = receiver.with_receive_buffer(w.receive_buffer_bytes);
+    }
     let header = p.header as u32;
     let conn = MpConn::new(
         sender, cc, receiver, plan, header, start, stop, size, overhead,

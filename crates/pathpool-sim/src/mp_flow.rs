@@ -9,7 +9,7 @@
 
 use pathpool_cc::{AnyController, CcMetrics, MultipathController};
 use pathpool_core::Time;
-use pathpool_proto::mptcp::{MpReceiver, MpSegment, MpSender, SubflowState};
+use pathpool_proto::mptcp::{DataAck, MpReceiver, MpSegment, MpSender, SubflowState};
 use pathpool_proto::tcp::{AckSegment, DataSegment, SackBlocks, SenderStats, TcpSender};
 
 use crate::overhead::SendOverhead;
@@ -47,8 +47,12 @@ pub(crate) struct MpConn {
     /// For each opened subflow (the sender's and receiver's index), its routes (copied from
     /// its plan, since every packet needs one).
     opened: Vec<SubflowRoutes>,
-    /// With SACK, each opened subflow's ACKs in flight (empty without SACK).
+    /// With SACK or a finite receive buffer, each opened subflow's ACKs in flight (empty
+    /// otherwise).
     sack: Vec<SackChannel>,
+    /// Whether the connection has a finite receive buffer: its ACKs carry DATA_ACK and the
+    /// receive window.
+    windowed: bool,
     /// For each scenario subflow, its index once opened.
     pub(crate) index_of: Vec<Option<u32>>,
     header_bytes: u32,
@@ -80,6 +84,7 @@ impl MpConn {
         overhead: Option<Box<SendOverhead>>,
     ) -> Self {
         let n = plan.len();
+        let windowed = receiver.receive_buffer_bytes() != u64::MAX;
         MpConn {
             sender,
             cc,
@@ -87,6 +92,7 @@ impl MpConn {
             plan,
             opened: Vec::with_capacity(n),
             sack: Vec::new(),
+            windowed,
             index_of: vec![None; n],
             header_bytes,
             start,
@@ -178,7 +184,7 @@ impl MpConn {
                         data: p.data_route,
                         ack: p.ack_route,
                     });
-                    if self.receiver.subflows()[r].config().sack {
+                    if self.windowed || self.receiver.subflows()[r].config().sack {
                         self.sack.push(SackChannel::default());
                     }
                 }
@@ -198,10 +204,11 @@ impl MpConn {
     pub(crate) fn on_ack(&mut self, now: Time, pkt: &Packet, send: impl FnMut(Packet)) {
         let sf = pkt.subflow() as usize;
         if let Some(ch) = self.sack.get_mut(sf) {
-            let (ack, blocks) = ch.receive(pkt.seq);
+            let (ack, blocks, data_ack) = ch.receive_with_data_ack(pkt.seq);
             if self.state != SourceState::Active {
                 return;
             }
+            self.sender.handle_data_ack(data_ack);
             self.sender
                 .handle_ack_with_sack(now, sf, &ack, &blocks, &mut self.cc);
         } else {
@@ -221,14 +228,14 @@ impl MpConn {
         let mut next = if paced {
             self.transmit_after_overhead(now)
         } else {
-            self.sender.poll_transmit(now, &self.cc)
+            self.sender.poll_transmit(now, &mut self.cc)
         };
         while let Some(s) = next {
             send(self.packet(s));
             next = if paced {
                 None
             } else {
-                self.sender.poll_transmit(now, &self.cc)
+                self.sender.poll_transmit(now, &mut self.cc)
             };
         }
         if self.sender.is_finished() {
@@ -256,7 +263,7 @@ impl MpConn {
     fn transmit_after_overhead(&mut self, now: Time) -> Option<MpSegment> {
         let due = self.overhead.as_mut()?.take_due(now);
         let seg = if due {
-            self.sender.poll_transmit(now, &self.cc)
+            self.sender.poll_transmit(now, &mut self.cc)
         } else {
             None
         };
@@ -292,15 +299,43 @@ impl MpConn {
             self.completed_at = Some(now);
         }
         let sack = self.receiver.subflows()[sf].sack_blocks();
+        let data_ack = self.data_ack();
         let channels = &mut self.sack;
-        ack.map(|a| ack_packet(&self.opened, channels, self.header_bytes, sf, a, sack))
+        ack.map(|a| {
+            ack_packet(
+                &self.opened,
+                channels,
+                self.header_bytes,
+                sf,
+                (a, sack, data_ack),
+            )
+        })
+    }
+
+    /// The data-level acknowledgement the sink's ACKs carry now (none is read without a
+    /// receive window: the sender infers it, D32).
+    #[inline]
+    fn data_ack(&self) -> DataAck {
+        if self.windowed {
+            self.receiver.data_ack()
+        } else {
+            DataAck::default()
+        }
     }
 
     /// The sink's delayed-ACK timers.
     pub(crate) fn on_sink_timer(&mut self, now: Time, mut send: impl FnMut(Packet)) {
+        // Timers deliver nothing, so the data-level acknowledgement is the same for them all.
+        let data_ack = self.data_ack();
         let (opened, channels, header) = (&self.opened, &mut self.sack, self.header_bytes);
         self.receiver.handle_timeout(now, |sf, a, sack| {
-            send(ack_packet(opened, channels, header, sf, a, sack));
+            send(ack_packet(
+                opened,
+                channels,
+                header,
+                sf,
+                (a, sack, data_ack),
+            ));
         });
     }
 
@@ -358,18 +393,18 @@ fn earlier(a: Option<Time>, b: Option<Time>) -> Option<Time> {
     }
 }
 
-/// The packet carrying subflow `sf`'s acknowledgement `a` back to the source.
+/// The packet carrying subflow `sf`'s acknowledgement `a`, with its SACK option and
+/// data-level acknowledgement, back to the source.
 #[inline]
 fn ack_packet(
     opened: &[SubflowRoutes],
     channels: &mut [SackChannel],
     header_bytes: u32,
     sf: usize,
-    a: AckSegment,
-    sack: &SackBlocks,
+    (a, sack, data_ack): (AckSegment, &SackBlocks, DataAck),
 ) -> Packet {
     let seq = match channels.get_mut(sf) {
-        Some(ch) => ch.send(a, sack),
+        Some(ch) => ch.send_with_data_ack(a, sack, data_ack),
         None => a.ack,
     };
     Packet::with_subflow(

@@ -373,6 +373,19 @@ pub struct FlowSpec {
     /// `"lowest-rtt"`).
     #[serde(default)]
     pub scheduler: Option<Scheduler>,
+    /// A multipath connection's connection-level receive buffer, which its receive window
+    /// shares among the subflows (default `"unlimited"`: no receive window and no
+    /// head-of-line blocking; D175).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_buffer: Option<WindowLimit>,
+    /// With a finite `receive_buffer`: a subflow stopped by the receive window sends again
+    /// the data holding up its left edge (default true; Raiciu et al. NSDI 2012; D177).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opportunistic_retransmission: Option<bool>,
+    /// With a finite `receive_buffer`: the subflow holding up the receive window has its
+    /// congestion window halved, once per its RTT at most (default true; D178).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub penalisation: Option<bool>,
     /// Congestion control (shortcut for `tcp.cc`).
     #[serde(default)]
     pub cc: Option<CcKind>,

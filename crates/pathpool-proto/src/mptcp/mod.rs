@@ -13,10 +13,14 @@
 //! is sent again on the others (reinjection). A finite transfer is complete only when every
 //! data byte has arrived.
 //!
-//! What is not modelled: the connection's handshakes (subflows exist from their creation),
-//! the connection-level receive window (the receiving application reads at once) and the
-//! DATA_ACK (the sender infers data-level acknowledgement from subflow ACKs, which is
-//! equivalent when receive buffers are unlimited). See `docs/decisions.md`.
+//! The connection-level receive buffer is unlimited by default; then the sender infers
+//! data-level acknowledgement from subflow ACKs, which is equivalent. With a finite buffer
+//! ([`MpSender::with_receive_window`], [`MpReceiver::with_receive_buffer`]) the receiver
+//! acknowledges data explicitly ([`DataAck`]: DATA_ACK and a window shared by all subflows),
+//! the sender keeps new data within it, and a slow subflow can block the others (head-of-line
+//! blocking), with the mitigations of Raiciu et al. (NSDI 2012) as options (module `window`).
+//! What is not modelled: the connection's handshakes (subflows exist from their creation).
+//! See `docs/decisions.md` (D32, D175–D179).
 //!
 //! [`TcpSender`]: crate::tcp::TcpSender
 //! [`TcpReceiver`]: crate::tcp::TcpReceiver
@@ -26,6 +30,9 @@ mod mappings;
 mod receiver;
 mod scheduler;
 mod sender;
+mod window;
+#[cfg(test)]
+mod window_tests;
 
 use pathpool_core::Time;
 
@@ -33,6 +40,7 @@ pub use mappings::Mapping;
 pub use receiver::MpReceiver;
 pub use scheduler::Scheduler;
 pub use sender::{MpSegment, MpSender, Subflow, SubflowState};
+pub use window::{DataAck, ReceiveWindowConfig, ReceiveWindowStats};
 
 /// The timer deadlines of one end's subflows, with a lower bound of the earliest that is
 /// exact whenever it can be kept so without looking at every subflow.

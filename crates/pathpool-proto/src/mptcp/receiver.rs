@@ -3,6 +3,7 @@
 
 use pathpool_core::Time;
 
+use super::window::DataAck;
 use super::Deadlines;
 use crate::reassembly::{Inserted, Reassembly};
 use crate::tcp::{AckSegment, DataSegment, SackBlocks, TcpReceiver, TcpReceiverConfig};
@@ -25,6 +26,8 @@ pub struct MpReceiver {
     /// Each subflow's delayed-ACK deadline, refreshed whenever its receiver is touched (read
     /// after every segment by `poll_timeout`).
     deadlines: Deadlines,
+    /// The connection-level receive buffer (`u64::MAX`: unlimited).
+    receive_buffer_bytes: u64,
 }
 
 impl MpReceiver {
@@ -37,7 +40,42 @@ impl MpReceiver {
             data: Reassembly::new(),
             duplicate_data_bytes: 0,
             deadlines: Deadlines::default(),
+            receive_buffer_bytes: u64::MAX,
         }
+    }
+
+    /// The receiver with a connection-level receive buffer of `bytes` (`docs/decisions.md`
+    /// D175).
+    #[must_use]
+    pub fn with_receive_buffer(mut self, bytes: u64) -> Self {
+        self.receive_buffer_bytes = bytes;
+        self
+    }
+
+    /// The data-level acknowledgement to send with a subflow ACK now: DATA_ACK (the data
+    /// delivered in order, which the application reads at once) and the receive window
+    /// relative to it, the buffer less what it holds above a gap (RFC 8684 §3.3.4: the window
+    /// is shared by every subflow and relative to DATA_ACK).
+    #[must_use]
+    pub fn data_ack(&self) -> DataAck {
+        DataAck {
+            data_ack: self.data.cumulative(),
+            window: self
+                .receive_buffer_bytes
+                .saturating_sub(self.held_out_of_order_bytes()),
+        }
+    }
+
+    /// Data bytes held above a gap (in the receive buffer, waiting for earlier data).
+    #[must_use]
+    pub fn held_out_of_order_bytes(&self) -> u64 {
+        self.data.above_gap().iter().map(|(a, b)| b - a).sum()
+    }
+
+    /// The connection-level receive buffer in bytes (`u64::MAX`: unlimited).
+    #[must_use]
+    pub fn receive_buffer_bytes(&self) -> u64 {
+        self.receive_buffer_bytes
     }
 
     /// Adds the receiving end of a subflow; returns its index (the sender's, if both sides add

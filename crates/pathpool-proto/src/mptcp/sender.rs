@@ -8,6 +8,7 @@ use pathpool_core::{PathId, Time};
 
 use super::mappings::{Mapping, MappingQueue, SegmentIndex};
 use super::scheduler::{Candidate, Scheduler};
+use super::window::{DataAck, ReceiveWindowConfig, ReceiveWindowStats, SendWindow};
 use super::Deadlines;
 use crate::tcp::{AckSegment, DataSegment, SackBlocks, TcpSender, TcpSenderConfig};
 
@@ -82,15 +83,27 @@ pub struct MpSender {
     /// Data bytes in the active subflows' mapping queues: given to a subflow and not yet
     /// acknowledged on it.
     ///
-    /// Every data byte below `next_data_seq` that has not been acknowledged is in exactly one
-    /// place: the mapping queue of one active subflow, or the reinjection queue. New data goes
-    /// to one subflow; a subflow's mappings leave its queue when it acknowledges them (and the
-    /// data then counts as acknowledged at the data level) or when it closes, and then what
-    /// they carry moves to the reinjection queue, whence it goes to one other subflow. A
-    /// closed subflow's ACKs are ignored, so nothing is acknowledged twice, and nothing in the
-    /// reinjection queue has been acknowledged. The data-level acknowledgement is therefore
-    /// what is in neither queue, and needs no record of its own (`docs/decisions.md` D113).
+    /// Without a receive window, every data byte below `next_data_seq` that has not been
+    /// acknowledged is in exactly one place: the mapping queue of one active subflow, or the
+    /// reinjection queue. New data goes to one subflow; a subflow's mappings leave its queue
+    /// when it acknowledges them (and the data then counts as acknowledged at the data level)
+    /// or when it closes, and then what they carry moves to the reinjection queue, whence it
+    /// goes to one other subflow. A closed subflow's ACKs are ignored, so nothing is
+    /// acknowledged twice, and nothing in the reinjection queue has been acknowledged. The
+    /// data-level acknowledgement is therefore what is in neither queue, and needs no record
+    /// of its own (`docs/decisions.md` D113). With a finite receive window, opportunistic
+    /// retransmission puts data in a second subflow's queue, and the receiver's explicit
+    /// DATA_ACK says what has arrived (D176).
     mapped_bytes: u64,
+    /// The first data byte beyond the receiver's window (`u64::MAX`: no receive window).
+    right_edge: u64,
+    /// One past the last data byte that may be given out now: `data_end`, or less when the
+    /// receive window stops a whole segment at `next_data_seq + k·mss` from fitting. New data
+    /// is taken below it, so the window costs the per-segment path nothing; `next_data_seq`
+    /// moves by whole segments (all but a transfer's last), so it stays exact between updates.
+    send_end: u64,
+    /// The receive window and its mitigations, when the receive buffer is finite.
+    window: Option<Box<SendWindow>>,
     /// Which subflows may have something to send since `poll_transmit` last returned `None`.
     pending: Pending,
     /// Each subflow's retransmission deadline (none when closed), refreshed whenever its
@@ -142,9 +155,52 @@ impl MpSender {
             next_data_seq: 0,
             reinject: VecDeque::new(),
             mapped_bytes: 0,
+            right_edge: u64::MAX,
+            send_end: config.data_bytes.unwrap_or(u64::MAX),
+            window: None,
             pending: Pending::All,
             deadlines: Deadlines::default(),
             segment_index: SegmentIndex::new(config.mss),
+        }
+    }
+
+    /// The connection with a finite connection-level receive buffer (`docs/decisions.md`
+    /// D175): new data may go only below DATA_ACK + window, as [`handle_data_ack`] reports
+    /// them; before any report the window is the whole buffer.
+    ///
+    /// [`handle_data_ack`]: Self::handle_data_ack
+    #[must_use]
+    pub fn with_receive_window(mut self, config: ReceiveWindowConfig) -> Self {
+        let w = SendWindow::new(config);
+        self.right_edge = w.right_edge;
+        self.window = Some(Box::new(w));
+        self.update_send_end();
+        self
+    }
+
+    /// Recomputes `send_end` after `right_edge` or `data_end` changed.
+    fn update_send_end(&mut self) {
+        let (next, mss) = (self.next_data_seq, self.subflow_config.mss);
+        self.send_end = if self.right_edge >= self.data_end {
+            self.data_end
+        } else {
+            // Only whole segments fit: a shorter last one ends at `data_end`, beyond the edge.
+            next + self.right_edge.saturating_sub(next) / mss * mss
+        };
+    }
+
+    /// Processes the data-level acknowledgement and receive window that came with a subflow
+    /// acknowledgement (call it before `handle_ack` for that acknowledgement). Without a
+    /// receive window it does nothing.
+    pub fn handle_data_ack(&mut self, d: DataAck) {
+        if let Some(w) = self.window.as_deref_mut() {
+            if w.update(d) {
+                self.right_edge = w.right_edge;
+                self.update_send_end();
+                // Any subflow stopped by the window may send now, not only the one whose
+                // acknowledgement opened it.
+                self.pending = Pending::All;
+            }
         }
     }
 
@@ -176,9 +232,15 @@ impl MpSender {
         cc.remove_path(sf.sender.path());
         // Every mapping in the queue is unacknowledged (`handle_ack` trims the queue to the
         // subflow's `snd_una`), and its data is nowhere else (see `mapped_bytes`).
+        // With a receive window, what the DATA_ACK covers has arrived (by another subflow, for
+        // an opportunistic retransmission) and is not sent again.
+        let acked = self.window.as_deref().map_or(0, |w| w.data_ack);
         for m in sf.mappings.take_all() {
             self.mapped_bytes -= m.len;
-            self.reinject.push_back((m.data_seq, m.data_seq + m.len));
+            let start = m.data_seq.max(acked);
+            if start < m.data_seq + m.len {
+                self.reinject.push_back((start, m.data_seq + m.len));
+            }
         }
     }
 
@@ -270,7 +332,7 @@ impl MpSender {
     pub fn poll_transmit<C: MultipathController>(
         &mut self,
         now: Time,
-        cc: &C,
+        cc: &mut C,
     ) -> Option<MpSegment> {
         match self.pending {
             Pending::None => None,
@@ -286,7 +348,7 @@ impl MpSender {
     fn transmit_on<C: MultipathController>(
         &mut self,
         now: Time,
-        cc: &C,
+        cc: &mut C,
         i: usize,
     ) -> Option<MpSegment> {
         let sf = &mut self.subflows[i];
@@ -305,6 +367,9 @@ impl MpSender {
             (room >= len).then_some((data_seq, len, room))
         });
         let Some((data_seq, len, room)) = given else {
+            if self.window.is_some() {
+                return self.blocked_on(now, i, cc);
+            }
             self.pending = Pending::None;
             return None;
         };
@@ -329,7 +394,7 @@ impl MpSender {
     /// `poll_transmit` when any subflow may have something to send (rare: after subflows
     /// open or close and after a timeout on several).
     #[inline(never)]
-    fn transmit_any<C: MultipathController>(&mut self, now: Time, cc: &C) -> Option<MpSegment> {
+    fn transmit_any<C: MultipathController>(&mut self, now: Time, cc: &mut C) -> Option<MpSegment> {
         for i in 0..self.subflows.len() {
             let sf = &mut self.subflows[i];
             if sf.state == SubflowState::Active && sf.sender.has_queued() {
@@ -343,10 +408,121 @@ impl MpSender {
             .next_data()
             .and_then(|(data_seq, len)| Some((data_seq, len, self.schedule(cc, len)?)));
         let Some((data_seq, len, i)) = given else {
+            // A subflow with room for the next new segment, which only the receive window
+            // stops, is the one the scheduler would have given it to.
+            let blocked = self
+                .window_stopped_len()
+                .and_then(|len| self.schedule(cc, len));
+            if let Some(i) = blocked {
+                return self.window_blocked(now, i, cc);
+            }
             self.pending = Pending::None;
             return None;
         };
         Some(self.give(now, i, data_seq, len))
+    }
+
+    /// With a receive window: the length of the next new segment if only the window stops it
+    /// (there is data left and nothing to reinject).
+    fn window_stopped_len(&self) -> Option<u64> {
+        let stopped = self.window.is_some()
+            && self.reinject.is_empty()
+            && self.next_data_seq < self.data_end
+            && self.next_data_seq >= self.send_end;
+        stopped.then(|| {
+            self.subflow_config
+                .mss
+                .min(self.data_end - self.next_data_seq)
+        })
+    }
+
+    /// `transmit_on` found nothing to give subflow `i` and the connection has a receive
+    /// window: if the window alone stops `i` from taking the next new segment, see
+    /// `window_blocked`.
+    #[cold]
+    #[inline(never)]
+    fn blocked_on<C: MultipathController>(
+        &mut self,
+        now: Time,
+        i: usize,
+        cc: &mut C,
+    ) -> Option<MpSegment> {
+        let sf = &self.subflows[i];
+        let has_room = |len| {
+            sf.state == SubflowState::Active
+                && sf.sender.all_sent()
+                && sf.sender.send_room(cc) >= len
+        };
+        if self.window_stopped_len().is_some_and(has_room) {
+            return self.window_blocked(now, i, cc);
+        }
+        self.pending = Pending::None;
+        None
+    }
+
+    /// Subflow `i` has congestion window for the next new segment, but the receive window
+    /// does not allow it (new data is never beyond the right edge otherwise, so this is only
+    /// reached with a receive window). The subflow holding the window's left edge, if another,
+    /// may be penalised and its data sent again on `i` (Raiciu et al. NSDI 2012 §4.2; Linux's
+    /// `mptcp_rcv_buf_optimization` is called at the same point, D177, D178).
+    #[cold]
+    #[inline(never)]
+    fn window_blocked<C: MultipathController>(
+        &mut self,
+        now: Time,
+        i: usize,
+        cc: &mut C,
+    ) -> Option<MpSegment> {
+        let pending = std::mem::replace(&mut self.pending, Pending::None);
+        let w = self.window.as_deref_mut()?;
+        w.stats.blocked += 1;
+        let head = w.data_ack;
+        // Which other subflow carries the first data byte not yet acknowledged at the data
+        // level (by its explicit DATA_ACK), and in which mapping.
+        let held = self
+            .subflows
+            .iter()
+            .enumerate()
+            .filter(|&(j, sf)| j != i && sf.state == SubflowState::Active)
+            .find_map(|(j, sf)| {
+                sf.mappings
+                    .iter()
+                    .find(|m| m.data_seq <= head && head < m.data_seq + m.len)
+                    .map(|m| (j, *m))
+            });
+        let (h, m) = held?;
+        let holder = &self.subflows[h].sender;
+        if w.config.penalisation {
+            // Only a slower holder, and only outside its loss recovery (as Linux).
+            let slower = match (self.subflows[i].sender.rtt().srtt(), holder.rtt().srtt()) {
+                (Some(mine), Some(its)) => mine < its && w.may_penalise(h, now, its),
+                _ => false,
+            };
+            if slower && !holder.in_recovery() {
+                cc.penalise(holder.path());
+                w.penalised(h, now);
+            }
+        }
+        if !w.config.opportunistic_retransmission || head < w.retransmitted_up_to {
+            return None;
+        }
+        let len = (m.data_seq + m.len - head).min(self.subflow_config.mss);
+        let sf = &mut self.subflows[i];
+        if sf.sender.send_room(cc) < len {
+            return None;
+        }
+        w.retransmitted_up_to = head + len;
+        w.stats.opportunistic_retransmissions += 1;
+        self.mapped_bytes += len;
+        sf.mappings.push(Mapping {
+            subflow_seq: sf.sender.data_end(),
+            data_seq: head,
+            len,
+        });
+        let seg = sf.sender.push_and_transmit(now, len);
+        self.deadlines.set(i, sf.sender.poll_timeout());
+        self.pending = pending;
+        Some(MpSegment { subflow: i, seg })
     }
 
     /// Gives `[data_seq, data_seq + len)`, as returned by `next_data`, to subflow `i`, which
@@ -374,7 +550,7 @@ impl MpSender {
         if let Some(&(start, end)) = self.reinject.front() {
             return Some((start, (end - start).min(mss)));
         }
-        let len = mss.min(self.data_end.saturating_sub(self.next_data_seq));
+        let len = mss.min(self.send_end.saturating_sub(self.next_data_seq));
         (len > 0).then_some((self.next_data_seq, len))
     }
 
@@ -413,6 +589,7 @@ impl MpSender {
     /// still delivered reliably.
     pub fn stop(&mut self) {
         self.data_end = self.data_end.min(self.next_data_seq);
+        self.send_end = self.send_end.min(self.data_end);
         self.pending = Pending::All;
     }
 
@@ -430,17 +607,40 @@ impl MpSender {
     /// were given out (`next_data_seq` never passes `data_end`) and none waits in a queue.
     #[must_use]
     pub fn is_finished(&self) -> bool {
-        self.next_data_seq >= self.data_end && self.mapped_bytes == 0 && self.reinject.is_empty()
+        self.next_data_seq >= self.data_end
+            && ((self.mapped_bytes == 0 && self.reinject.is_empty())
+                || self
+                    .window
+                    .as_deref()
+                    .is_some_and(|w| w.data_ack >= self.data_end))
     }
     /// Data bytes acknowledged in order: up to the first byte still in a mapping or
-    /// reinjection queue, or to the first byte never given out.
+    /// reinjection queue, or to the first byte never given out; with a receive window, at
+    /// least the receiver's DATA_ACK.
     #[must_use]
     pub fn data_acked(&self) -> u64 {
         let mapped = self.subflows.iter().flat_map(|sf| sf.mappings.iter());
-        mapped
+        let inferred = mapped
             .map(|m| m.data_seq)
             .chain(self.reinject.iter().map(|r| r.0))
-            .fold(self.next_data_seq, u64::min)
+            .fold(self.next_data_seq, u64::min);
+        inferred.max(self.window.as_deref().map_or(0, |w| w.data_ack))
+    }
+    /// The receive window's options, if the receive buffer is finite.
+    #[must_use]
+    pub fn receive_window(&self) -> Option<ReceiveWindowConfig> {
+        self.window.as_deref().map(|w| w.config)
+    }
+    /// The counters of the receive window's handling, if the receive buffer is finite.
+    #[must_use]
+    pub fn receive_window_stats(&self) -> Option<ReceiveWindowStats> {
+        self.window.as_deref().map(|w| w.stats)
+    }
+    /// The first data byte beyond what the receiver's window allows (`u64::MAX` without a
+    /// receive window).
+    #[must_use]
+    pub fn right_edge(&self) -> u64 {
+        self.right_edge
     }
     /// The subflows, in the order they were added.
     #[must_use]
