@@ -34,6 +34,7 @@ mod control;
 mod cursor;
 mod data;
 mod error;
+pub mod hash_tree;
 mod header;
 mod packet;
 
