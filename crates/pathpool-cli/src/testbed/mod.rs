@@ -492,6 +492,9 @@ pub fn testbed_command(a: &TestbedArgs) -> Result<(), CliError> {
                 name: name.clone(),
                 out: out.clone(),
                 download: download.clone(),
+                publisher_key: Vec::new(),
+                root: None,
+                metadata_wait: pathpool_net::get_metadata::DEFAULT_METADATA_WAIT,
                 node: NodeArgs {
                     overlay: dir.join(OVERLAY),
                     node: node.clone(),
