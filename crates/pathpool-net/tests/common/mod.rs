@@ -13,6 +13,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use pathpool_core::{Rng, Time};
+use pathpool_net::cache::RefusedStats;
 use pathpool_net::forward::ForwardStats;
 use pathpool_net::get::{GetConfig, GetEndpoint};
 use pathpool_net::get_metadata::Trust;
@@ -127,14 +128,22 @@ pub struct Bed {
     /// The cache counters of the rendezvous and forwarding nodes that have a cache, once
     /// [`finish`](Bed::finish)ed.
     pub caches: Vec<(String, CacheStats)>,
+    /// What those caches refused to store (unverified metadata or chunks), by node.
+    pub cache_refused: Vec<(String, RefusedStats)>,
+    /// The token of the latest download started (what an on-path attacker reads off its
+    /// requests).
+    pub token: Arc<AtomicU64>,
 }
 
 /// What a node counted: forwarding, and its cache if it has one.
-type Counters = (ForwardStats, Option<CacheStats>);
+type Counters = (ForwardStats, Option<(CacheStats, RefusedStats)>);
 
 /// A node's forwarding and cache counters.
 fn counters(io: NodeIo) -> Counters {
-    (*io.forwarder().stats(), io.cache().map(|c| *c.stats()))
+    (
+        *io.forwarder().stats(),
+        io.cache().map(|c| (*c.stats(), c.refused())),
+    )
 }
 
 impl Bed {
@@ -180,6 +189,8 @@ impl Bed {
             files,
             others: Vec::new(),
             caches: Vec::new(),
+            cache_refused: Vec::new(),
+            token: Arc::new(AtomicU64::new(0)),
             subscriber_sockets: Vec::new(),
         };
         for (i, socket) in sockets.into_iter().enumerate() {
@@ -286,6 +297,7 @@ impl Bed {
             inner: GetEndpoint::new(config, node, self.rv_addr()),
             bytes: Arc::clone(progress),
         };
+        self.token.store(ep.inner.token(), Ordering::Relaxed);
         spawn(&self.overlay, node, socket, ep, stop)
     }
 }
@@ -308,8 +320,9 @@ impl Bed {
         }
         for (id, h) in self.others.drain(..) {
             if let Ok((st, cache)) = h.join() {
-                if let Some(c) = cache {
+                if let Some((c, refused)) = cache {
                     self.caches.push((id.clone(), c));
+                    self.cache_refused.push((id.clone(), refused));
                 }
                 out.push((id, st));
             }
