@@ -64,14 +64,16 @@ pub enum FileDigest {
 /// The writer's hasher.
 enum Hasher {
     Blake3(Box<blake3::Hasher>),
-    Tree(StreamingRoot),
+    Tree(Box<StreamingRoot>),
 }
 
 impl Hasher {
     fn new(kind: FileDigest) -> Hasher {
         match kind {
             FileDigest::Blake3 => Hasher::Blake3(Box::new(blake3::Hasher::new())),
-            FileDigest::TreeRoot { chunk_bytes } => Hasher::Tree(StreamingRoot::new(chunk_bytes)),
+            FileDigest::TreeRoot { chunk_bytes } => {
+                Hasher::Tree(Box::new(StreamingRoot::new(chunk_bytes)))
+            }
         }
     }
 

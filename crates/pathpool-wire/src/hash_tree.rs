@@ -115,8 +115,8 @@ impl TreeShape {
         // Pages go top-down: the root level first.
         let mut level_start = vec![0u32; level_hashes.len()];
         let mut next = 0u64;
-        for (l, &h) in level_hashes.iter().enumerate().rev() {
-            level_start[l] = next as u32;
+        for (start, &h) in level_start.iter_mut().zip(&level_hashes).rev() {
+            *start = next as u32;
             next += pages_of(h);
         }
         Ok(TreeShape {
@@ -159,16 +159,18 @@ impl TreeShape {
             return None;
         }
         // Levels are few (at most 6 for 2^32 chunks of 1119 bytes): a linear scan.
-        (0..self.levels())
-            .find(|&l| index >= self.level_start[l])
-            .map(|l| (l as u8, u64::from(index - self.level_start[l])))
+        self.level_start
+            .iter()
+            .enumerate()
+            .find(|&(_, &start)| index >= start)
+            .map(|(l, &start)| (l as u8, u64::from(index - start)))
     }
 
     /// Bytes of the page at transfer index `index` (32 per hash it holds).
     #[must_use]
     pub fn page_bytes(&self, index: u32) -> Option<usize> {
         let (level, page) = self.page_position(index)?;
-        let hashes = self.level_hashes[usize::from(level)];
+        let hashes = *self.level_hashes.get(usize::from(level))?;
         let held = (hashes - page * self.fanout).min(self.fanout);
         Some(held as usize * HASH_BYTES)
     }
@@ -188,10 +190,7 @@ impl TreeShape {
             let (l, page) = self.page_position(index)?;
             (usize::from(l) + 1, page)
         };
-        if level >= self.levels() {
-            return None;
-        }
-        let parent = self.level_start[level] + (position / self.fanout) as u32;
+        let parent = self.level_start.get(level)? + (position / self.fanout) as u32;
         Some((parent, (position % self.fanout) as usize))
     }
 }
@@ -223,7 +222,8 @@ impl HashTree {
                 let hash = page_hash(l as u8, j as u64, &bytes);
                 next.push(hash);
                 root = hash;
-                if let Some(slot) = pages.get_mut(shape.level_start[l] as usize + j) {
+                let start = shape.level_start.get(l).copied().unwrap_or(0) as usize;
+                if let Some(slot) = pages.get_mut(start + j) {
                     *slot = bytes;
                 }
             }
