@@ -383,3 +383,23 @@ fn a_publisher_with_another_file_is_named_and_the_others_finish() {
         p.per_source
     );
 }
+
+/// `security = "off"`: no pages, no signature; the download completes and its root is the
+/// BLAKE3 hash of the whole file, checked at the end.
+#[test]
+fn with_security_off_the_whole_file_is_checked_at_the_end() {
+    let _cores = common::shared();
+    let (dir, src, data) = setup("off");
+    let text = BED.replace(
+        "rendezvous = \"rv\"",
+        "rendezvous = \"rv\"\nsecurity = \"off\"",
+    );
+    let mut bed = Bed::start(&text, &src, NAME);
+    let out = dir.0.join("out.bin");
+    let ep = finished(start(&mut bed, "s", &out));
+    assert_eq!(ep.inner.state(), &GetState::Done, "{:?}", ep.inner);
+    assert!(fs::read(&out).unwrap() == data, "bit-identical");
+    let m = ep.inner.metadata().unwrap();
+    assert_eq!((m.pages, m.signature), (0, [0; 64]));
+    assert_eq!(m.root, *blake3::hash(&data).as_bytes());
+}

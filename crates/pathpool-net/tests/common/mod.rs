@@ -18,7 +18,7 @@ use pathpool_net::forward::ForwardStats;
 use pathpool_net::get::{GetConfig, GetEndpoint};
 use pathpool_net::get_metadata::Trust;
 use pathpool_net::node::{run, Endpoint, NodeIo, Relay};
-use pathpool_net::overlay::Overlay;
+use pathpool_net::overlay::{Overlay, SecurityMode};
 use pathpool_net::publisher::{FileStore, PublisherEndpoint, DEFAULT_CHUNK_BYTES};
 use pathpool_net::rv::RvEndpoint;
 use pathpool_proto::mmtp::CacheStats;
@@ -229,7 +229,11 @@ impl Bed {
     }
 
     fn publisher(&self, node: NodeIx, socket: UdpSocket) -> PublisherThread {
-        let key = self.keys.iter().find(|(n, _)| *n == node).map(|(_, k)| k);
+        let key = self
+            .keys
+            .iter()
+            .find(|(n, _)| *n == node && self.overlay.security() == SecurityMode::On)
+            .map(|(_, k)| k);
         let file = self
             .files
             .iter()
