@@ -18,21 +18,19 @@ use std::path::{Path, PathBuf};
 use pathpool_cc::{AnyController, CcKind, CcOptions, WindowConfig};
 use pathpool_core::{Dur, Time};
 use pathpool_proto::mmtp::{
-    ContentId, Delivery, ErrorKind, MetadataReply, MetadataRequest, Reply, Request, Subscriber,
+    ContentId, Delivery, MetadataReply, MetadataRequest, Reply, Request, Subscriber,
     SubscriberConfig,
 };
 use pathpool_psi::{ContentName, Matching};
 use pathpool_topo::{Fid, NodeIx};
 use pathpool_wire::hash_tree::Verifier;
 use pathpool_wire::{
-    data_error_authentic, ChunkMsg, DataErrorMsg, Message, MetadataReplyMsg, MsgType, Packet,
-    PathFids, SignedMetadata, Subscribe, Ticket,
+    Message, MetadataReplyMsg, MsgType, Packet, PathFids, SignedMetadata, Subscribe, Ticket,
 };
 
-use crate::content_check::{Arrived, ContentCheck};
+use crate::content_check::ContentCheck;
 use crate::get_metadata::{Decision, MetadataPhase, Trust, DEFAULT_METADATA_WAIT};
 use crate::node::{Endpoint, NodeIo};
-use crate::overlay::SecurityMode;
 use crate::part_file::{FileDigest, PartFile};
 use crate::rv::HOP_LIMIT;
 
@@ -472,137 +470,6 @@ impl GetEndpoint {
         }
     }
 
-    /// Stops using every path of `source`, and says why once.
-    fn exclude(&mut self, source: NodeIx, why: String) {
-        if self.excluded.iter().any(|(s, _)| *s == source) {
-            return;
-        }
-        for (i, p) in self.paths.iter().enumerate() {
-            if p.publisher == source {
-                self.subscriber
-                    .remove_path(&mut self.cc, pathpool_proto::mmtp::PathIndex(i as u32));
-            }
-        }
-        self.excluded.push((source, why));
-    }
-
-    fn is_excluded(&self, path: usize) -> bool {
-        self.paths
-            .get(path)
-            .is_some_and(|p| self.excluded.iter().any(|(s, _)| *s == p.publisher))
-    }
-
-    fn on_chunk(&mut self, io: &mut NodeIo, now: Time, c: &ChunkMsg<'_>) {
-        let path = c.prefix.path.index();
-        let Some(m) = &self.signed else {
-            return;
-        };
-        if c.prefix.version != m.version() || path >= self.paths.len() || self.is_excluded(path) {
-            self.get_stats.stale_replies += 1;
-            return;
-        }
-        let Some(check) = &mut self.check else {
-            // Security off: checked at the end only.
-            self.on_reply(io, now, &Reply::Chunk(c.to_chunk()), c.payload);
-            return;
-        };
-        let settled = check.offer(Arrived {
-            index: c.index,
-            path,
-            echo: c.prefix.echo,
-            payload: c.payload.to_vec(),
-            at: now,
-        });
-        for bad in settled.invalid {
-            self.get_stats.invalid_chunks += 1;
-            if let Some(p) = self.paths.get(bad.path) {
-                let why = format!(
-                    "sent chunk {} that failed verification (path {})",
-                    bad.index, bad.path
-                );
-                self.exclude(p.publisher, why);
-            }
-        }
-        for good in settled.valid {
-            if self.is_excluded(good.path) || self.state != GetState::Downloading {
-                continue;
-            }
-            let chunk = pathpool_proto::mmtp::Chunk {
-                content: c.prefix.content,
-                index: good.index,
-                path: pathpool_proto::mmtp::PathIndex(good.path as u32),
-                echo: good.echo,
-                payload_bytes: u32::try_from(good.payload.len()).unwrap_or(u32::MAX),
-            };
-            // A page is counted as a full chunk by the state machine (D151).
-            let chunk = match self.subscriber.metadata() {
-                Some(t) if good.index < m_pages(&self.signed) => pathpool_proto::mmtp::Chunk {
-                    payload_bytes: t.chunk_bytes,
-                    ..chunk
-                },
-                _ => chunk,
-            };
-            self.on_reply(io, now, &Reply::Chunk(chunk), &good.payload);
-        }
-        if self.state == GetState::Downloading {
-            self.check_sources(now);
-        }
-    }
-
-    /// Fails the download if every source has been excluded.
-    fn check_sources(&mut self, now: Time) {
-        if !self.paths.is_empty()
-            && self
-                .paths
-                .iter()
-                .enumerate()
-                .all(|(i, _)| self.is_excluded(i))
-        {
-            let why = self.excluded_summary();
-            self.fail(now, GetError::AllSourcesExcluded(why));
-        }
-    }
-
-    /// The excluded sources and why, one clause each.
-    #[must_use]
-    pub fn excluded_summary(&self) -> String {
-        self.excluded
-            .iter()
-            .map(|(s, why)| format!("{} {why}", self.config.trust.name(*s)))
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
-
-    fn on_data_error(&mut self, io: &mut NodeIo, now: Time, e: &DataErrorMsg, datagram: &[u8]) {
-        let path = e.error.path.index();
-        if self.config.trust.security == SecurityMode::On
-            && !self
-                .config
-                .trust
-                .overlay_key
-                .as_ref()
-                .is_some_and(|k| data_error_authentic(datagram, k))
-        {
-            self.get_stats.unauthenticated_errors += 1;
-            return;
-        }
-        let Some(p) = self.paths.get(path) else {
-            return;
-        };
-        if p.publisher != e.publisher || self.signed.is_none() || self.is_excluded(path) {
-            return;
-        }
-        let source = p.publisher;
-        self.on_reply(io, now, &Reply::Error(e.error), &[]);
-        if matches!(
-            e.error.kind,
-            ErrorKind::Unavailable | ErrorKind::DifferentVersion
-        ) {
-            self.exclude(source, format!("reported: {}", e.error.kind));
-            self.check_sources(now);
-        }
-    }
-
     fn transmit(&mut self, io: &mut NodeIo, now: Time) {
         while let Some(request) = self.subscriber.poll_transmit(now, &self.cc) {
             let Some(path) = self.paths.get(request.path().index()) else {
@@ -711,11 +578,6 @@ impl GetEndpoint {
         }
         self.transmit(io, now);
     }
-}
-
-/// Pages of the adopted metadata (0 before it, or with security off).
-fn m_pages(signed: &Option<SignedMetadata>) -> u32 {
-    signed.as_ref().map_or(0, |m| m.pages)
 }
 
 /// The path of the partial file of a download to `out`.
@@ -839,6 +701,9 @@ impl Endpoint for GetEndpoint {
         matches!(self.state, GetState::Done | GetState::Failed(_))
     }
 }
+
+#[path = "get_verify.rs"]
+mod verify;
 
 #[cfg(test)]
 #[path = "get_tests.rs"]

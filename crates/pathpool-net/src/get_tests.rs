@@ -3,7 +3,7 @@ use crate::overlay::Overlay;
 use pathpool_proto::mmtp::{Echo, PathIndex};
 use pathpool_wire::auth::PublisherKey;
 use pathpool_wire::hash_tree::{leaf_hash, HashTree};
-use pathpool_wire::{DataPrefix, FidSetMsg};
+use pathpool_wire::{ChunkMsg, DataPrefix, FidSetMsg};
 use std::net::UdpSocket;
 
 const PAIR: &str = r#"

@@ -500,7 +500,9 @@ mod tests {
         let key = PublisherKey::from_seed([1; 32]);
         let store = FileStore::open(&path, &name, 1135, NodeIx(0), Some(&key)).unwrap();
         assert!(store.metadata().verify(&key.public()));
-        assert_eq!(store.metadata().validate().unwrap().unwrap().pages(), 3);
+        // 348 chunks of 1135 bytes, 35 hashes a page: 10 leaf pages and the root page.
+        assert_eq!(store.metadata().data_chunks, 348);
+        assert_eq!(store.metadata().validate().unwrap().unwrap().pages(), 11);
         let n = store.metadata().data_chunks;
         let mut order: Vec<u32> = (0..n).collect();
         order.extend((0..n).rev());
