@@ -7,7 +7,9 @@
 //! per GB of payload, and each thread's.
 //!
 //! `cargo run --release -p pathpool-net --example overlay_speed -- [MB]` (default 256);
-//! `-- MB direct` or `-- MB forwarded` runs that configuration alone (for a profile).
+//! `-- MB direct` or `-- MB forwarded` runs that configuration alone (for a profile);
+//! `PATHPOOL_SECURITY=off` in the environment runs every overlay with `security = "off"`
+//! (no pages, signature or per-chunk verification; issue 18).
 
 use std::fs;
 use std::io::{Read, Write};
@@ -102,6 +104,9 @@ links = [{ between = ["p", "s"] }, { between = ["p", "rv"] }]
 "#
     };
     let mut overlay = Overlay::from_toml(text, "speed").unwrap();
+    if std::env::var("PATHPOOL_SECURITY").as_deref() == Ok("off") {
+        overlay.set_security(SecurityMode::Off);
+    }
     let sockets: Vec<UdpSocket> = (0..overlay.nodes().len())
         .map(|_| UdpSocket::bind("127.0.0.1:0").unwrap())
         .collect();

@@ -71,28 +71,71 @@ impl ContentCheck {
     /// Checks `chunk`, and the held chunks it lets be checked if it is a valid page.
     pub fn offer(&mut self, chunk: Arrived) -> Settled {
         let mut out = Settled::default();
-        let mut work = vec![chunk];
+        self.settle(vec![chunk], &mut out);
+        out
+    }
+
+    /// As [`offer`](Self::offer) for a chunk still in its datagram: copied only if it must
+    /// be held. Returns whether it is valid (`None`: held) and the held chunks it settled.
+    pub fn offer_borrowed(
+        &mut self,
+        index: u32,
+        path: usize,
+        echo: Echo,
+        payload: &[u8],
+        at: Time,
+    ) -> (Option<bool>, Settled) {
+        let mut out = Settled::default();
+        match self.verifier.check(index, payload) {
+            Check::Valid => {
+                let children = self.release(index);
+                self.settle(children, &mut out);
+                (Some(true), out)
+            }
+            Check::Invalid => (Some(false), out),
+            Check::ParentMissing { parent } => {
+                self.hold(
+                    parent,
+                    Arrived {
+                        index,
+                        path,
+                        echo,
+                        payload: payload.to_vec(),
+                        at,
+                    },
+                );
+                (None, out)
+            }
+        }
+    }
+
+    /// The held children of page `index`, now checkable.
+    fn release(&mut self, index: u32) -> Vec<Arrived> {
+        let children = self.held.remove(&index).unwrap_or_default();
+        self.held_bytes -= children.iter().map(|h| h.payload.len()).sum::<usize>();
+        children
+    }
+
+    fn hold(&mut self, parent: u32, c: Arrived) {
+        if self.held_bytes + c.payload.len() > MAX_HELD_BYTES {
+            self.overflowed += 1;
+            return;
+        }
+        self.held_bytes += c.payload.len();
+        self.held.entry(parent).or_default().push(c);
+    }
+
+    fn settle(&mut self, mut work: Vec<Arrived>, out: &mut Settled) {
         while let Some(c) = work.pop() {
             match self.verifier.check(c.index, &c.payload) {
                 Check::Valid => {
-                    if let Some(children) = self.held.remove(&c.index) {
-                        self.held_bytes -= children.iter().map(|h| h.payload.len()).sum::<usize>();
-                        work.extend(children);
-                    }
+                    work.extend(self.release(c.index));
                     out.valid.push(c);
                 }
                 Check::Invalid => out.invalid.push(c),
-                Check::ParentMissing { parent } => {
-                    if self.held_bytes + c.payload.len() > MAX_HELD_BYTES {
-                        self.overflowed += 1;
-                        continue;
-                    }
-                    self.held_bytes += c.payload.len();
-                    self.held.entry(parent).or_default().push(c);
-                }
+                Check::ParentMissing { parent } => self.hold(parent, c),
             }
         }
-        out
     }
 }
 

@@ -5,12 +5,11 @@
 //! path it has.
 
 use pathpool_core::Time;
-use pathpool_proto::mmtp::{Chunk, ErrorKind, PathIndex, Reply};
+use pathpool_proto::mmtp::{Chunk, Echo, ErrorKind, PathIndex, Reply};
 use pathpool_topo::NodeIx;
 use pathpool_wire::{data_error_authentic, ChunkMsg, DataErrorMsg};
 
 use super::{GetEndpoint, GetError, GetState};
-use crate::content_check::Arrived;
 use crate::node::NodeIo;
 use crate::overlay::SecurityMode;
 
@@ -40,7 +39,6 @@ impl GetEndpoint {
         let Some(m) = &self.signed else {
             return;
         };
-        let (pages, chunk_bytes) = (m.pages, m.chunk_bytes);
         if c.prefix.version != m.version() || path >= self.paths.len() || self.is_excluded(path) {
             self.get_stats.stale_replies += 1;
             return;
@@ -50,45 +48,63 @@ impl GetEndpoint {
             self.on_reply(io, now, &Reply::Chunk(c.to_chunk()), c.payload);
             return;
         };
-        let settled = check.offer(Arrived {
-            index: c.index,
-            path,
-            echo: c.prefix.echo,
-            payload: c.payload.to_vec(),
-            at: now,
-        });
+        let (first, settled) = check.offer_borrowed(c.index, path, c.prefix.echo, c.payload, now);
+        match first {
+            Some(true) => self.deliver(io, now, c.index, path, c.prefix.echo, c.payload),
+            Some(false) => self.reject(c.index, path),
+            None => {}
+        }
         for bad in settled.invalid {
-            self.get_stats.invalid_chunks += 1;
-            if let Some(p) = self.paths.get(bad.path) {
-                let why = format!(
-                    "sent chunk {} that failed verification (path {})",
-                    bad.index, bad.path
-                );
-                self.exclude(p.publisher, why);
-            }
+            self.reject(bad.index, bad.path);
         }
         for good in settled.valid {
-            if self.is_excluded(good.path) || self.state != GetState::Downloading {
-                continue;
-            }
-            // A page is counted as a full chunk by the state machine (D151).
-            let payload_bytes = if good.index < pages {
-                chunk_bytes
-            } else {
-                u32::try_from(good.payload.len()).unwrap_or(u32::MAX)
-            };
-            let chunk = Chunk {
-                content: c.prefix.content,
-                index: good.index,
-                path: PathIndex(good.path as u32),
-                echo: good.echo,
-                payload_bytes,
-            };
-            self.on_reply(io, now, &Reply::Chunk(chunk), &good.payload);
+            self.deliver(io, now, good.index, good.path, good.echo, &good.payload);
         }
         if self.state == GetState::Downloading {
             self.check_sources(now);
         }
+    }
+
+    /// A chunk failed verification: its source is excluded.
+    fn reject(&mut self, index: u32, path: usize) {
+        self.get_stats.invalid_chunks += 1;
+        if let Some(p) = self.paths.get(path) {
+            let why = format!("sent chunk {index} that failed verification (path {path})");
+            self.exclude(p.publisher, why);
+        }
+    }
+
+    /// A verified chunk goes to the state machine and, if new, to the file.
+    fn deliver(
+        &mut self,
+        io: &mut NodeIo,
+        now: Time,
+        index: u32,
+        path: usize,
+        echo: Echo,
+        payload: &[u8],
+    ) {
+        let Some((pages, chunk_bytes)) = self.signed.as_ref().map(|m| (m.pages, m.chunk_bytes))
+        else {
+            return;
+        };
+        if self.is_excluded(path) || self.state != GetState::Downloading {
+            return;
+        }
+        // A page is counted as a full chunk by the state machine (D151).
+        let payload_bytes = if index < pages {
+            chunk_bytes
+        } else {
+            u32::try_from(payload.len()).unwrap_or(u32::MAX)
+        };
+        let chunk = Chunk {
+            content: self.subscriber.content(),
+            index,
+            path: PathIndex(path as u32),
+            echo,
+            payload_bytes,
+        };
+        self.on_reply(io, now, &Reply::Chunk(chunk), payload);
     }
 
     /// Fails the download if every source has been excluded.
