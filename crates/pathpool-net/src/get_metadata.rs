@@ -278,3 +278,221 @@ fn describe(roots: &[(Hash, Vec<&Candidate>)], trust: &Trust) -> String {
         .collect::<Vec<_>>()
         .join("; ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pathpool_proto::mmtp::PathIndex;
+    use pathpool_topo::Fid;
+    use pathpool_wire::auth::PublisherKey;
+    use pathpool_wire::DataPrefix;
+
+    fn key(node: u32) -> PublisherKey {
+        PublisherKey::from_seed([node as u8 + 1; 32])
+    }
+
+    /// Three sources, nodes 1 to 3, one path each (path i to node i + 1).
+    fn paths() -> Vec<PathFids> {
+        (1..=3)
+            .map(|n| PathFids {
+                publisher: NodeIx(n),
+                group_id: 0,
+                forward_fid: Fid::default(),
+                reverse_fid: Fid::default(),
+            })
+            .collect()
+    }
+
+    fn trust() -> Trust {
+        Trust {
+            node_keys: (1..=3).map(|n| (NodeIx(n), key(n).public())).collect(),
+            node_names: ["rv", "p1", "p2", "p3"].map(String::from).to_vec(),
+            ..Trust::default()
+        }
+    }
+
+    fn name() -> ContentName {
+        ContentName::new("/t/x").unwrap()
+    }
+
+    /// Metadata of a 100-byte content whose root is `root`, signed by `node`.
+    fn metadata(node: u32, root: u8, signer: &PublisherKey) -> SignedMetadata {
+        let mut m = SignedMetadata {
+            name: name(),
+            publisher: NodeIx(node),
+            size_bytes: 100,
+            chunk_bytes: 64,
+            data_chunks: 2,
+            pages: 1,
+            root: [root; 32],
+            description: String::new(),
+            signature: [0; 64],
+        };
+        m.sign(signer).unwrap();
+        m
+    }
+
+    fn reply(path: u32, m: &SignedMetadata) -> MetadataReplyMsg<'static> {
+        MetadataReplyMsg {
+            prefix: DataPrefix {
+                content: m.content(),
+                version: m.version(),
+                token: 0,
+                path: PathIndex(path),
+                echo: Echo {
+                    sent_at: Time::ZERO,
+                    retransmission: false,
+                },
+            },
+            metadata: m.clone(),
+            first_chunk: None,
+        }
+    }
+
+    fn phase() -> MetadataPhase {
+        let mut p = MetadataPhase::new(3);
+        p.outstanding = vec![true; 3];
+        p
+    }
+
+    const SOURCES: [NodeIx; 3] = [NodeIx(1), NodeIx(2), NodeIx(3)];
+    const WAIT: Dur = Dur::from_secs(1);
+
+    #[test]
+    fn the_majority_root_is_adopted_and_the_other_source_named() {
+        let (t, mut p) = (trust(), phase());
+        let now = Time::from_ms(10);
+        p.accept(
+            &t,
+            &paths(),
+            &name(),
+            &reply(0, &metadata(1, 7, &key(1))),
+            now,
+        );
+        assert!(matches!(p.decide(&t, &SOURCES, now, WAIT), Decision::Wait));
+        p.accept(
+            &t,
+            &paths(),
+            &name(),
+            &reply(1, &metadata(2, 8, &key(2))),
+            now,
+        );
+        p.accept(
+            &t,
+            &paths(),
+            &name(),
+            &reply(2, &metadata(3, 7, &key(3))),
+            now,
+        );
+        let Decision::Adopt(c, excluded) = p.decide(&t, &SOURCES, now, WAIT) else {
+            panic!("no decision");
+        };
+        assert_eq!(c.metadata.root, [7; 32]);
+        assert_eq!(excluded.len(), 1);
+        assert_eq!(excluded[0].0, NodeIx(2));
+        assert!(excluded[0]
+            .1
+            .starts_with("signed another version (root 0808"));
+    }
+
+    #[test]
+    fn a_tie_fails_naming_sources_and_roots_unless_a_root_is_pinned() {
+        let (mut t, mut p) = (trust(), phase());
+        let now = Time::from_ms(10);
+        p.accept(
+            &t,
+            &paths(),
+            &name(),
+            &reply(0, &metadata(1, 7, &key(1))),
+            now,
+        );
+        p.accept(
+            &t,
+            &paths(),
+            &name(),
+            &reply(1, &metadata(2, 8, &key(2))),
+            now,
+        );
+        // p3 never answers: the decision comes when the window has passed.
+        assert!(matches!(p.decide(&t, &SOURCES, now, WAIT), Decision::Wait));
+        let later = now + WAIT;
+        let Decision::Fail(why) = p.decide(&t, &SOURCES, later, WAIT) else {
+            panic!("a tie must fail");
+        };
+        assert!(
+            why.contains("root 0707070707070707… from p1")
+                && why.contains("root 0808080808080808… from p2"),
+            "{why}"
+        );
+        t.root = Some([8; 32]);
+        let Decision::Adopt(c, excluded) = p.decide(&t, &SOURCES, later, WAIT) else {
+            panic!("the pinned root is adopted");
+        };
+        assert_eq!((c.source, excluded[0].0), (NodeIx(2), NodeIx(1)));
+    }
+
+    #[test]
+    fn untrusted_unsolicited_and_foreign_replies_are_refused() {
+        let (mut t, mut p) = (trust(), phase());
+        let now = Time::from_ms(10);
+        // Signed by a key the overlay does not give node 1.
+        p.accept(
+            &t,
+            &paths(),
+            &name(),
+            &reply(0, &metadata(1, 7, &key(9))),
+            now,
+        );
+        // Signed by node 2's key but claiming node 1.
+        p.accept(
+            &t,
+            &paths(),
+            &name(),
+            &reply(0, &metadata(1, 7, &key(2))),
+            now,
+        );
+        // Node 9 is no source of this download.
+        p.accept(
+            &t,
+            &paths(),
+            &name(),
+            &reply(0, &metadata(9, 7, &key(9))),
+            now,
+        );
+        // Answers no outstanding request.
+        p.outstanding[1] = false;
+        p.accept(
+            &t,
+            &paths(),
+            &name(),
+            &reply(1, &metadata(2, 7, &key(2))),
+            now,
+        );
+        assert_eq!(p.rejected.len(), 4, "{:?}", p.rejected);
+        assert!(matches!(
+            p.decide(&t, &SOURCES, now + WAIT, WAIT),
+            Decision::Wait
+        ));
+        // With --publisher-key, only that key counts, whatever the overlay says.
+        t.only_keys = vec![key(9).public()];
+        p.accept(
+            &t,
+            &paths(),
+            &name(),
+            &reply(0, &metadata(1, 7, &key(1))),
+            now,
+        );
+        assert_eq!(p.rejected.len(), 5);
+        p.accept(
+            &t,
+            &paths(),
+            &name(),
+            &reply(0, &metadata(1, 7, &key(9))),
+            now,
+        );
+        assert!(matches!(
+            p.decide(&t, &SOURCES, now + WAIT, WAIT),
+            Decision::Adopt(..)
+        ));
+    }
+}
