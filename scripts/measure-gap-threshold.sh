@@ -30,7 +30,7 @@ for overlay in ${OVERLAYS:-scenarios/overlay/diamond.toml scenarios/overlay/diam
       rm -f "$work/copy"
       line=$("$PATHPOOL" testbed get /m/x -o "$work/copy" --node s --dir "$bed" -q \
         "${args[@]}" 2>&1 | head -1)
-      mbps=$(sed -E 's/.*, ([0-9.]+) Mb\/s, SHA-256 verified.*/\1/' <<<"$line")
+      mbps=$(sed -E 's/.*, ([0-9.]+) Mb\/s, (verified|BLAKE3) .*/\1/' <<<"$line")
       secs=$(sed -E 's/.* in ([0-9.]+) s,.*/\1/' <<<"$line")
       printf '%-20s run %d  %-5s %6s Mb/s  %6s s\n' "$(basename "$overlay")" "$run" "$mode" \
         "$mbps" "$secs"

@@ -129,7 +129,7 @@ links = [
     let rv_log = fs::read_to_string(format!("{bed}/rv.log")).unwrap_or_default();
     let _ = fs::remove_dir_all(&dir);
     assert!(get.status.success(), "{get_text}");
-    assert!(get_text.contains("SHA-256 verified"), "{get_text}");
+    assert!(get_text.contains("verified chunk by chunk"), "{get_text}");
     // The progress log: a header, rows per source, and at the end the two sources' bytes
     // add up to the file.
     let mut rows = progress.lines();

@@ -7,7 +7,9 @@
 //! per GB of payload, and each thread's.
 //!
 //! `cargo run --release -p pathpool-net --example overlay_speed -- [MB]` (default 256);
-//! `-- MB direct` or `-- MB forwarded` runs that configuration alone (for a profile).
+//! `-- MB direct` or `-- MB forwarded` runs that configuration alone (for a profile);
+//! `PATHPOOL_SECURITY=off` in the environment runs every overlay with `security = "off"`
+//! (no pages, signature or per-chunk verification; issue 18).
 
 use std::fs;
 use std::io::{Read, Write};
@@ -20,12 +22,14 @@ use std::time::Instant;
 
 use pathpool_core::Rng;
 use pathpool_net::get::{GetConfig, GetEndpoint, GetState};
+use pathpool_net::get_metadata::Trust;
 use pathpool_net::node::{run, Endpoint, NodeIo, Relay};
-use pathpool_net::overlay::Overlay;
+use pathpool_net::overlay::{Overlay, SecurityMode};
 use pathpool_net::publisher::{FileStore, PublisherEndpoint, DEFAULT_CHUNK_BYTES};
 use pathpool_net::rv::RvEndpoint;
 use pathpool_psi::ContentName;
 use pathpool_topo::NodeIx;
+use pathpool_wire::auth::PublisherKey;
 use sha2::{Digest, Sha256};
 
 /// User + system CPU seconds in a `/proc` stat file (a process's or a thread's).
@@ -100,12 +104,20 @@ links = [{ between = ["p", "s"] }, { between = ["p", "rv"] }]
 "#
     };
     let mut overlay = Overlay::from_toml(text, "speed").unwrap();
+    if std::env::var("PATHPOOL_SECURITY").as_deref() == Ok("off") {
+        overlay.set_security(SecurityMode::Off);
+    }
     let sockets: Vec<UdpSocket> = (0..overlay.nodes().len())
         .map(|_| UdpSocket::bind("127.0.0.1:0").unwrap())
         .collect();
     for (i, s) in sockets.iter().enumerate() {
         overlay.set_addr(NodeIx(i as u32), s.local_addr().unwrap());
     }
+    // The publisher signs with a key the overlay carries (security on, the default).
+    let key = PublisherKey::from_seed([5; 32]);
+    let p_node = overlay.node("p").unwrap();
+    overlay.set_public_key(p_node, key.public());
+    let key = (overlay.security() == SecurityMode::On).then_some(key);
     let rv_addr = overlay.nodes()[overlay.rendezvous().0 as usize]
         .addr
         .unwrap();
@@ -122,7 +134,7 @@ links = [{ between = ["p", "s"] }, { between = ["p", "rv"] }]
         let (thread_name, mut ep): (&str, Box<dyn Endpoint + Send>) = match id.as_str() {
             "rv" => ("rv", Box::new(RvEndpoint::new(&overlay))),
             "p" => {
-                let store = FileStore::open(file, &name, chunk_bytes).unwrap();
+                let store = FileStore::open(file, &name, chunk_bytes, node, key.as_ref()).unwrap();
                 let ep = PublisherEndpoint::new(store, name.clone(), node, rv_addr);
                 ("publisher", Box::new(ep))
             }
@@ -141,6 +153,7 @@ links = [{ between = ["p", "s"] }, { between = ["p", "rv"] }]
     let (s, mut io) = sub_socket.unwrap();
     let out = file.with_extension("got");
     let mut config = GetConfig::new(name, out.clone());
+    config.trust = Trust::from_overlay(&overlay);
     config.subscriber.gap_threshold = Some(3);
     let mut ep = GetEndpoint::new(config, s, rv_addr);
     let cpu0 = cpu_seconds();

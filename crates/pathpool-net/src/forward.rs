@@ -215,15 +215,21 @@ links = [
         Packet::<4> {
             hop_limit,
             fid,
-            message: Message::DataError(ErrorReply {
-                content: ContentId(7),
-                part: Part::Chunk(3),
-                path: PathIndex(0),
-                echo: Echo {
-                    sent_at: Time::ZERO,
-                    retransmission: false,
+            message: Message::DataError(pathpool_wire::DataErrorMsg {
+                error: ErrorReply {
+                    content: ContentId(7),
+                    part: Part::Chunk(3),
+                    path: PathIndex(0),
+                    echo: Echo {
+                        sent_at: Time::ZERO,
+                        retransmission: false,
+                    },
+                    kind: ErrorKind::UnknownContent,
                 },
-                kind: ErrorKind::UnknownContent,
+                version: 0,
+                token: 0,
+                publisher: pathpool_topo::NodeIx(0),
+                mac: [0; 16],
             }),
         }
         .to_vec()

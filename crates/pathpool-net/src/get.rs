@@ -2,8 +2,14 @@
 //! subflow per FID pair of the answer in the coupling groups it gives, drives the sans-IO
 //! [`Subscriber`] (the one the simulator drives) with datagrams and the wall clock, writes
 //! chunks into a temporary file at their offsets (a new file under a random name beside the
-//! output, `temp_file.rs`), checks the whole file against the metadata's SHA-256 and only
-//! then renames it to its final name.
+//! output, `temp_file.rs`), checks the whole file against the metadata's root and only then
+//! renames it to its final name.
+//!
+//! Wire version 2 (issue 18): a random token per download, copied by every reply, drops
+//! replies to anyone else's requests; the metadata is asked of every source and trusted only
+//! if signed ([`crate::get_metadata`]); every chunk, page or data, is verified on arrival
+//! ([`crate::content_check`]) before the state machine sees it, and a source that sends a
+//! bad one is excluded, named, and the download goes on from the others.
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -12,14 +18,20 @@ use std::path::PathBuf;
 use pathpool_cc::{AnyController, CcKind, CcOptions, WindowConfig};
 use pathpool_core::{Dur, Time};
 use pathpool_proto::mmtp::{
-    ContentId, Delivery, IntegrityError, Metadata, Reply, Subscriber, SubscriberConfig,
+    ContentId, Delivery, MetadataReply, MetadataRequest, Reply, Request, Subscriber,
+    SubscriberConfig,
 };
 use pathpool_psi::{ContentName, Matching};
 use pathpool_topo::{Fid, NodeIx};
-use pathpool_wire::{Message, MsgType, Packet, PathFids, Subscribe};
+use pathpool_wire::hash_tree::Verifier;
+use pathpool_wire::{
+    Message, MetadataReplyMsg, MsgType, Packet, PathFids, SignedMetadata, Subscribe, Ticket,
+};
 
+use crate::content_check::ContentCheck;
+use crate::get_metadata::{Decision, MetadataPhase, Trust, DEFAULT_METADATA_WAIT};
 use crate::node::{Endpoint, NodeIo};
-use crate::part_file::PartFile;
+use crate::part_file::{FileDigest, PartFile};
 use crate::rv::HOP_LIMIT;
 
 /// How a download is made.
@@ -43,6 +55,10 @@ pub struct GetConfig {
     /// Use at most this many of each publisher's paths (the first ones of the FID set);
     /// `None` uses every path the topology manager gives.
     pub paths_per_source: Option<usize>,
+    /// What is trusted: keys, a pinned root, the security mode.
+    pub trust: Trust,
+    /// How long after the first trusted metadata reply the others are awaited (D152).
+    pub metadata_wait: Dur,
 }
 
 impl GetConfig {
@@ -59,6 +75,8 @@ impl GetConfig {
             stall_timeout: Dur::from_secs(10),
             rendezvous_timeout: Dur::from_secs(5),
             paths_per_source: None,
+            trust: Trust::default(),
+            metadata_wait: DEFAULT_METADATA_WAIT,
         }
     }
 }
@@ -72,8 +90,11 @@ pub enum GetError {
     NoRendezvous,
     /// No chunk arrived for the stall timeout: no source is reachable.
     NoSource,
-    /// The downloaded bytes do not match the metadata's SHA-256.
+    /// The downloaded bytes do not match the metadata's root, or no metadata could be
+    /// trusted, or the sources disagree.
     Integrity(String),
+    /// Every source was excluded for sending bad chunks or another version.
+    AllSourcesExcluded(String),
     /// The output file could not be written.
     Io(String),
 }
@@ -85,6 +106,7 @@ impl fmt::Display for GetError {
             GetError::NoRendezvous => write!(f, "the rendezvous did not answer"),
             GetError::NoSource => write!(f, "no reachable source: no chunk arrived in time"),
             GetError::Integrity(t) => write!(f, "integrity check failed: {t}"),
+            GetError::AllSourcesExcluded(t) => write!(f, "every source was excluded: {t}"),
             GetError::Io(t) => write!(f, "writing the file: {t}"),
         }
     }
@@ -135,6 +157,21 @@ pub struct PathProgress {
     pub lost: u64,
 }
 
+/// Counters of what a download refused.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GetStats {
+    /// Replies with another download's token (or a guessed one).
+    pub wrong_token: u64,
+    /// Metadata replies refused (unsolicited, unsigned, wrongly signed, inconsistent).
+    pub rejected_metadata: u64,
+    /// Chunks that failed verification.
+    pub invalid_chunks: u64,
+    /// Replies of another version, or from an excluded source.
+    pub stale_replies: u64,
+    /// DATA_ERRORs without a valid MAC (ignored).
+    pub unauthenticated_errors: u64,
+}
+
 /// The subscriber endpoint of a node.
 pub struct GetEndpoint {
     config: GetConfig,
@@ -142,6 +179,12 @@ pub struct GetEndpoint {
     rendezvous: SocketAddr,
     state: GetState,
     request_id: u32,
+    token: u64,
+    meta: Option<MetadataPhase>,
+    signed: Option<SignedMetadata>,
+    check: Option<ContentCheck>,
+    excluded: Vec<(NodeIx, String)>,
+    get_stats: GetStats,
     subscriber: Subscriber,
     cc: AnyController,
     paths: Vec<PathFids>,
@@ -153,10 +196,6 @@ pub struct GetEndpoint {
     finished: Option<Time>,
     bytes: u64,
     per_path: Vec<u64>,
-    /// Chunks that arrived before the metadata (the subscriber accepts them: chunk 0 is
-    /// requested with the metadata, and a reply can overtake another), written once the
-    /// file exists.
-    early: Vec<(u32, Vec<u8>)>,
 }
 
 impl fmt::Debug for GetEndpoint {
@@ -174,8 +213,16 @@ const SUBSCRIBE_RETRY: Dur = Dur::from_ms(500);
 
 impl GetEndpoint {
     /// A download of `config.name` by `node`, asking `rendezvous`.
+    ///
+    /// # Panics
+    /// If the operating system gives no random bytes for the token.
     #[must_use]
-    pub fn new(config: GetConfig, node: NodeIx, rendezvous: SocketAddr) -> Self {
+    pub fn new(mut config: GetConfig, node: NodeIx, rendezvous: SocketAddr) -> Self {
+        // The metadata is fetched by the metadata phase, from every source; the state
+        // machine gets it once adopted, and asks for the root page with the first chunks.
+        config.subscriber.first_chunk_with_metadata = false;
+        let mut random = [0u8; 8];
+        getrandom::fill(&mut random).expect("the OS random source for the download token");
         let window = WindowConfig {
             initial_window: u64::from(config.subscriber.initial_window_chunks.max(1)),
             ..WindowConfig::default()
@@ -187,6 +234,12 @@ impl GetEndpoint {
             ),
             cc: config.cc.build_with(window, CcOptions::default()),
             request_id: u32::from(node.0 as u16) << 16 | 1,
+            token: u64::from_be_bytes(random),
+            meta: None,
+            signed: None,
+            check: None,
+            excluded: Vec::new(),
+            get_stats: GetStats::default(),
             config,
             node,
             rendezvous,
@@ -199,7 +252,6 @@ impl GetEndpoint {
             finished: None,
             bytes: 0,
             per_path: Vec::new(),
-            early: Vec::new(),
         }
     }
 
@@ -209,10 +261,34 @@ impl GetEndpoint {
         &self.state
     }
 
-    /// The content's metadata, once received.
+    /// The content's signed metadata, once adopted.
     #[must_use]
-    pub fn metadata(&self) -> Option<&Metadata> {
-        self.subscriber.metadata()
+    pub fn metadata(&self) -> Option<&SignedMetadata> {
+        self.signed.as_ref()
+    }
+
+    /// The download's random token.
+    #[must_use]
+    pub fn token(&self) -> u64 {
+        self.token
+    }
+
+    /// Sources excluded, with why (another version, a bad chunk, a changed file).
+    #[must_use]
+    pub fn excluded(&self) -> &[(NodeIx, String)] {
+        &self.excluded
+    }
+
+    /// What the download refused.
+    #[must_use]
+    pub fn stats(&self) -> GetStats {
+        self.get_stats
+    }
+
+    /// The trust settings (for the overlay file's node names).
+    #[must_use]
+    pub fn trust(&self) -> &Trust {
+        &self.config.trust
     }
 
     /// The subscriber state machine (its subflows and counters).
@@ -313,13 +389,94 @@ impl GetEndpoint {
                 }
             });
         }
-        for p in &paths {
-            self.subscriber.add_path(&mut self.cc, p.group_id);
-        }
         self.per_path = vec![0; paths.len()];
+        self.meta = Some(MetadataPhase::new(paths.len()));
         self.paths = paths;
         self.last_progress = now;
         self.state = GetState::Downloading;
+    }
+
+    /// Asks every source (on its first path) for the metadata, again every
+    /// [`SUBSCRIBE_RETRY`] until a root is adopted.
+    fn request_metadata(&mut self, io: &mut NodeIo, now: Time) {
+        let Some(meta) = &mut self.meta else {
+            return;
+        };
+        meta.last_sent = Some(now);
+        let mut asked: Vec<NodeIx> = Vec::new();
+        for (i, p) in self.paths.iter().enumerate() {
+            if asked.contains(&p.publisher) {
+                continue;
+            }
+            asked.push(p.publisher);
+            meta.outstanding[i] = true;
+            let request = Request::Metadata(MetadataRequest {
+                content: self.subscriber.content(),
+                path: pathpool_proto::mmtp::PathIndex(i as u32),
+                echo: pathpool_proto::mmtp::Echo {
+                    sent_at: now,
+                    retransmission: false,
+                },
+            });
+            io.send_packet_on_fid(&Packet::<4> {
+                hop_limit: HOP_LIMIT,
+                fid: p.reverse_fid,
+                message: Message::from_request(
+                    request,
+                    self.token,
+                    0,
+                    Ticket::default(),
+                    p.forward_fid,
+                ),
+            });
+        }
+    }
+
+    fn on_metadata_reply(&mut self, io: &mut NodeIo, now: Time, m: &MetadataReplyMsg<'_>) {
+        let Some(meta) = &mut self.meta else {
+            // Already adopted: a late answer to the metadata phase.
+            return;
+        };
+        let before = meta.rejected.len();
+        meta.accept(&self.config.trust, &self.paths, &self.config.name, m, now);
+        self.get_stats.rejected_metadata += (meta.rejected.len() - before) as u64;
+        self.decide(io, now);
+    }
+
+    fn decide(&mut self, io: &mut NodeIo, now: Time) {
+        let Some(meta) = &self.meta else {
+            return;
+        };
+        let mut sources: Vec<NodeIx> = self.paths.iter().map(|p| p.publisher).collect();
+        sources.dedup();
+        match meta.decide(&self.config.trust, &sources, now, self.config.metadata_wait) {
+            Decision::Wait => {}
+            Decision::Fail(why) => self.fail(now, GetError::Integrity(why)),
+            Decision::Adopt(chosen, excluded) => {
+                self.meta = None;
+                for p in &self.paths {
+                    self.subscriber.add_path(&mut self.cc, p.group_id);
+                }
+                for (source, why) in excluded {
+                    self.exclude(source, why);
+                }
+                let m = chosen.metadata;
+                self.check = m
+                    .validate()
+                    .ok()
+                    .flatten()
+                    .map(|shape| ContentCheck::new(Verifier::new(shape, m.root)));
+                let reply = Reply::Metadata(MetadataReply {
+                    content: m.content(),
+                    path: pathpool_proto::mmtp::PathIndex(chosen.path as u32),
+                    echo: chosen.echo,
+                    metadata: m.transfer(),
+                });
+                self.signed = Some(m);
+                self.last_progress = now;
+                self.on_reply(io, now, &reply, &[]);
+            }
+        }
     }
 
     fn transmit(&mut self, io: &mut NodeIo, now: Time) {
@@ -327,74 +484,75 @@ impl GetEndpoint {
             let Some(path) = self.paths.get(request.path().index()) else {
                 continue;
             };
+            let version = self.signed.as_ref().map_or(0, SignedMetadata::version);
             io.send_packet_on_fid(&Packet::<4> {
                 hop_limit: HOP_LIMIT,
                 fid: path.reverse_fid,
-                message: Message::from_request(request, path.forward_fid),
+                message: Message::from_request(
+                    request,
+                    self.token,
+                    version,
+                    Ticket::default(),
+                    path.forward_fid,
+                ),
             });
         }
     }
 
     fn on_metadata(&mut self, now: Time) {
-        let Some(size) = self.metadata().map(|m| m.size_bytes) else {
+        let Some(m) = &self.signed else {
             return;
         };
-        match PartFile::create(&self.config.out, size) {
-            Ok(f) => {
-                self.file = Some(f);
-                for (index, payload) in std::mem::take(&mut self.early) {
-                    self.write_chunk(now, index, &payload);
-                }
+        let digest = if m.pages > 0 {
+            FileDigest::TreeRoot {
+                chunk_bytes: m.chunk_bytes,
             }
-            Err(e) => {
-                self.fail(now, GetError::Io(e.to_string()));
-            }
+        } else {
+            FileDigest::Blake3
+        };
+        match PartFile::create(&self.config.out, m.size_bytes, digest) {
+            Ok(f) => self.file = Some(f),
+            Err(e) => self.fail(now, GetError::Io(e.to_string())),
         }
     }
 
     fn store_chunk(&mut self, now: Time, index: u32, payload: &[u8], path: usize) {
+        self.last_progress = now;
+        let (Some(file), Some(m)) = (&mut self.file, &self.signed) else {
+            return;
+        };
+        // Pages are not content: only data chunks count and go to the file.
+        let Some(data) = index.checked_sub(m.pages) else {
+            return;
+        };
         self.bytes += payload.len() as u64;
         if let Some(b) = self.per_path.get_mut(path) {
             *b += payload.len() as u64;
         }
-        self.last_progress = now;
-        if self.file.is_none() {
-            self.early.push((index, payload.to_vec()));
-            return;
-        }
-        self.write_chunk(now, index, payload);
-    }
-
-    fn write_chunk(&mut self, now: Time, index: u32, payload: &[u8]) {
-        let (Some(file), Some(m)) = (&mut self.file, self.subscriber.metadata()) else {
-            return;
-        };
-        if let Err(e) = file.write(m.chunk_offset(index), payload) {
+        let offset = u64::from(data) * u64::from(m.chunk_bytes);
+        if let Err(e) = file.write(offset, payload) {
             self.fail(now, GetError::Io(e));
         }
     }
 
     fn finish(&mut self, now: Time) {
-        let (Some(mut file), Some(m)) = (self.file.take(), self.subscriber.metadata().cloned())
-        else {
+        let (Some(mut file), Some(m)) = (self.file.take(), self.signed.clone()) else {
             return;
         };
-        // The writer hashed every byte as it wrote it (part_file.rs): the SHA-256 of what is
-        // on disk, without reading the file again.
+        // The writer hashed every byte as it wrote it (part_file.rs): the root of what is on
+        // disk, without reading the file again, checked against the adopted root.
         let verified = file
             .finish()
             .map_err(GetError::Io)
             .and_then(|digest| {
-                if digest == m.sha256 {
+                if blake3::Hash::from(digest) == blake3::Hash::from(m.root) {
                     Ok(())
                 } else {
-                    Err(GetError::Integrity(
-                        IntegrityError::HashMismatch {
-                            expected: m.sha256,
-                            actual: digest,
-                        }
-                        .to_string(),
-                    ))
+                    Err(GetError::Integrity(format!(
+                        "the file's root {} does not match the metadata's {}",
+                        blake3::Hash::from(digest).to_hex(),
+                        blake3::Hash::from(m.root).to_hex()
+                    )))
                 }
             })
             .and_then(|()| file.persist().map_err(GetError::Io));
@@ -437,6 +595,16 @@ impl Endpoint for GetEndpoint {
         let Ok(packet) = Packet::<4>::decode(datagram) else {
             return;
         };
+        let token = match &packet.message {
+            Message::MetadataReply(m) => Some(m.prefix.token),
+            Message::Chunk(c) => Some(c.prefix.token),
+            Message::DataError(e) => Some(e.token),
+            _ => None,
+        };
+        if token.is_some_and(|t| t != self.token) {
+            self.get_stats.wrong_token += 1;
+            return;
+        }
         match (&self.state, packet.message) {
             (GetState::Subscribing, Message::FidSet(set)) if set.request_id == self.request_id => {
                 if set.paths.is_empty() {
@@ -444,7 +612,7 @@ impl Endpoint for GetEndpoint {
                     return;
                 }
                 self.start(now, set.paths);
-                self.transmit(io, now);
+                self.request_metadata(io, now);
             }
             (GetState::Subscribing, Message::ControlError(e))
                 if e.request_id == self.request_id =>
@@ -452,17 +620,11 @@ impl Endpoint for GetEndpoint {
                 self.fail(now, GetError::Refused(e.text));
             }
             (GetState::Downloading, Message::MetadataReply(m)) => {
-                let first = m.first_chunk.unwrap_or_default();
-                for reply in m.replies() {
-                    self.on_reply(io, now, &reply, first);
-                }
+                self.on_metadata_reply(io, now, &m);
             }
-            (GetState::Downloading, Message::Chunk(c)) => {
-                let payload = c.payload;
-                self.on_reply(io, now, &Reply::Chunk(c.to_chunk()), payload);
-            }
+            (GetState::Downloading, Message::Chunk(c)) => self.on_chunk(io, now, &c),
             (GetState::Downloading, Message::DataError(e)) => {
-                self.on_reply(io, now, &Reply::Error(e), &[]);
+                self.on_data_error(io, now, &e, datagram);
             }
             _ => {}
         }
@@ -476,6 +638,11 @@ impl Endpoint for GetEndpoint {
             ),
             GetState::Downloading => {
                 let stall = self.last_progress + self.config.stall_timeout;
+                if let Some(meta) = &self.meta {
+                    let retry = meta.last_sent.map_or(Time::ZERO, |t| t + SUBSCRIBE_RETRY);
+                    let adopt = meta.deadline(self.config.metadata_wait);
+                    return Some(adopt.map_or(retry, |a| a.min(retry)).min(stall));
+                }
                 Some(
                     self.subscriber
                         .poll_timeout()
@@ -501,7 +668,21 @@ impl Endpoint for GetEndpoint {
             }
             GetState::Downloading => {
                 if now >= self.last_progress + self.config.stall_timeout {
-                    self.fail(now, GetError::NoSource);
+                    let e = match &self.meta {
+                        Some(meta) if !meta.rejected.is_empty() => GetError::Integrity(format!(
+                            "no trusted metadata: {}",
+                            meta.rejected.join("; ")
+                        )),
+                        _ => GetError::NoSource,
+                    };
+                    self.fail(now, e);
+                    return;
+                }
+                if let Some(meta) = &self.meta {
+                    if meta.last_sent.is_none_or(|t| now >= t + SUBSCRIBE_RETRY) {
+                        self.request_metadata(io, now);
+                    }
+                    self.decide(io, now);
                     return;
                 }
                 self.subscriber.handle_timeout(now, &mut self.cc);
@@ -516,107 +697,9 @@ impl Endpoint for GetEndpoint {
     }
 }
 
+#[path = "get_verify.rs"]
+mod verify;
+
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::overlay::Overlay;
-    use pathpool_proto::mmtp::{Echo, MetadataReply, PathIndex};
-    use pathpool_wire::{ChunkMsg, FidSetMsg, MetadataReplyMsg};
-    use std::fs;
-    use std::net::UdpSocket;
-
-    const PAIR: &str = r#"
-rendezvous = "p"
-nodes = [{ id = "p", transit = false }, { id = "s", transit = false }]
-links = [{ between = ["p", "s"] }]
-"#;
-
-    fn encode(message: Message<'_>) -> Vec<u8> {
-        Packet::<4> {
-            hop_limit: HOP_LIMIT,
-            fid: Fid::default(),
-            message,
-        }
-        .to_vec()
-        .unwrap()
-    }
-
-    /// The subscriber accepts a chunk that overtakes the metadata; its payload must still
-    /// reach the file (it was lost before: the download then failed its integrity check).
-    #[test]
-    fn a_chunk_before_the_metadata_is_kept() {
-        let mut overlay = Overlay::from_toml(PAIR, "pair").unwrap();
-        let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
-        let peer = UdpSocket::bind("127.0.0.1:0").unwrap();
-        let s = overlay.node("s").unwrap();
-        let p = overlay.node("p").unwrap();
-        overlay.set_addr(s, sock.local_addr().unwrap());
-        overlay.set_addr(p, peer.local_addr().unwrap());
-        let mut io = NodeIo::with_socket(&overlay, s, sock, 1).unwrap();
-        let dir = std::env::temp_dir().join(format!("pathpool-early-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let out = dir.join("out.bin");
-        let name = ContentName::new("/t/x").unwrap();
-        let content: Vec<u8> = (0..2500u32).map(|i| (i * 7) as u8).collect();
-        let metadata = Metadata::for_content(&content, 1000, "x");
-        let mut ep = GetEndpoint::new(
-            GetConfig::new(name.clone(), out.clone()),
-            s,
-            peer.local_addr().unwrap(),
-        );
-        let from = peer.local_addr().unwrap();
-        let now = Time::from_ms(1);
-        ep.on_timeout(&mut io, now);
-        let set = FidSetMsg {
-            request_id: ep.request_id,
-            name,
-            paths: vec![PathFids {
-                publisher: p,
-                group_id: 0,
-                forward_fid: Fid::default(),
-                reverse_fid: Fid::default(),
-            }],
-        };
-        ep.on_datagram(
-            &mut io,
-            now,
-            from,
-            MsgType::FidSet,
-            &encode(Message::FidSet(set)),
-        );
-        assert_eq!(ep.state(), &GetState::Downloading);
-        let content_id = ContentId::from_name("/t/x");
-        let echo = Echo {
-            sent_at: now,
-            retransmission: false,
-        };
-        let chunk = |i: usize| {
-            let payload = &content[i * 1000..((i + 1) * 1000).min(content.len())];
-            encode(Message::Chunk(ChunkMsg {
-                content: content_id,
-                index: i as u32,
-                path: PathIndex(0),
-                echo,
-                payload,
-            }))
-        };
-        // Chunk 0 first, then the metadata, then the rest.
-        ep.on_datagram(&mut io, now, from, MsgType::Chunk, &chunk(0));
-        let reply = MetadataReply {
-            content: content_id,
-            path: PathIndex(0),
-            echo,
-            metadata,
-        };
-        let meta = encode(Message::MetadataReply(MetadataReplyMsg {
-            reply,
-            first_chunk: None,
-        }));
-        ep.on_datagram(&mut io, now, from, MsgType::MetadataReply, &meta);
-        ep.on_datagram(&mut io, now, from, MsgType::Chunk, &chunk(1));
-        ep.on_datagram(&mut io, now, from, MsgType::Chunk, &chunk(2));
-        assert_eq!(ep.state(), &GetState::Done, "{ep:?}");
-        assert_eq!(fs::read(&out).unwrap(), content);
-        let _ = fs::remove_dir_all(&dir);
-    }
-}
+#[path = "get_tests.rs"]
+mod tests;

@@ -6,12 +6,15 @@
 //! emulation) are plain state machines too, so they are tested in virtual time.
 
 pub mod cache;
+pub mod content_check;
 pub mod emulation;
 pub mod forward;
 pub mod get;
+pub mod get_metadata;
 pub mod node;
 pub mod overlay;
 pub mod part_file;
 pub mod publisher;
+pub mod publisher_key;
 pub mod rv;
 pub mod temp_file;

@@ -30,7 +30,7 @@ use pathpool_core::{Rng, Time};
 use pathpool_topo::{Fid, NodeIx};
 use pathpool_wire::{MsgType, Packet, MAX_PACKET_BYTES};
 
-use crate::cache::NodeCache;
+use crate::cache::{CacheTrust, NodeCache};
 use crate::emulation::{EmulatedLink, LinkStats};
 use crate::forward::{Forwarder, LinkMask, Route};
 use crate::overlay::Overlay;
@@ -159,6 +159,8 @@ pub struct NodeIo {
     gso: bool,
     cmsg_buf: Vec<u8>,
     cache: Option<NodeCache>,
+    /// What a cache of this node trusts (the overlay file's publisher keys).
+    cache_trust: CacheTrust,
 }
 
 impl NodeIo {
@@ -233,7 +235,8 @@ impl NodeIo {
             cmsg_buf: nix::cmsg_space!(i32),
             cache: overlay.nodes()[node.0 as usize]
                 .cache_bytes
-                .map(NodeCache::new),
+                .map(|c| NodeCache::new(c, CacheTrust::from_overlay(overlay))),
+            cache_trust: CacheTrust::from_overlay(overlay),
         })
     }
 
@@ -266,7 +269,8 @@ impl NodeIo {
     /// Gives this node an on-path chunk cache of `capacity_bytes` (replacing the overlay
     /// file's), or none.
     pub fn set_cache(&mut self, capacity_bytes: Option<u64>) {
-        self.cache = capacity_bytes.map(NodeCache::new);
+        let trust = &self.cache_trust;
+        self.cache = capacity_bytes.map(|c| NodeCache::new(c, trust.clone()));
     }
 
     /// The node's chunk cache, if it has one.
@@ -747,15 +751,21 @@ mod tests {
                     Packet::<4> {
                         hop_limit: 64,
                         fid: to_b,
-                        message: pathpool_wire::Message::DataError(ErrorReply {
-                            content: ContentId(7),
-                            part: Part::Chunk(i),
-                            path: PathIndex(0),
-                            echo: Echo {
-                                sent_at: Time::ZERO,
-                                retransmission: false,
+                        message: pathpool_wire::Message::DataError(pathpool_wire::DataErrorMsg {
+                            error: ErrorReply {
+                                content: ContentId(7),
+                                part: Part::Chunk(i),
+                                path: PathIndex(0),
+                                echo: Echo {
+                                    sent_at: Time::ZERO,
+                                    retransmission: false,
+                                },
+                                kind: ErrorKind::UnknownContent,
                             },
-                            kind: ErrorKind::UnknownContent,
+                            version: 0,
+                            token: 0,
+                            publisher: pathpool_topo::NodeIx(0),
+                            mac: [0; 16],
                         }),
                     }
                     .to_vec()

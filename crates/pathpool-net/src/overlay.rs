@@ -8,6 +8,8 @@
 //! lipsin_seed = 1              # optional: seed of the link tags (default 0)
 //! lipsin_k = 5                 # optional: bits per tag (default 5)
 //! tm = { policy = "k-shortest", k = 2, assistance = "shared-link" }
+//! security = "on"              # default; "off" checks no signature, page or MAC
+//! # (a publisher node's entry also gives public_key = "ed25519:<64 hex>")
 //!
 //! [[nodes]]
 //! id = "p1"
@@ -31,6 +33,7 @@ use pathpool_core::text::line_col;
 use pathpool_core::{ByteSize, Dur, Rate};
 use pathpool_psi::{TmSpec, TopologyManager};
 use pathpool_topo::{EdgeId, Fid, Graph, NodeIx};
+use pathpool_wire::auth::PublicKey;
 use serde::Deserialize;
 
 use crate::emulation::LinkEmulation;
@@ -52,6 +55,8 @@ struct OverlaySpec {
     lipsin_k: Option<u32>,
     #[serde(default)]
     tm: TmSpec,
+    #[serde(default)]
+    security: SecurityMode,
     nodes: Vec<NodeSpec>,
     #[serde(default)]
     links: Vec<LinkSpec>,
@@ -67,6 +72,20 @@ struct NodeSpec {
     transit: bool,
     #[serde(default)]
     cache: Option<ByteSize>,
+    #[serde(default)]
+    public_key: Option<String>,
+}
+
+/// Whether the overlay authenticates what it carries (`security = "on"`, the default) or
+/// trusts every datagram (`"off"`, for benchmarks and trusted labs; `docs/security.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SecurityMode {
+    /// Signed metadata, per-chunk verification, MACs.
+    #[default]
+    On,
+    /// No page, no signature, no MAC checked; the content is checked at the end only.
+    Off,
 }
 
 fn yes() -> bool {
@@ -185,6 +204,8 @@ pub struct OverlayNode {
     pub transit: bool,
     /// Bytes of its on-path chunk cache, if it has one.
     pub cache_bytes: Option<u64>,
+    /// Its publisher key (`public_key = "ed25519:<hex>"`), which checks the metadata it signs.
+    pub public_key: Option<PublicKey>,
 }
 
 /// A link of the overlay: two directed edges, `2i` (from `ends.0`) and `2i + 1`.
@@ -217,6 +238,7 @@ pub struct Overlay {
     rendezvous: NodeIx,
     paths_per_publisher: usize,
     tm: TopologyManager,
+    security: SecurityMode,
 }
 
 impl Overlay {
@@ -358,6 +380,10 @@ impl Overlay {
         for (i, n) in spec.nodes.iter().enumerate() {
             tm.set_transit(NodeIx(i as u32), n.transit)
                 .map_err(|e| err(format!("nodes[{i}]"), e.to_string()))?;
+            if let Some(k) = &n.public_key {
+                PublicKey::parse(k)
+                    .map_err(|e| err(format!("nodes[{i}].public_key"), e.to_string()))?;
+            }
             match n.cache {
                 Some(_) if !n.transit => {
                     return Err(err(
@@ -383,13 +409,39 @@ impl Overlay {
                     addr: n.addr,
                     transit: n.transit,
                     cache_bytes: n.cache.map(ByteSize::bytes),
+                    public_key: n.public_key.and_then(|k| PublicKey::parse(&k).ok()),
                 })
                 .collect(),
             links,
             rendezvous,
             paths_per_publisher,
             tm,
+            security: spec.security,
         })
+    }
+
+    /// Whether the overlay authenticates content (`security`, default on).
+    #[must_use]
+    pub fn security(&self) -> SecurityMode {
+        self.security
+    }
+
+    /// Sets the security mode (tests and benchmarks).
+    pub fn set_security(&mut self, mode: SecurityMode) {
+        self.security = mode;
+    }
+
+    /// The publisher key of `node`, if the overlay file gives one.
+    #[must_use]
+    pub fn public_key(&self, node: NodeIx) -> Option<&PublicKey> {
+        self.nodes.get(node.0 as usize)?.public_key.as_ref()
+    }
+
+    /// Gives `node` the publisher key `key` (tests and the testbed).
+    pub fn set_public_key(&mut self, node: NodeIx, key: PublicKey) {
+        if let Some(n) = self.nodes.get_mut(node.0 as usize) {
+            n.public_key = Some(key);
+        }
     }
 
     /// The nodes, indexed by [`NodeIx`].

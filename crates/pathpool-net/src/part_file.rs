@@ -7,7 +7,7 @@
 //! run goes to the writer thread, which writes it with one call and hashes it while it is in
 //! memory if it continues the hashed prefix. Bytes written out of order are hashed when the
 //! prefix reaches them, read back from the file (only those). At the end the writer has the
-//! SHA-256 of the whole file without reading it again, and the file is synced to disk; the
+//! digest of the whole file (BLAKE3, or the hash tree's root: `FileDigest`) without reading it again, and the file is synced to disk; the
 //! kernel has been writing it out all along, so the sync has little left to do, and the pages
 //! already on disk have left the page cache (a download streams through it, as with Linux's
 //! `RWF_DONTCACHE`, rather than filling it).
@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 
 use nix::fcntl::{posix_fadvise, PosixFadviseAdvice};
-use sha2::{Digest, Sha256};
+use pathpool_wire::hash_tree::StreamingRoot;
 
 use crate::temp_file::TempFile;
 
@@ -51,8 +51,55 @@ struct Run {
     data: Vec<u8>,
 }
 
-/// The whole file as the writer saw it: its SHA-256, once every byte was written.
-pub type Sha256Digest = [u8; 32];
+/// The whole file as the writer saw it: its digest ([`FileDigest`]), once every byte was
+/// written.
+pub type Digest = [u8; 32];
+
+/// What the writer hashes the file into, for the whole-content check before the rename
+/// (wire version 2, issue 18).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileDigest {
+    /// The BLAKE3 hash of the whole file (security off: the metadata's root).
+    Blake3,
+    /// The root of the hash tree over chunks of `chunk_bytes` (security on).
+    TreeRoot {
+        /// The content's chunk size.
+        chunk_bytes: u32,
+    },
+}
+
+/// The writer's hasher.
+enum Hasher {
+    Blake3(Box<blake3::Hasher>),
+    Tree(Box<StreamingRoot>),
+}
+
+impl Hasher {
+    fn new(kind: FileDigest) -> Hasher {
+        match kind {
+            FileDigest::Blake3 => Hasher::Blake3(Box::new(blake3::Hasher::new())),
+            FileDigest::TreeRoot { chunk_bytes } => {
+                Hasher::Tree(Box::new(StreamingRoot::new(chunk_bytes)))
+            }
+        }
+    }
+
+    fn update(&mut self, bytes: &[u8]) {
+        match self {
+            Hasher::Blake3(h) => {
+                h.update(bytes);
+            }
+            Hasher::Tree(t) => t.update(bytes),
+        }
+    }
+
+    fn finish(self) -> Result<Digest, String> {
+        match self {
+            Hasher::Blake3(h) => Ok(*h.finalize().as_bytes()),
+            Hasher::Tree(t) => t.finish().map_err(|e| e.to_string()),
+        }
+    }
+}
 
 /// A download's partial file (see the module documentation).
 pub struct PartFile {
@@ -67,7 +114,7 @@ pub struct PartFile {
     /// Run buffers allocated so far (at most [`MAX_RUNS`]).
     buffers: usize,
     failure: Arc<Mutex<Option<String>>>,
-    writer: Option<JoinHandle<Result<Sha256Digest, String>>>,
+    writer: Option<JoinHandle<Result<Digest, String>>>,
 }
 
 impl std::fmt::Debug for PartFile {
@@ -82,13 +129,13 @@ impl std::fmt::Debug for PartFile {
 
 impl PartFile {
     /// Creates the partial file of a download to `out`, `size_bytes` long, under a new random
-    /// name beside `out` (`temp_file.rs`), and starts its writer. Nothing at `out` or at any
+    /// name beside `out` (`temp_file.rs`), and starts its writer, which hashes it into `digest`. Nothing at `out` or at any
     /// other existing name is opened.
     ///
     /// # Errors
     /// The file cannot be created or sized, or the thread cannot start; the message names
     /// the file.
-    pub fn create(out: &Path, size_bytes: u64) -> io::Result<PartFile> {
+    pub fn create(out: &Path, size_bytes: u64, digest: FileDigest) -> io::Result<PartFile> {
         let temp = TempFile::create_beside(out)?;
         let path = temp.path().to_path_buf();
         let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
@@ -101,7 +148,7 @@ impl PartFile {
             file,
             path: path.clone(),
             size_bytes,
-            hasher: Sha256::new(),
+            hasher: Hasher::new(digest),
             hashed_to: 0,
             unhashed: BTreeMap::new(),
             written_back_to: 0,
@@ -187,14 +234,14 @@ impl PartFile {
         }
     }
 
-    /// Writes what is left, waits for the writer, syncs the file and returns the SHA-256 of
+    /// Writes what is left, waits for the writer, syncs the file and returns the digest of
     /// its whole content. The file keeps its temporary name: [`PartFile::persist`] it once
     /// verified, or drop it to remove it.
     ///
     /// # Errors
     /// A write, read-back or sync failed, or some bytes were never written (the message says
     /// from where).
-    pub fn finish(&mut self) -> Result<Sha256Digest, String> {
+    pub fn finish(&mut self) -> Result<Digest, String> {
         if !self.run.is_empty() {
             self.hand_over();
         }
@@ -259,7 +306,7 @@ struct Writer {
     file: File,
     path: PathBuf,
     size_bytes: u64,
-    hasher: Sha256,
+    hasher: Hasher,
     /// Every byte before this offset has been written and hashed.
     hashed_to: u64,
     /// Written but not yet hashed: start → end of each run beyond the hashed prefix.
@@ -277,7 +324,7 @@ impl Writer {
         mut self,
         runs: &Receiver<Run>,
         give_back: &Sender<Vec<u8>>,
-    ) -> Result<Sha256Digest, String> {
+    ) -> Result<Digest, String> {
         let mut failed: Option<String> = None;
         for mut run in runs {
             if failed.is_none() {
@@ -306,7 +353,7 @@ impl Writer {
         self.file
             .sync_data()
             .map_err(|e| format!("{}: {e}", self.path.display()))?;
-        Ok(self.hasher.finalize().into())
+        self.hasher.finish()
     }
 
     /// Writes a run, hashes it if it continues the hashed prefix, then hashes whatever
@@ -391,7 +438,7 @@ mod tests {
 
     /// Writes `content` as chunks of `chunk` bytes in the order `order` (chunk indices).
     fn write_in_order(path: &Path, content: &[u8], chunk: usize, order: &[usize]) -> PartFile {
-        let mut f = PartFile::create(path, content.len() as u64).unwrap();
+        let mut f = PartFile::create(path, content.len() as u64, FileDigest::Blake3).unwrap();
         for &i in order {
             let start = i * chunk;
             let end = (start + chunk).min(content.len());
@@ -409,11 +456,36 @@ mod tests {
         let n = data.len().div_ceil(1135);
         let mut f = write_in_order(&path, &data, 1135, &(0..n).collect::<Vec<_>>());
         let digest = f.finish().unwrap();
-        assert_eq!(digest, <[u8; 32]>::from(Sha256::digest(&data)));
+        assert_eq!(digest, *blake3::hash(&data).as_bytes());
         assert!(!path.exists(), "the output appears only when persisted");
         f.persist().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), data);
         assert!(crate::temp_file::leftovers(&path).is_empty());
+    }
+
+    /// With security on the writer gives the hash tree's root, as the publisher built it.
+    #[test]
+    fn the_tree_root_of_chunks_out_of_order() {
+        use pathpool_wire::hash_tree::{leaf_hash, HashTree};
+        let path = scratch("tree");
+        let data = content(50_000);
+        let leaves = data
+            .chunks(1119)
+            .enumerate()
+            .map(|(i, c)| leaf_hash(i as u64, c))
+            .collect();
+        let root = HashTree::from_leaves(leaves, 1119).unwrap().root();
+        let mut f = PartFile::create(
+            &path,
+            data.len() as u64,
+            FileDigest::TreeRoot { chunk_bytes: 1119 },
+        )
+        .unwrap();
+        for i in (0..data.len().div_ceil(1119)).rev() {
+            let end = ((i + 1) * 1119).min(data.len());
+            f.write((i * 1119) as u64, &data[i * 1119..end]).unwrap();
+        }
+        assert_eq!(f.finish().unwrap(), root);
     }
 
     #[test]
@@ -473,7 +545,7 @@ mod tests {
     #[test]
     fn a_write_past_the_end_stops_the_download() {
         let path = scratch("past-end");
-        let mut f = PartFile::create(&path, 100).unwrap();
+        let mut f = PartFile::create(&path, 100, FileDigest::Blake3).unwrap();
         f.write(50, &[1; 100]).unwrap();
         let e = f.finish().unwrap_err();
         assert!(e.contains("past the end (100)"), "{e}");
@@ -481,7 +553,7 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(32))]
-        /// Any order of arrival gives the same file and the SHA-256 of the content.
+        /// Any order of arrival gives the same file and the BLAKE3 hash of the content.
         #[test]
         fn any_order_gives_the_file_and_its_hash(
             len in 1usize..40_000,
@@ -498,7 +570,7 @@ mod tests {
             }
             let mut f = write_in_order(&path, &data, chunk, &order);
             let digest = f.finish().unwrap();
-            prop_assert_eq!(digest, <[u8; 32]>::from(Sha256::digest(&data)));
+            prop_assert_eq!(digest, *blake3::hash(&data).as_bytes());
             f.persist().unwrap();
             prop_assert_eq!(std::fs::read(&path).unwrap(), data);
             let _ = std::fs::remove_file(&path);

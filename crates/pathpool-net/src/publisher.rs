@@ -2,88 +2,142 @@
 //! design choice 2: "sources keep no transport state"). Every request is answered from the
 //! request alone; chunks are read from the file straight into the datagram, so the file is
 //! never held in memory.
+//!
+//! Wire version 2 (issue 18): opening the file hashes it once into the hash tree of
+//! `pathpool_wire::hash_tree` and signs the metadata with the publisher's key; the tree's
+//! pages are served as chunks `0..P`, the data after them. Every data chunk read from disk is
+//! checked against its leaf before it is sent, so a file changed or truncated after it was
+//! published is answered with DATA_ERROR "content unavailable" (logged once), never with
+//! bytes the signature does not cover (D153).
 
 use std::fs::File;
 use std::io::{self, Read};
 use std::net::SocketAddr;
 use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use pathpool_core::{Dur, Time};
-use pathpool_proto::mmtp::{
-    ContentId, ContentStore, Metadata, MetadataReply, Publisher, Reply, Request,
-};
+use pathpool_proto::mmtp::{ContentId, ErrorKind, ErrorReply, Part, Request};
 use pathpool_psi::ContentName;
 use pathpool_topo::{Fid, NodeIx};
+use pathpool_wire::auth::{OverlayKey, PublisherKey};
+use pathpool_wire::hash_tree::{leaf_hash, Hash, HashTree};
 use pathpool_wire::{
-    chunk_payload_offset, encode_chunk_header, Message, MetadataReplyMsg, MsgType, Packet, Publish,
-    MAX_PACKET_BYTES,
+    chunk_payload_offset, encode_chunk_header, seal_data_error, DataErrorMsg, DataPrefix, Message,
+    MetadataReplyMsg, MsgType, Packet, Publish, SignedMetadata, MAX_PACKET_BYTES,
 };
-use sha2::{Digest, Sha256};
 
 use crate::node::{Endpoint, NodeIo};
 use crate::rv::HOP_LIMIT;
 
-/// Default chunk size: 1135 bytes, so that a chunk's datagram is 1200 bytes with 256-bit
-/// FIDs (65 bytes of header and chunk fields), a size every path carries unfragmented.
-pub const DEFAULT_CHUNK_BYTES: u32 = 1135;
+/// Default chunk size: 1119 bytes, so that a chunk's datagram is 1200 bytes with 256-bit
+/// FIDs (81 bytes of header and chunk fields in wire version 2), a size every path carries
+/// unfragmented.
+pub const DEFAULT_CHUNK_BYTES: u32 = 1119;
 
 /// How often a publisher repeats its PUBLISH (the slow path is plain UDP: a lost
 /// announcement, or a rendezvous restarted, is repaired by the next one).
 pub const ANNOUNCE_INTERVAL: Dur = Dur::from_secs(1);
 
-/// One file as mmTP content: its metadata (with the SHA-256 computed once, by streaming) and
-/// the open file.
+/// Bytes read from the file at once while hashing it when it is opened.
+const HASH_BLOCK_BYTES: usize = 1 << 20;
+
+/// One file as mmTP content: its signed metadata, its hash tree (security on) and the open
+/// file.
 #[derive(Debug)]
 pub struct FileStore {
     file: File,
+    path: PathBuf,
     content: ContentId,
-    metadata: Metadata,
+    metadata: SignedMetadata,
+    tree: Option<HashTree>,
 }
 
 impl FileStore {
-    /// Opens `path` as the content `name`, in chunks of `chunk_bytes`.
+    /// Opens `path` as the content `name` published by `publisher`, in chunks of
+    /// `chunk_bytes`, hashing it once: with `key`, into a hash tree whose root the metadata
+    /// signed with `key` carries; without (security off), into the BLAKE3 hash of the whole
+    /// file, unsigned.
     ///
     /// # Errors
-    /// The file cannot be read, is empty, or has more chunks than mmTP can count.
-    pub fn open(path: &Path, name: &ContentName, chunk_bytes: u32) -> io::Result<FileStore> {
+    /// The file cannot be read, is empty, has more chunks than mmTP can count, or a chunk
+    /// size outside 64 B (two hashes per page) to what a datagram holds.
+    pub fn open(
+        path: &Path,
+        name: &ContentName,
+        chunk_bytes: u32,
+        publisher: NodeIx,
+        key: Option<&PublisherKey>,
+    ) -> io::Result<FileStore> {
         let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
-        if chunk_bytes == 0 || chunk_bytes as usize + chunk_payload_offset::<4>() > MAX_PACKET_BYTES
-        {
+        let max = MAX_PACKET_BYTES - chunk_payload_offset::<4>();
+        if !(64..=max as u32).contains(&chunk_bytes) {
             return Err(invalid(format!(
-                "chunk size {chunk_bytes} B: must be 1 to {} B",
-                MAX_PACKET_BYTES - chunk_payload_offset::<4>()
+                "chunk size {chunk_bytes} B: must be 64 to {max} B"
             )));
         }
         let mut file = File::open(path)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-        let mut hasher = Sha256::new();
+        // Blocks of whole chunks, so each leaf is hashed from one slice.
+        let cb = chunk_bytes as usize;
+        let mut block = vec![0u8; HASH_BLOCK_BYTES.div_ceil(cb) * cb];
+        let mut leaves: Vec<Hash> = Vec::new();
+        let mut whole = blake3::Hasher::new();
         let mut size = 0u64;
-        let mut block = vec![0u8; 1 << 20];
         loop {
-            let n = file.read(&mut block)?;
+            let n = read_full(&mut file, &mut block)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
             if n == 0 {
                 break;
             }
-            hasher.update(&block[..n]);
+            if key.is_some() {
+                for c in block[..n].chunks(cb) {
+                    leaves.push(leaf_hash(leaves.len() as u64, c));
+                }
+            } else {
+                whole.update(&block[..n]);
+            }
             size += n as u64;
+            if n < block.len() {
+                break;
+            }
         }
         if size == 0 {
             return Err(invalid(format!("{}: the file is empty", path.display())));
         }
-        let metadata = Metadata::new(
-            size,
+        let data_chunks = u32::try_from(size.div_ceil(u64::from(chunk_bytes)))
+            .map_err(|_| invalid(format!("{}: too many chunks", path.display())))?;
+        let tree = match key {
+            Some(_) => Some(
+                HashTree::from_leaves(leaves, chunk_bytes)
+                    .map_err(|e| invalid(format!("{}: {e}", path.display())))?,
+            ),
+            None => None,
+        };
+        let mut metadata = SignedMetadata {
+            name: name.clone(),
+            publisher,
+            size_bytes: size,
             chunk_bytes,
-            hasher.finalize().into(),
-            &format!("{name} ({size} bytes)"),
-        );
-        metadata
-            .validate()
-            .map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+            data_chunks,
+            pages: tree.as_ref().map_or(0, |t| t.shape().pages()),
+            root: tree
+                .as_ref()
+                .map_or(*whole.finalize().as_bytes(), HashTree::root),
+            description: format!("{name} ({size} bytes)"),
+            signature: [0; 64],
+        };
+        if let Some(k) = key {
+            metadata
+                .sign(k)
+                .map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+        }
         Ok(FileStore {
             file,
+            path: path.to_path_buf(),
             content: ContentId::from_name(name.as_str()),
             metadata,
+            tree,
         })
     }
 
@@ -93,11 +147,39 @@ impl FileStore {
         self.content
     }
 
-    /// Reads chunk `index` into `out`, which must be its length.
-    fn read_into(&self, index: u32, out: &mut [u8]) -> io::Result<()> {
-        self.file
-            .read_exact_at(out, self.metadata.chunk_offset(index))
+    /// The signed metadata.
+    #[must_use]
+    pub fn metadata(&self) -> &SignedMetadata {
+        &self.metadata
     }
+
+    /// Byte offset of data chunk `index` in the file.
+    fn offset(&self, index: u32) -> u64 {
+        u64::from(index) * u64::from(self.metadata.chunk_bytes)
+    }
+
+    /// Length of data chunk `index`.
+    fn data_len(&self, index: u32) -> Option<usize> {
+        if index >= self.metadata.data_chunks {
+            return None;
+        }
+        let left = self.metadata.size_bytes - self.offset(index);
+        Some(left.min(u64::from(self.metadata.chunk_bytes)) as usize)
+    }
+}
+
+/// Reads until `buf` is full or the file ends; returns the bytes read.
+fn read_full(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 /// Bytes a publisher reads from its file at once: Linux's default read-ahead window
@@ -119,7 +201,7 @@ impl ReadAhead {
     /// Copies chunk `index` of `store` into `out` (its length), reading the window from the
     /// chunk on when the chunk is not all in it.
     fn read(&mut self, store: &FileStore, index: u32, out: &mut [u8]) -> io::Result<()> {
-        let offset = store.metadata.chunk_offset(index);
+        let offset = store.offset(index);
         let end = offset + out.len() as u64;
         let held_to = self.start + self.data.len() as u64;
         if offset < self.start || end > held_to {
@@ -138,22 +220,6 @@ impl ReadAhead {
     }
 }
 
-impl ContentStore for FileStore {
-    fn metadata(&self, content: ContentId) -> Option<&Metadata> {
-        (content == self.content).then_some(&self.metadata)
-    }
-
-    fn read_chunk(&self, content: ContentId, index: u32, out: &mut Vec<u8>) -> io::Result<()> {
-        let len = self
-            .metadata(content)
-            .and_then(|m| m.chunk_len(index))
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such chunk"))?;
-        let start = out.len();
-        out.resize(start + len as usize, 0);
-        self.read_into(index, &mut out[start..])
-    }
-}
-
 /// Counters of a publisher.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PublisherStats {
@@ -167,20 +233,24 @@ pub struct PublisherStats {
     pub refused: u64,
     /// Datagrams that were not valid requests.
     pub ignored: u64,
-    /// Chunks the file could not give.
-    pub read_errors: u64,
+    /// Chunks the file could not give, or gave other bytes than were published: answered
+    /// "content unavailable".
+    pub unavailable: u64,
 }
 
 /// The publisher endpoint of a node.
 #[derive(Debug)]
 pub struct PublisherEndpoint {
-    publisher: Publisher<FileStore>,
+    store: FileStore,
     name: ContentName,
     node: NodeIx,
     rendezvous: SocketAddr,
+    overlay_key: Option<OverlayKey>,
     next_announce: Time,
     buf: Vec<u8>,
     read_ahead: ReadAhead,
+    /// Whether the file was found changed (logged once).
+    changed_logged: bool,
     stats: PublisherStats,
 }
 
@@ -189,15 +259,24 @@ impl PublisherEndpoint {
     #[must_use]
     pub fn new(store: FileStore, name: ContentName, node: NodeIx, rendezvous: SocketAddr) -> Self {
         PublisherEndpoint {
-            publisher: Publisher::new(store),
+            store,
             name,
             node,
             rendezvous,
+            overlay_key: None,
             next_announce: Time::ZERO,
             buf: vec![0; MAX_PACKET_BYTES],
             read_ahead: ReadAhead::default(),
+            changed_logged: false,
             stats: PublisherStats::default(),
         }
+    }
+
+    /// Seals its DATA_ERRORs with `key`'s MAC, so subscribers believe them.
+    #[must_use]
+    pub fn with_overlay_key(mut self, key: Option<OverlayKey>) -> Self {
+        self.overlay_key = key;
+        self
     }
 
     /// The counters.
@@ -206,10 +285,10 @@ impl PublisherEndpoint {
         self.stats
     }
 
-    /// The content's metadata.
+    /// The content's signed metadata.
     #[must_use]
-    pub fn metadata(&self) -> &Metadata {
-        &self.publisher.store().metadata
+    pub fn metadata(&self) -> &SignedMetadata {
+        &self.store.metadata
     }
 
     fn send_message(io: &mut NodeIo, fid: &Fid, message: Message<'_>) {
@@ -220,39 +299,130 @@ impl PublisherEndpoint {
         });
     }
 
-    fn answer(&mut self, io: &mut NodeIo, request: Request, forward_fid: &Fid) {
-        match self.publisher.respond(&request) {
-            Reply::Chunk(chunk) => {
-                let start = chunk_payload_offset::<4>();
-                let end = start + chunk.payload_bytes as usize;
-                let store = self.publisher.store();
-                if self
-                    .read_ahead
-                    .read(store, chunk.index, &mut self.buf[start..end])
-                    .is_err()
+    fn refuse(
+        &mut self,
+        io: &mut NodeIo,
+        prefix: DataPrefix,
+        part: Part,
+        kind: ErrorKind,
+        fid: &Fid,
+    ) {
+        self.stats.refused += 1;
+        let packet = Packet::<4> {
+            hop_limit: HOP_LIMIT,
+            fid: *fid,
+            message: Message::DataError(DataErrorMsg {
+                error: ErrorReply {
+                    content: prefix.content,
+                    part,
+                    path: prefix.path,
+                    echo: prefix.echo,
+                    kind,
+                },
+                version: prefix.version,
+                token: prefix.token,
+                publisher: self.node,
+                mac: [0; 16],
+            }),
+        };
+        let Ok(mut bytes) = packet.to_vec() else {
+            return;
+        };
+        if let Some(key) = &self.overlay_key {
+            seal_data_error(&mut bytes, key);
+        }
+        io.send_on_fid(fid, &bytes);
+    }
+
+    /// Fills `buf` at the payload offset with transfer chunk `index` (a page or data) and
+    /// returns its length, or why it cannot be served.
+    fn load(&mut self, index: u32) -> Result<usize, ErrorKind> {
+        let start = chunk_payload_offset::<4>();
+        let pages = self.store.metadata.pages;
+        if index < pages {
+            let page = self
+                .store
+                .tree
+                .as_ref()
+                .and_then(|t| t.page(index))
+                .ok_or(ErrorKind::IndexOutOfRange)?;
+            self.buf[start..start + page.len()].copy_from_slice(page);
+            return Ok(page.len());
+        }
+        let data = index - pages;
+        let len = self
+            .store
+            .data_len(data)
+            .ok_or(ErrorKind::IndexOutOfRange)?;
+        let out = &mut self.buf[start..start + len];
+        let read = self.read_ahead.read(&self.store, data, out);
+        let intact = read.is_ok()
+            && self.store.tree.as_ref().is_none_or(|t| {
+                t.leaf(data).is_some_and(|leaf| {
+                    blake3::Hash::from(*leaf) == blake3::Hash::from(leaf_hash(u64::from(data), out))
+                })
+            });
+        if !intact {
+            self.stats.unavailable += 1;
+            if !self.changed_logged {
+                self.changed_logged = true;
+                let why = match read {
+                    Err(e) => e.to_string(),
+                    Ok(()) => "its bytes differ from what was published".into(),
+                };
+                eprintln!(
+                    "publisher: {}: data chunk {data}: {why}; the file changed or was truncated \
+                     after it was published: answering \"content unavailable\" (republish it)",
+                    self.store.path.display()
+                );
+            }
+            return Err(ErrorKind::Unavailable);
+        }
+        Ok(len)
+    }
+
+    fn answer_chunk(&mut self, io: &mut NodeIo, prefix: DataPrefix, index: u32, fid: &Fid) {
+        let m = &self.store.metadata;
+        let part = Part::Chunk(index);
+        if prefix.content != self.store.content {
+            return self.refuse(io, prefix, part, ErrorKind::UnknownContent, fid);
+        }
+        if prefix.version != m.version() {
+            return self.refuse(io, prefix, part, ErrorKind::DifferentVersion, fid);
+        }
+        match self.load(index) {
+            Ok(len) => {
+                if let Ok(n) =
+                    encode_chunk_header(&mut self.buf, HOP_LIMIT, fid, prefix, index, len)
                 {
-                    self.stats.read_errors += 1;
-                    return;
-                }
-                if let Ok(n) = encode_chunk_header(&mut self.buf, HOP_LIMIT, forward_fid, &chunk) {
-                    io.send_on_fid(forward_fid, &self.buf[..n]);
+                    io.send_on_fid(fid, &self.buf[..n]);
                     self.stats.chunks += 1;
-                    self.stats.payload_bytes += u64::from(chunk.payload_bytes);
+                    self.stats.payload_bytes += len as u64;
                 }
             }
-            Reply::Metadata(reply) => {
+            Err(kind) => self.refuse(io, prefix, part, kind, fid),
+        }
+    }
+
+    fn answer(&mut self, io: &mut NodeIo, request: Request, prefix: DataPrefix, fid: &Fid) {
+        match request {
+            Request::Metadata(_) => {
+                if prefix.content != self.store.content {
+                    return self.refuse(io, prefix, Part::Metadata, ErrorKind::UnknownContent, fid);
+                }
                 self.stats.metadata += 1;
-                let reply: MetadataReply = reply;
+                let m = &self.store.metadata;
                 let message = Message::MetadataReply(MetadataReplyMsg {
-                    reply,
+                    prefix: DataPrefix {
+                        version: m.version(),
+                        ..prefix
+                    },
+                    metadata: m.clone(),
                     first_chunk: None,
                 });
-                Self::send_message(io, forward_fid, message);
+                Self::send_message(io, fid, message);
             }
-            Reply::Error(e) => {
-                self.stats.refused += 1;
-                Self::send_message(io, forward_fid, Message::DataError(e));
-            }
+            Request::Chunk(c) => self.answer_chunk(io, prefix, c.index, fid),
         }
     }
 }
@@ -273,13 +443,17 @@ impl Endpoint for PublisherEndpoint {
         match packet.message {
             Message::MetadataRequest(m) => {
                 // A combined request is answered by two datagrams: the metadata, then chunk
-                // 0 (both carry the request's echo).
+                // 0 (both carry the request's echo), chunk 0 of the version just sent.
+                let prefix = DataPrefix {
+                    version: self.store.metadata.version(),
+                    ..m.prefix()
+                };
                 for request in m.requests() {
-                    self.answer(io, request, &m.forward_fid);
+                    self.answer(io, request, prefix, &m.forward_fid);
                 }
             }
             Message::ChunkRequest(c) => {
-                self.answer(io, Request::Chunk(c.request), &c.forward_fid);
+                self.answer(io, Request::Chunk(c.request), c.prefix(), &c.forward_fid);
             }
             _ => self.stats.ignored += 1,
         }
@@ -323,17 +497,21 @@ mod tests {
             .collect();
         std::fs::write(&path, &content).unwrap();
         let name = ContentName::new("/t/ra").unwrap();
-        let store = FileStore::open(&path, &name, 1135).unwrap();
-        let m = store.metadata.clone();
-        let n = m.chunk_count;
+        let key = PublisherKey::from_seed([1; 32]);
+        let store = FileStore::open(&path, &name, 1135, NodeIx(0), Some(&key)).unwrap();
+        assert!(store.metadata().verify(&key.public()));
+        // 348 chunks of 1135 bytes, 35 hashes a page: 10 leaf pages and the root page.
+        assert_eq!(store.metadata().data_chunks, 348);
+        assert_eq!(store.metadata().validate().unwrap().unwrap().pages(), 11);
+        let n = store.metadata().data_chunks;
         let mut order: Vec<u32> = (0..n).collect();
         order.extend((0..n).rev());
         let mut rng = pathpool_core::Rng::seed_from_u64(3);
         order.extend((0..n).map(|_| rng.below(u64::from(n)) as u32));
         let mut ra = ReadAhead::default();
         for index in order {
-            let start = m.chunk_offset(index) as usize;
-            let len = m.chunk_len(index).unwrap() as usize;
+            let start = store.offset(index) as usize;
+            let len = store.data_len(index).unwrap();
             let mut out = vec![0; len];
             ra.read(&store, index, &mut out).unwrap();
             assert_eq!(out, &content[start..start + len], "chunk {index}");

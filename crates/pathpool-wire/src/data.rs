@@ -1,90 +1,139 @@
-//! mmTP data messages (thesis §4.4, fast path): metadata request and reply, chunk request and
-//! chunk, and the publisher's refusal, with conversions to and from `pathpool-proto`'s
-//! in-memory messages. Chunk payloads are borrowed from the datagram.
+//! mmTP data messages of wire version 2 (thesis §4.4, fast path; issue 18): metadata request
+//! and reply, chunk request and chunk, and the publisher's refusal. Chunk payloads are
+//! borrowed from the datagram.
 //!
-//! Every data body starts with the same 21 bytes: content id, path index, echoed send time and
-//! a flags byte (the fields a reply copies from its request, decision D53).
+//! Every data body starts with the same 37 bytes: content id, version (the first 8 bytes of
+//! the content's root hash, 0 in a metadata request), the download's random token, path index,
+//! echoed send time and a flags byte (the fields a reply copies from its request, decision
+//! D53; the version and token, D150).
 
 use pathpool_core::Time;
 use pathpool_proto::mmtp::{
-    Chunk, ChunkRequest, ContentId, Echo, ErrorKind, ErrorReply, Metadata, MetadataReply,
-    MetadataRequest, Part, PathIndex, Reply, Request,
+    ChunkRequest, ContentId, Echo, ErrorKind, ErrorReply, MetadataReply, MetadataRequest, Part,
+    PathIndex, Request,
 };
-use pathpool_topo::Fid;
+use pathpool_topo::{Fid, NodeIx};
 
+use crate::auth::MAC_BYTES;
 use crate::cursor::{Reader, Writer};
 use crate::error::{DecodeError, EncodeError, Field};
-
-/// Longest metadata description, in bytes of UTF-8. With it a metadata reply without a first
-/// chunk is at most 40 + 70 + 255 = 365 bytes, under the thesis's 1 KB (§4.3).
-pub const MAX_DESCRIPTION_BYTES: usize = 255;
+use crate::metadata::SignedMetadata;
 
 /// Bytes of the prefix every data body starts with.
-pub const DATA_PREFIX_BYTES: usize = 8 + 4 + 8 + 1;
+pub const DATA_PREFIX_BYTES: usize = 8 + 8 + 8 + 4 + 8 + 1;
 
 /// Bytes of a chunk's body before its payload: the prefix and the chunk index.
 pub const CHUNK_FIELDS_BYTES: usize = DATA_PREFIX_BYTES + 4;
 
+/// Bytes of a FID ticket in a request.
+pub const TICKET_BYTES: usize = 4 + 4 + MAC_BYTES;
+
 /// Flag bit 0: the request is a retransmission ([`Echo::retransmission`]).
 const FLAG_RETRANSMISSION: u8 = 0x01;
 /// Flag bit 1: in a metadata request, send chunk 0 with the metadata; in a metadata reply,
-/// chunk 0 follows the description; in an error, the part is a chunk (else the metadata).
+/// chunk 0 follows the signature; in an error, the part is a chunk (else the metadata).
 const FLAG_SECOND: u8 = 0x02;
 
 /// The fields every data message starts with.
-#[derive(Clone, Copy)]
-struct Prefix {
-    content: ContentId,
-    path: PathIndex,
-    echo: Echo,
-    second: bool,
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DataPrefix {
+    /// The content.
+    pub content: ContentId,
+    /// The content's version: the first 8 bytes of its root; 0 in a metadata request.
+    pub version: u64,
+    /// The download's random token, copied by every reply.
+    pub token: u64,
+    /// The subflow, copied by replies.
+    pub path: PathIndex,
+    /// The echo, copied by replies.
+    pub echo: Echo,
 }
 
-impl Prefix {
-    fn write(self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+impl DataPrefix {
+    fn write(self, second: bool, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let mut flags = 0;
         if self.echo.retransmission {
             flags |= FLAG_RETRANSMISSION;
         }
-        if self.second {
+        if second {
             flags |= FLAG_SECOND;
         }
         w.u64(self.content.0)?;
+        w.u64(self.version)?;
+        w.u64(self.token)?;
         w.u32(self.path.0)?;
         w.u64(self.echo.sent_at.as_ps())?;
         w.u8(flags)
     }
 
-    /// Reads the prefix; `allowed` are the flag bits the message type defines.
-    fn read(r: &mut Reader<'_>, allowed: u8) -> Result<Prefix, DecodeError> {
+    /// Reads the prefix and whether flag bit 1 is set; `allowed` are the flag bits the
+    /// message type defines.
+    fn read(r: &mut Reader<'_>, allowed: u8) -> Result<(DataPrefix, bool), DecodeError> {
         let content = ContentId(r.u64(Field::Content)?);
+        let version = r.u64(Field::Version)?;
+        let token = r.u64(Field::Token)?;
         let path = PathIndex(r.u32(Field::PathIndex)?);
         let sent_at = Time::from_ps(r.u64(Field::SentAt)?);
         let flags = r.u8(Field::Flags)?;
         if flags & !allowed != 0 {
             return Err(DecodeError::InvalidValue(Field::Flags));
         }
-        Ok(Prefix {
+        let prefix = DataPrefix {
             content,
+            version,
+            token,
             path,
             echo: Echo {
                 sent_at,
                 retransmission: flags & FLAG_RETRANSMISSION != 0,
             },
-            second: flags & FLAG_SECOND != 0,
+        };
+        Ok((prefix, flags & FLAG_SECOND != 0))
+    }
+}
+
+/// A FID ticket: the topology manager's MAC binding a forward FID to the publisher it was
+/// issued for and an expiry (layout of issue 18's design; the check is `auth.rs`'s). Zero
+/// where no ticket is issued (security off).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Ticket {
+    /// The publisher node the ticket is for.
+    pub publisher: u32,
+    /// Expiry, unix seconds.
+    pub expiry_unix_s: u32,
+    /// The topology manager's MAC.
+    pub mac: [u8; MAC_BYTES],
+}
+
+impl Ticket {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        w.u32(self.publisher)?;
+        w.u32(self.expiry_unix_s)?;
+        w.put(&self.mac)
+    }
+
+    fn read(r: &mut Reader<'_>) -> Result<Ticket, DecodeError> {
+        Ok(Ticket {
+            publisher: r.u32(Field::Ticket)?,
+            expiry_unix_s: r.u32(Field::Ticket)?,
+            mac: r.array(Field::Ticket)?,
         })
     }
 }
 
-/// A metadata request with the forward FID its reply must take (thesis §4.2: requests carry
-/// "data identifier + return FID").
+/// A metadata request with the ticket and forward FID its reply must take (thesis §4.2:
+/// requests carry "data identifier + return FID").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MetadataRequestMsg<const W: usize = 4> {
     /// The request.
     pub request: MetadataRequest,
+    /// The download's token.
+    pub token: u64,
     /// Whether chunk 0 is wanted in the same reply (thesis §4.3: "the first chunk may be
     /// requested at the same time").
     pub first_chunk: bool,
+    /// The ticket of the forward FID.
+    pub ticket: Ticket,
     /// The FID the reply is sent on.
     pub forward_fid: Fid<W>,
 }
@@ -103,63 +152,89 @@ impl<const W: usize> MetadataRequestMsg<W> {
         std::iter::once(Request::Metadata(r)).chain(chunk0)
     }
 
+    /// The prefix a reply copies.
+    #[must_use]
+    pub fn prefix(&self) -> DataPrefix {
+        DataPrefix {
+            content: self.request.content,
+            version: 0,
+            token: self.token,
+            path: self.request.path,
+            echo: self.request.echo,
+        }
+    }
+
     pub(crate) fn body_len(&self) -> usize {
-        DATA_PREFIX_BYTES + Fid::<W>::BYTES
+        DATA_PREFIX_BYTES + TICKET_BYTES + Fid::<W>::BYTES
     }
 
     pub(crate) fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        Prefix {
-            content: self.request.content,
-            path: self.request.path,
-            echo: self.request.echo,
-            second: self.first_chunk,
-        }
-        .write(w)?;
+        self.prefix().write(self.first_chunk, w)?;
+        self.ticket.write(w)?;
         w.fid(&self.forward_fid)
     }
 
     pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let p = Prefix::read(r, FLAG_RETRANSMISSION | FLAG_SECOND)?;
+        let (p, first_chunk) = DataPrefix::read(r, FLAG_RETRANSMISSION | FLAG_SECOND)?;
+        if p.version != 0 {
+            // Canonical: a metadata request names no version.
+            return Err(DecodeError::InvalidValue(Field::Version));
+        }
         Ok(MetadataRequestMsg {
             request: MetadataRequest {
                 content: p.content,
                 path: p.path,
                 echo: p.echo,
             },
-            first_chunk: p.second,
+            token: p.token,
+            first_chunk,
+            ticket: Ticket::read(r)?,
             forward_fid: r.fid()?,
         })
     }
 }
 
-/// A chunk request with the forward FID its reply must take (thesis §4.2).
+/// A chunk request with the ticket and forward FID its reply must take (thesis §4.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ChunkRequestMsg<const W: usize = 4> {
     /// The request.
     pub request: ChunkRequest,
+    /// The version asked for.
+    pub version: u64,
+    /// The download's token.
+    pub token: u64,
+    /// The ticket of the forward FID.
+    pub ticket: Ticket,
     /// The FID the chunk is sent on.
     pub forward_fid: Fid<W>,
 }
 
 impl<const W: usize> ChunkRequestMsg<W> {
+    /// The prefix a reply copies.
+    #[must_use]
+    pub fn prefix(&self) -> DataPrefix {
+        DataPrefix {
+            content: self.request.content,
+            version: self.version,
+            token: self.token,
+            path: self.request.path,
+            echo: self.request.echo,
+        }
+    }
+
     pub(crate) fn body_len(&self) -> usize {
-        CHUNK_FIELDS_BYTES + Fid::<W>::BYTES
+        CHUNK_FIELDS_BYTES + TICKET_BYTES + Fid::<W>::BYTES
     }
 
     pub(crate) fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        Prefix {
-            content: self.request.content,
-            path: self.request.path,
-            echo: self.request.echo,
-            second: false,
-        }
-        .write(w)?;
+        self.prefix().write(false, w)?;
         w.u32(self.request.index)?;
+        self.ticket.write(w)?;
         w.fid(&self.forward_fid)
     }
 
     pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let p = Prefix::read(r, FLAG_RETRANSMISSION)?;
+        let (p, _) = DataPrefix::read(r, FLAG_RETRANSMISSION)?;
         Ok(ChunkRequestMsg {
             request: ChunkRequest {
                 content: p.content,
@@ -167,6 +242,9 @@ impl<const W: usize> ChunkRequestMsg<W> {
                 path: p.path,
                 echo: p.echo,
             },
+            version: p.version,
+            token: p.token,
+            ticket: Ticket::read(r)?,
             forward_fid: r.fid()?,
         })
     }
@@ -175,62 +253,39 @@ impl<const W: usize> ChunkRequestMsg<W> {
 /// A metadata reply, possibly with chunk 0's payload (borrowed).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MetadataReplyMsg<'a> {
-    /// The reply; its description is at most [`MAX_DESCRIPTION_BYTES`].
-    pub reply: MetadataReply,
+    /// The content id, token, path and echo of the request (the version is the metadata's).
+    pub prefix: DataPrefix,
+    /// The signed metadata.
+    pub metadata: SignedMetadata,
     /// Chunk 0's payload, when the request asked for it.
     pub first_chunk: Option<&'a [u8]>,
 }
 
 impl MetadataReplyMsg<'_> {
-    /// The replies for the subscriber's state machine: the metadata, then chunk 0 (with the
-    /// metadata request's echo) when present.
-    pub fn replies(&self) -> impl Iterator<Item = Reply> + '_ {
-        let r = &self.reply;
-        let chunk0 = self.first_chunk.map(|payload| {
-            Reply::Chunk(Chunk {
-                content: r.content,
-                index: 0,
-                path: r.path,
-                echo: r.echo,
-                payload_bytes: u32::try_from(payload.len()).unwrap_or(u32::MAX),
-            })
-        });
-        std::iter::once(Reply::Metadata(r.clone())).chain(chunk0)
+    /// The reply for the subscriber's state machine, describing the whole transfer (pages and
+    /// data chunks, [`SignedMetadata::transfer`]).
+    #[must_use]
+    pub fn reply(&self) -> MetadataReply {
+        MetadataReply {
+            content: self.prefix.content,
+            path: self.prefix.path,
+            echo: self.prefix.echo,
+            metadata: self.metadata.transfer(),
+        }
     }
 
     pub(crate) fn body_len(&self) -> usize {
-        DATA_PREFIX_BYTES
-            + 8
-            + 4
-            + 4
-            + 32
-            + 1
-            + self.reply.metadata.description.len()
-            + self.first_chunk.map_or(0, <[u8]>::len)
+        DATA_PREFIX_BYTES + self.metadata.wire_len() + self.first_chunk.map_or(0, <[u8]>::len)
     }
 
     pub(crate) fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let r = &self.reply;
-        let m = &r.metadata;
-        if m.description.len() > MAX_DESCRIPTION_BYTES {
-            return Err(EncodeError::Oversized {
-                field: Field::Description,
-                len: m.description.len(),
-                max: MAX_DESCRIPTION_BYTES,
-            });
+        if self.prefix.version != self.metadata.version()
+            || self.prefix.content != self.metadata.content()
+        {
+            return Err(EncodeError::InvalidValue(Field::Version));
         }
-        Prefix {
-            content: r.content,
-            path: r.path,
-            echo: r.echo,
-            second: self.first_chunk.is_some(),
-        }
-        .write(w)?;
-        w.u64(m.size_bytes)?;
-        w.u32(m.chunk_bytes)?;
-        w.u32(m.chunk_count)?;
-        w.put(&m.sha256)?;
-        w.short_bytes(Field::Description, m.description.as_bytes())?;
+        self.prefix.write(self.first_chunk.is_some(), w)?;
+        self.metadata.write(w)?;
         if let Some(payload) = self.first_chunk {
             w.put(payload)?;
         }
@@ -238,71 +293,45 @@ impl MetadataReplyMsg<'_> {
     }
 
     pub(crate) fn read<'a>(r: &mut Reader<'a>) -> Result<MetadataReplyMsg<'a>, DecodeError> {
-        let p = Prefix::read(r, FLAG_RETRANSMISSION | FLAG_SECOND)?;
-        let metadata = Metadata {
-            size_bytes: r.u64(Field::Sizes)?,
-            chunk_bytes: r.u32(Field::Sizes)?,
-            chunk_count: r.u32(Field::Sizes)?,
-            sha256: r.array(Field::Sha256)?,
-            description: r
-                .short_str(Field::Description, MAX_DESCRIPTION_BYTES)?
-                .to_owned(),
-        };
-        let first_chunk = p.second.then(|| r.rest());
+        let (prefix, second) = DataPrefix::read(r, FLAG_RETRANSMISSION | FLAG_SECOND)?;
+        let metadata = SignedMetadata::read(r)?;
+        // Canonical: the prefix's content id and version are the metadata's.
+        if prefix.content != metadata.content() {
+            return Err(DecodeError::InvalidValue(Field::Content));
+        }
+        if prefix.version != metadata.version() {
+            return Err(DecodeError::InvalidValue(Field::Version));
+        }
+        let first_chunk = second.then(|| r.rest());
         Ok(MetadataReplyMsg {
-            reply: MetadataReply {
-                content: p.content,
-                path: p.path,
-                echo: p.echo,
-                metadata,
-            },
+            prefix,
+            metadata,
             first_chunk,
         })
     }
 }
 
-/// One chunk with its payload borrowed from the datagram (thesis §4.2: the data
-/// "publication").
+/// One chunk (a page or data) with its payload borrowed from the datagram (thesis §4.2: the
+/// data "publication").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ChunkMsg<'a> {
-    /// The content.
-    pub content: ContentId,
-    /// The chunk's index, from 0.
+    /// The content, version, token, path and echo (the last three copied from the request).
+    pub prefix: DataPrefix,
+    /// The chunk's index in the transfer, from 0 (pages first).
     pub index: u32,
-    /// Copied from the request.
-    pub path: PathIndex,
-    /// Copied from the request.
-    pub echo: Echo,
     /// The chunk's bytes.
     pub payload: &'a [u8],
 }
 
 impl<'a> ChunkMsg<'a> {
-    /// The message carrying `chunk` with `payload`.
-    ///
-    /// # Errors
-    /// [`EncodeError::InvalidValue`] if `chunk.payload_bytes` is not `payload.len()`.
-    pub fn new(chunk: &Chunk, payload: &'a [u8]) -> Result<Self, EncodeError> {
-        if usize::try_from(chunk.payload_bytes).ok() != Some(payload.len()) {
-            return Err(EncodeError::InvalidValue(Field::Payload));
-        }
-        Ok(ChunkMsg {
-            content: chunk.content,
-            index: chunk.index,
-            path: chunk.path,
-            echo: chunk.echo,
-            payload,
-        })
-    }
-
     /// The in-memory reply for the subscriber's state machine (it needs only the length).
     #[must_use]
-    pub fn to_chunk(&self) -> Chunk {
-        Chunk {
-            content: self.content,
+    pub fn to_chunk(&self) -> pathpool_proto::mmtp::Chunk {
+        pathpool_proto::mmtp::Chunk {
+            content: self.prefix.content,
             index: self.index,
-            path: self.path,
-            echo: self.echo,
+            path: self.prefix.path,
+            echo: self.prefix.echo,
             payload_bytes: u32::try_from(self.payload.len()).unwrap_or(u32::MAX),
         }
     }
@@ -312,34 +341,24 @@ impl<'a> ChunkMsg<'a> {
     }
 
     pub(crate) fn write_fields(
-        content: ContentId,
+        prefix: DataPrefix,
         index: u32,
-        path: PathIndex,
-        echo: Echo,
         w: &mut Writer<'_>,
     ) -> Result<(), EncodeError> {
-        Prefix {
-            content,
-            path,
-            echo,
-            second: false,
-        }
-        .write(w)?;
+        prefix.write(false, w)?;
         w.u32(index)
     }
 
     pub(crate) fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        Self::write_fields(self.content, self.index, self.path, self.echo, w)?;
+        Self::write_fields(self.prefix, self.index, w)?;
         w.put(self.payload)
     }
 
     pub(crate) fn read(r: &mut Reader<'a>) -> Result<ChunkMsg<'a>, DecodeError> {
-        let p = Prefix::read(r, FLAG_RETRANSMISSION)?;
+        let (prefix, _) = DataPrefix::read(r, FLAG_RETRANSMISSION)?;
         Ok(ChunkMsg {
-            content: p.content,
+            prefix,
             index: r.u32(Field::ChunkIndex)?,
-            path: p.path,
-            echo: p.echo,
             payload: r.rest(),
         })
     }
@@ -347,47 +366,82 @@ impl<'a> ChunkMsg<'a> {
 
 const ERROR_UNKNOWN_CONTENT: u8 = 1;
 const ERROR_INDEX_OUT_OF_RANGE: u8 = 2;
+const ERROR_DIFFERENT_VERSION: u8 = 3;
+const ERROR_UNAVAILABLE: u8 = 4;
 
-/// Body bytes of a data error.
-pub(crate) const ERROR_BODY_BYTES: usize = DATA_PREFIX_BYTES + 4 + 1;
+/// Body bytes of a data error: prefix, chunk index, kind, publisher, MAC.
+pub const DATA_ERROR_BODY_BYTES: usize = DATA_PREFIX_BYTES + 4 + 1 + 4 + MAC_BYTES;
 
-pub(crate) fn write_error(e: &ErrorReply, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-    let (is_chunk, index) = match e.part {
-        Part::Metadata => (false, 0),
-        Part::Chunk(i) => (true, i),
-    };
-    Prefix {
-        content: e.content,
-        path: e.path,
-        echo: e.echo,
-        second: is_chunk,
-    }
-    .write(w)?;
-    w.u32(index)?;
-    w.u8(match e.kind {
-        ErrorKind::UnknownContent => ERROR_UNKNOWN_CONTENT,
-        ErrorKind::IndexOutOfRange => ERROR_INDEX_OUT_OF_RANGE,
-    })
+/// A publisher's refusal, with the MAC that lets a subscriber believe it
+/// (`OverlayKey::data_error_mac` over the datagram but its hop limit and the MAC; see
+/// [`crate::seal_data_error`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DataErrorMsg {
+    /// The refusal (content, part, path, echo, kind).
+    pub error: ErrorReply,
+    /// The version the request named (0 for a metadata request).
+    pub version: u64,
+    /// The request's token.
+    pub token: u64,
+    /// The publisher that refuses.
+    pub publisher: NodeIx,
+    /// The MAC; zero until sealed.
+    pub mac: [u8; MAC_BYTES],
 }
 
-pub(crate) fn read_error(r: &mut Reader<'_>) -> Result<ErrorReply, DecodeError> {
-    let p = Prefix::read(r, FLAG_RETRANSMISSION | FLAG_SECOND)?;
-    let index = r.u32(Field::ChunkIndex)?;
-    let part = match (p.second, index) {
-        (true, i) => Part::Chunk(i),
-        (false, 0) => Part::Metadata,
-        (false, _) => return Err(DecodeError::InvalidValue(Field::ChunkIndex)),
-    };
-    let kind = match r.u8(Field::ErrorCode)? {
-        ERROR_UNKNOWN_CONTENT => ErrorKind::UnknownContent,
-        ERROR_INDEX_OUT_OF_RANGE => ErrorKind::IndexOutOfRange,
-        _ => return Err(DecodeError::InvalidValue(Field::ErrorCode)),
-    };
-    Ok(ErrorReply {
-        content: p.content,
-        part,
-        path: p.path,
-        echo: p.echo,
-        kind,
-    })
+impl DataErrorMsg {
+    pub(crate) fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        let e = &self.error;
+        let (is_chunk, index) = match e.part {
+            Part::Metadata => (false, 0),
+            Part::Chunk(i) => (true, i),
+        };
+        DataPrefix {
+            content: e.content,
+            version: self.version,
+            token: self.token,
+            path: e.path,
+            echo: e.echo,
+        }
+        .write(is_chunk, w)?;
+        w.u32(index)?;
+        w.u8(match e.kind {
+            ErrorKind::UnknownContent => ERROR_UNKNOWN_CONTENT,
+            ErrorKind::IndexOutOfRange => ERROR_INDEX_OUT_OF_RANGE,
+            ErrorKind::DifferentVersion => ERROR_DIFFERENT_VERSION,
+            ErrorKind::Unavailable => ERROR_UNAVAILABLE,
+        })?;
+        w.u32(self.publisher.0)?;
+        w.put(&self.mac)
+    }
+
+    pub(crate) fn read(r: &mut Reader<'_>) -> Result<DataErrorMsg, DecodeError> {
+        let (p, second) = DataPrefix::read(r, FLAG_RETRANSMISSION | FLAG_SECOND)?;
+        let index = r.u32(Field::ChunkIndex)?;
+        let part = match (second, index) {
+            (true, i) => Part::Chunk(i),
+            (false, 0) => Part::Metadata,
+            (false, _) => return Err(DecodeError::InvalidValue(Field::ChunkIndex)),
+        };
+        let kind = match r.u8(Field::ErrorCode)? {
+            ERROR_UNKNOWN_CONTENT => ErrorKind::UnknownContent,
+            ERROR_INDEX_OUT_OF_RANGE => ErrorKind::IndexOutOfRange,
+            ERROR_DIFFERENT_VERSION => ErrorKind::DifferentVersion,
+            ERROR_UNAVAILABLE => ErrorKind::Unavailable,
+            _ => return Err(DecodeError::InvalidValue(Field::ErrorCode)),
+        };
+        Ok(DataErrorMsg {
+            error: ErrorReply {
+                content: p.content,
+                part,
+                path: p.path,
+                echo: p.echo,
+                kind,
+            },
+            version: p.version,
+            token: p.token,
+            publisher: NodeIx(r.u32(Field::Node)?),
+            mac: r.array(Field::Mac)?,
+        })
+    }
 }

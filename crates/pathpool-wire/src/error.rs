@@ -46,8 +46,18 @@ pub enum Field {
     ChunkIndex,
     /// The sizes of a metadata reply.
     Sizes,
-    /// The SHA-256 of a metadata reply.
-    Sha256,
+    /// The root hash of a metadata reply.
+    Root,
+    /// The version of a data message (first 8 bytes of the root).
+    Version,
+    /// The token of a data message.
+    Token,
+    /// A FID ticket.
+    Ticket,
+    /// An Ed25519 signature.
+    Signature,
+    /// A MAC.
+    Mac,
     /// The description of a metadata reply.
     Description,
     /// A chunk payload.

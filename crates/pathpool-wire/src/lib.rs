@@ -1,4 +1,4 @@
-//! The wire format of pathpool's PSI overlay, version 1 (`docs/wire.md`; issue 5).
+//! The wire format of pathpool's PSI overlay, version 2 (`docs/wire.md`; issues 5 and 18).
 //!
 //! Every packet is a LIPSIN packet (thesis §3.4): a fixed header (magic `pp`, version, message
 //! type, hop limit, FID width, body length) and the FID it is forwarded on, then one message
@@ -34,7 +34,9 @@ mod control;
 mod cursor;
 mod data;
 mod error;
+pub mod hash_tree;
 mod header;
+mod metadata;
 mod packet;
 
 pub use control::{
@@ -42,15 +44,21 @@ pub use control::{
     MAX_PATHS,
 };
 pub use data::{
-    ChunkMsg, ChunkRequestMsg, MetadataReplyMsg, MetadataRequestMsg, CHUNK_FIELDS_BYTES,
-    DATA_PREFIX_BYTES, MAX_DESCRIPTION_BYTES,
+    ChunkMsg, ChunkRequestMsg, DataErrorMsg, DataPrefix, MetadataReplyMsg, MetadataRequestMsg,
+    Ticket, CHUNK_FIELDS_BYTES, DATA_ERROR_BODY_BYTES, DATA_PREFIX_BYTES, TICKET_BYTES,
 };
 pub use error::{DecodeError, DropCounters, EncodeError, Field, DROP_NAMES};
 pub use header::{
     decrement_hop_limit, header_bytes, peek, ForwardingHeader, MsgType, FIXED_HEADER_BYTES,
     HOP_LIMIT_OFFSET, MAGIC, MAX_PACKET_BYTES, VERSION,
 };
-pub use packet::{chunk_payload_offset, encode_chunk_header, Message, Packet};
+pub use metadata::{
+    version_of, MetadataError, SignedMetadata, MAX_DESCRIPTION_BYTES, SIGNATURE_CONTEXT,
+};
+pub use packet::{
+    chunk_payload_offset, data_error_authentic, encode_chunk_header, seal_data_error, Message,
+    Packet,
+};
 pub use pathpool_psi::MAX_NAME_BYTES;
 
 #[cfg(test)]

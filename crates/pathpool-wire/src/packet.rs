@@ -1,17 +1,20 @@
 //! Whole packets: the header of [`crate::header`] and one message, decoded from a borrowed
 //! datagram and encoded into a caller's buffer.
 
-use pathpool_proto::mmtp::{Chunk, ErrorReply, Reply, Request};
+use pathpool_proto::mmtp::Request;
 use pathpool_topo::Fid;
 
+use crate::auth::{OverlayKey, MAC_BYTES};
 use crate::control::{ControlError, FidSetMsg, Publish, Subscribe};
 use crate::cursor::{Reader, Writer};
 use crate::data::{
-    read_error, write_error, ChunkMsg, ChunkRequestMsg, MetadataReplyMsg, MetadataRequestMsg,
-    CHUNK_FIELDS_BYTES, ERROR_BODY_BYTES,
+    ChunkMsg, ChunkRequestMsg, DataErrorMsg, DataPrefix, MetadataReplyMsg, MetadataRequestMsg,
+    Ticket, CHUNK_FIELDS_BYTES, DATA_ERROR_BODY_BYTES,
 };
 use crate::error::{DecodeError, EncodeError, Field};
-use crate::header::{fid_words, header_bytes, peek, MsgType, MAGIC, MAX_PACKET_BYTES, VERSION};
+use crate::header::{
+    fid_words, header_bytes, peek, MsgType, HOP_LIMIT_OFFSET, MAGIC, MAX_PACKET_BYTES, VERSION,
+};
 
 /// One message of any type. Data messages borrow payloads from the datagram they were
 /// decoded from; control messages own their (small) fields.
@@ -36,7 +39,7 @@ pub enum Message<'a, const W: usize = 4> {
     /// mmTP chunk.
     Chunk(ChunkMsg<'a>),
     /// mmTP publisher's refusal.
-    DataError(ErrorReply),
+    DataError(DataErrorMsg),
 }
 
 impl<'a, const W: usize> Message<'a, W> {
@@ -57,38 +60,34 @@ impl<'a, const W: usize> Message<'a, W> {
         }
     }
 
-    /// The message carrying a subscriber's request, whose reply must take `forward_fid`.
-    /// A metadata request does not ask for chunk 0 (set
-    /// [`MetadataRequestMsg::first_chunk`] to coalesce the two requests).
+    /// The message carrying a subscriber's request of a download with `token`, for
+    /// `version` of the content (ignored for a metadata request, which names none), whose
+    /// reply must take `forward_fid` under `ticket`. A metadata request does not ask for
+    /// chunk 0 (set [`MetadataRequestMsg::first_chunk`] to coalesce the two requests).
     #[must_use]
-    pub fn from_request(request: Request, forward_fid: Fid<W>) -> Self {
+    pub fn from_request(
+        request: Request,
+        token: u64,
+        version: u64,
+        ticket: Ticket,
+        forward_fid: Fid<W>,
+    ) -> Self {
         match request {
             Request::Metadata(request) => Message::MetadataRequest(MetadataRequestMsg {
                 request,
+                token,
                 first_chunk: false,
+                ticket,
                 forward_fid,
             }),
             Request::Chunk(request) => Message::ChunkRequest(ChunkRequestMsg {
                 request,
+                version,
+                token,
+                ticket,
                 forward_fid,
             }),
         }
-    }
-
-    /// The message carrying a publisher's reply; `payload` is the chunk's bytes for a
-    /// [`Reply::Chunk`] and ignored otherwise.
-    ///
-    /// # Errors
-    /// [`EncodeError::InvalidValue`] if a chunk's `payload_bytes` is not `payload.len()`.
-    pub fn from_reply(reply: &Reply, payload: &'a [u8]) -> Result<Self, EncodeError> {
-        Ok(match reply {
-            Reply::Metadata(r) => Message::MetadataReply(MetadataReplyMsg {
-                reply: r.clone(),
-                first_chunk: None,
-            }),
-            Reply::Chunk(c) => Message::Chunk(ChunkMsg::new(c, payload)?),
-            Reply::Error(e) => Message::DataError(*e),
-        })
     }
 
     fn body_len(&self) -> usize {
@@ -101,7 +100,7 @@ impl<'a, const W: usize> Message<'a, W> {
             Message::MetadataReply(m) => m.body_len(),
             Message::ChunkRequest(m) => m.body_len(),
             Message::Chunk(m) => m.body_len(),
-            Message::DataError(_) => ERROR_BODY_BYTES,
+            Message::DataError(_) => DATA_ERROR_BODY_BYTES,
         }
     }
 
@@ -115,7 +114,7 @@ impl<'a, const W: usize> Message<'a, W> {
             Message::MetadataReply(m) => m.write(w),
             Message::ChunkRequest(m) => m.write(w),
             Message::Chunk(m) => m.write(w),
-            Message::DataError(e) => write_error(e, w),
+            Message::DataError(e) => e.write(w),
         }
     }
 
@@ -135,7 +134,7 @@ impl<'a, const W: usize> Message<'a, W> {
             MsgType::MetadataReply => Message::MetadataReply(MetadataReplyMsg::read(&mut r)?),
             MsgType::ChunkRequest => Message::ChunkRequest(ChunkRequestMsg::read(&mut r)?),
             MsgType::Chunk => Message::Chunk(ChunkMsg::read(&mut r)?),
-            MsgType::DataError => Message::DataError(read_error(&mut r)?),
+            MsgType::DataError => Message::DataError(DataErrorMsg::read(&mut r)?),
         };
         r.finish(body.len())?;
         Ok(m)
@@ -201,7 +200,7 @@ impl<'a, const W: usize> Packet<'a, W> {
     /// replies (names, paths, texts), never for requests and chunks.
     ///
     /// # Errors
-    /// Why the datagram is not a valid version-1 packet, for counting
+    /// Why the datagram is not a valid version-2 packet, for counting
     /// ([`crate::DropCounters`]).
     pub fn decode(datagram: &'a [u8]) -> Result<Self, DecodeError> {
         let h = peek::<W>(datagram)?;
@@ -257,10 +256,10 @@ pub const fn chunk_payload_offset<const W: usize>() -> usize {
     header_bytes::<W>() + CHUNK_FIELDS_BYTES
 }
 
-/// Writes the header and the chunk fields of `chunk` in front of a payload of
-/// `chunk.payload_bytes` bytes already at [`chunk_payload_offset`] in `buf`, so the payload
-/// is never copied. Returns the packet's length; the result is the packet
-/// [`Packet::encode`] would write for the same chunk and payload.
+/// Writes the header and the chunk fields (`prefix`, `index`) in front of a payload of
+/// `payload_bytes` already at [`chunk_payload_offset`] in `buf`, so the payload is never
+/// copied. Returns the packet's length; the result is the packet [`Packet::encode`] would
+/// write for the same chunk and payload.
 ///
 /// # Errors
 /// A buffer too short for the payload, a hop limit of 0, or a packet over
@@ -269,14 +268,58 @@ pub fn encode_chunk_header<const W: usize>(
     buf: &mut [u8],
     hop_limit: u8,
     fid: &Fid<W>,
-    chunk: &Chunk,
+    prefix: DataPrefix,
+    index: u32,
+    payload_bytes: usize,
 ) -> Result<usize, EncodeError> {
-    let payload = usize::try_from(chunk.payload_bytes).unwrap_or(usize::MAX);
-    let body_len = CHUNK_FIELDS_BYTES.saturating_add(payload);
+    let body_len = CHUNK_FIELDS_BYTES.saturating_add(payload_bytes);
     let len = header_bytes::<W>().saturating_add(body_len);
     check_len(len, buf)?;
     let mut w = Writer::new(buf);
     write_header(&mut w, MsgType::Chunk, hop_limit, fid, body_len)?;
-    ChunkMsg::write_fields(chunk.content, chunk.index, chunk.path, chunk.echo, &mut w)?;
+    ChunkMsg::write_fields(prefix, index, &mut w)?;
     Ok(len)
+}
+
+/// What a DATA_ERROR's MAC covers: the datagram but its hop limit (which forwarding nodes
+/// rewrite) and the MAC itself (its last 16 bytes). `None` for a datagram too short to be one.
+fn data_error_mac_input(datagram: &[u8]) -> Option<Vec<u8>> {
+    let end = datagram.len().checked_sub(MAC_BYTES)?;
+    let before = datagram.get(..HOP_LIMIT_OFFSET)?;
+    let after = datagram.get(HOP_LIMIT_OFFSET + 1..end)?;
+    Some([before, after].concat())
+}
+
+/// Writes the MAC of an encoded DATA_ERROR datagram into its last 16 bytes; returns whether
+/// the datagram was long enough.
+pub fn seal_data_error(datagram: &mut [u8], key: &OverlayKey) -> bool {
+    let Some(input) = data_error_mac_input(datagram) else {
+        return false;
+    };
+    let mac = key.data_error_mac(&input);
+    let len = datagram.len();
+    match datagram.get_mut(len - MAC_BYTES..) {
+        Some(slot) => {
+            slot.copy_from_slice(&mac);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Whether an encoded DATA_ERROR datagram carries the MAC `key` gives it (constant-time
+/// comparison).
+#[must_use]
+pub fn data_error_authentic(datagram: &[u8], key: &OverlayKey) -> bool {
+    let (Some(input), Some(got)) = (
+        data_error_mac_input(datagram),
+        datagram
+            .len()
+            .checked_sub(MAC_BYTES)
+            .and_then(|at| datagram.get(at..))
+            .and_then(|m| <[u8; MAC_BYTES]>::try_from(m).ok()),
+    ) else {
+        return false;
+    };
+    crate::auth::macs_equal(&key.data_error_mac(&input), &got)
 }

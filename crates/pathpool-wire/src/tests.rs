@@ -3,8 +3,7 @@
 
 use pathpool_core::Time;
 use pathpool_proto::mmtp::{
-    Chunk, ChunkRequest, ContentId, Echo, ErrorKind, ErrorReply, Metadata, MetadataReply,
-    MetadataRequest, Part, PathIndex, Reply, Request,
+    ChunkRequest, ContentId, Echo, ErrorKind, ErrorReply, MetadataRequest, Part, PathIndex, Request,
 };
 use pathpool_psi::{ContentName, Matching};
 use pathpool_topo::{Fid, NodeIx, DEFAULT_TTL};
@@ -22,6 +21,38 @@ fn fid(seed: u64) -> Fid {
         seed.rotate_left(32),
         seed.rotate_left(48),
     ])
+}
+
+const TOKEN: u64 = 0x0a0b_0c0d_0e0f_1011;
+
+/// The ticket of the vectors.
+fn ticket() -> Ticket {
+    Ticket {
+        publisher: 7,
+        expiry_unix_s: 1_800_000_000,
+        mac: [0x5a; 16],
+    }
+}
+
+/// "hello world" as content `/videos/a.bin` in chunks of 64 bytes (one data chunk, one
+/// page), signed by node 7 with the key of seed [7; 32].
+fn signed_metadata() -> SignedMetadata {
+    let content = b"hello world";
+    let leaves = vec![hash_tree::leaf_hash(0, content)];
+    let tree = hash_tree::HashTree::from_leaves(leaves, 64).unwrap();
+    let mut m = SignedMetadata {
+        name: name(),
+        publisher: NodeIx(7),
+        size_bytes: content.len() as u64,
+        chunk_bytes: 64,
+        data_chunks: 1,
+        pages: 1,
+        root: tree.root(),
+        description: "greeting".into(),
+        signature: [0; 64],
+    };
+    m.sign(&auth::PublisherKey::from_seed([7; 32])).unwrap();
+    m
 }
 
 const ECHO: Echo = Echo {
@@ -91,20 +122,24 @@ fn vector_values() -> Vec<(&'static str, Packet<'static>)> {
                     path: PathIndex(1),
                     echo: ECHO,
                 },
+                token: TOKEN,
                 first_chunk: true,
+                ticket: ticket(),
                 forward_fid: fid(0x1111),
             })),
         ),
         (
             "metadata_reply",
             pkt(Message::MetadataReply(MetadataReplyMsg {
-                reply: MetadataReply {
+                prefix: DataPrefix {
                     content,
+                    version: signed_metadata().version(),
+                    token: TOKEN,
                     path: PathIndex(1),
                     echo: ECHO,
-                    metadata: Metadata::for_content(b"hello world", 4, "greeting"),
                 },
-                first_chunk: Some(b"hell"),
+                metadata: signed_metadata(),
+                first_chunk: Some(b"page"),
             })),
         ),
         (
@@ -119,27 +154,40 @@ fn vector_values() -> Vec<(&'static str, Packet<'static>)> {
                         ..ECHO
                     },
                 },
+                version: signed_metadata().version(),
+                token: TOKEN,
+                ticket: ticket(),
                 forward_fid: fid(0x1111),
             })),
         ),
         (
             "chunk",
             pkt(Message::Chunk(ChunkMsg {
-                content,
-                index: 2,
-                path: PathIndex(1),
-                echo: ECHO,
-                payload: b"rld",
+                prefix: DataPrefix {
+                    content,
+                    version: signed_metadata().version(),
+                    token: TOKEN,
+                    path: PathIndex(1),
+                    echo: ECHO,
+                },
+                index: 1,
+                payload: b"hello world",
             })),
         ),
         (
             "data_error",
-            pkt(Message::DataError(ErrorReply {
-                content,
-                part: Part::Chunk(3),
-                path: PathIndex(1),
-                echo: ECHO,
-                kind: ErrorKind::IndexOutOfRange,
+            pkt(Message::DataError(DataErrorMsg {
+                error: ErrorReply {
+                    content,
+                    part: Part::Chunk(1),
+                    path: PathIndex(1),
+                    echo: ECHO,
+                    kind: ErrorKind::Unavailable,
+                },
+                version: signed_metadata().version(),
+                token: TOKEN,
+                publisher: NodeIx(7),
+                mac: auth::OverlayKey::from_bytes([9; 32]).data_error_mac(b"vector"),
             })),
         ),
     ]
@@ -207,7 +255,7 @@ fn conversions_to_and_from_the_state_machines_messages() {
     let bytes = Packet {
         hop_limit: 3,
         fid: fid(1),
-        message: Message::from_request(req, fid(2)),
+        message: Message::from_request(req, TOKEN, 77, ticket(), fid(2)),
     }
     .to_vec()
     .unwrap();
@@ -215,7 +263,8 @@ fn conversions_to_and_from_the_state_machines_messages() {
         panic!("not a chunk request");
     };
     assert_eq!(Request::Chunk(m.request), req);
-    assert_eq!(m.forward_fid, fid(2));
+    assert_eq!((m.forward_fid, m.token, m.version), (fid(2), TOKEN, 77));
+    assert_eq!(m.ticket, ticket());
 
     let md = MetadataRequestMsg {
         request: MetadataRequest {
@@ -223,41 +272,76 @@ fn conversions_to_and_from_the_state_machines_messages() {
             path: PathIndex(0),
             echo: ECHO,
         },
+        token: TOKEN,
         first_chunk: true,
+        ticket: Ticket::default(),
         forward_fid: fid(2),
     };
     let parts: Vec<Part> = md.requests().map(|r| r.part()).collect();
     assert_eq!(parts, [Part::Metadata, Part::Chunk(0)]);
 
-    let chunk = Chunk {
-        content,
-        index: 4,
-        path: PathIndex(2),
-        echo: ECHO,
-        payload_bytes: 3,
-    };
-    let reply = Reply::Chunk(chunk);
-    let Message::Chunk(c) = Message::<4>::from_reply(&reply, b"abc").unwrap() else {
-        panic!("not a chunk");
-    };
-    assert_eq!(c.to_chunk(), chunk);
+    // The subscriber's view of a reply: the pages and the data chunks, one index space.
+    let m = signed_metadata();
+    let t = m.transfer();
     assert_eq!(
-        Message::<4>::from_reply(&reply, b"ab"),
-        Err(EncodeError::InvalidValue(Field::Payload))
+        (t.chunk_count, t.chunk_bytes, t.size_bytes),
+        (2, 64, 64 + 11)
     );
+    assert_eq!(t.chunk_len(0), Some(64));
+    assert_eq!(t.chunk_len(1), Some(11));
+    assert_eq!(t.validate(), Ok(()));
+    assert!(m.validate().unwrap().is_some());
+}
 
-    let mr = MetadataReplyMsg {
-        reply: MetadataReply {
-            content,
-            path: PathIndex(0),
-            echo: ECHO,
-            metadata: Metadata::new(10, 5, [0; 32], ""),
+#[test]
+fn signatures_and_data_error_macs() {
+    let key = auth::PublisherKey::from_seed([7; 32]);
+    let other = auth::PublisherKey::from_seed([8; 32]);
+    let m = signed_metadata();
+    assert!(m.verify(&key.public()));
+    assert!(!m.verify(&other.public()));
+    // Every signed field is covered.
+    let changed = [
+        SignedMetadata {
+            publisher: NodeIx(8),
+            ..m.clone()
         },
-        first_chunk: Some(b"01234"),
-    };
-    let replies: Vec<Reply> = mr.replies().collect();
-    assert_eq!(replies.len(), 2);
-    assert_eq!(replies[1].part(), Part::Chunk(0));
+        SignedMetadata {
+            size_bytes: 12,
+            ..m.clone()
+        },
+        SignedMetadata {
+            pages: 0,
+            ..m.clone()
+        },
+        SignedMetadata {
+            description: "greetinG".into(),
+            ..m.clone()
+        },
+    ];
+    for c in &changed {
+        assert!(!c.verify(&key.public()), "{c:?}");
+    }
+    let mut root = m.clone();
+    root.root[31] ^= 1;
+    assert!(!root.verify(&key.public()));
+
+    let overlay = auth::OverlayKey::from_bytes([9; 32]);
+    let (_, p) = vector_values().remove(8);
+    let mut bytes = p.to_vec().unwrap();
+    assert!(!data_error_authentic(&bytes, &overlay));
+    assert!(seal_data_error(&mut bytes, &overlay));
+    assert!(data_error_authentic(&bytes, &overlay));
+    // The hop limit may change on the way; nothing else may.
+    bytes[HOP_LIMIT_OFFSET] = 3;
+    assert!(data_error_authentic(&bytes, &overlay));
+    bytes[40 + 50] ^= 1;
+    assert!(!data_error_authentic(&bytes, &overlay));
+    assert!(!data_error_authentic(&bytes[..10], &overlay));
+    assert!(!data_error_authentic(
+        &bytes,
+        &auth::OverlayKey::from_bytes([1; 32])
+    ));
 }
 
 #[test]
@@ -302,30 +386,69 @@ fn fid_sets_come_from_the_topology_manager() {
 #[test]
 fn chunk_header_in_place_matches_encode() {
     let payload = [0xabu8; 100];
-    let chunk = Chunk {
+    let prefix = DataPrefix {
         content: ContentId(1),
-        index: 2,
+        version: 2,
+        token: TOKEN,
         path: PathIndex(3),
         echo: ECHO,
-        payload_bytes: 100,
     };
     let full = Packet {
         hop_limit: 9,
         fid: fid(4),
-        message: Message::Chunk(ChunkMsg::new(&chunk, &payload).unwrap()),
+        message: Message::Chunk(ChunkMsg {
+            prefix,
+            index: 2,
+            payload: &payload,
+        }),
     }
     .to_vec()
     .unwrap();
     let mut buf = vec![0u8; 1200];
     let off = chunk_payload_offset::<4>();
-    assert_eq!(off, 65);
+    assert_eq!(off, 81);
     buf[off..off + 100].copy_from_slice(&payload);
-    let n = encode_chunk_header(&mut buf, 9, &fid(4), &chunk).unwrap();
+    let n = encode_chunk_header(&mut buf, 9, &fid(4), prefix, 2, 100).unwrap();
     assert_eq!(&buf[..n], &full[..]);
     assert!(matches!(
-        encode_chunk_header(&mut buf[..100], 9, &fid(4), &chunk),
-        Err(EncodeError::BufferTooSmall { needed: 165, .. })
+        encode_chunk_header(&mut buf[..100], 9, &fid(4), prefix, 2, 100),
+        Err(EncodeError::BufferTooSmall { needed: 181, .. })
     ));
+}
+
+#[test]
+fn data_messages_are_canonical() {
+    // A metadata request names no version; a reply's content id and version are its
+    // metadata's.
+    let (_, p) = vector_values().remove(4);
+    let mut b = p.to_vec().unwrap();
+    b[40 + 15] = 1;
+    assert_eq!(
+        Packet::<4>::decode(&b),
+        Err(DecodeError::InvalidValue(Field::Version))
+    );
+    let (_, p) = vector_values().remove(5);
+    let good = p.to_vec().unwrap();
+    let mut b = good.clone();
+    b[40 + 8] ^= 1;
+    assert_eq!(
+        Packet::<4>::decode(&b),
+        Err(DecodeError::InvalidValue(Field::Version))
+    );
+    let mut b = good.clone();
+    b[40] ^= 1;
+    assert_eq!(
+        Packet::<4>::decode(&b),
+        Err(DecodeError::InvalidValue(Field::Content))
+    );
+    // Error kind 5 does not exist.
+    let (_, p) = vector_values().remove(8);
+    let mut b = p.to_vec().unwrap();
+    b[40 + 41] = 5;
+    assert_eq!(
+        Packet::<4>::decode(&b),
+        Err(DecodeError::InvalidValue(Field::ErrorCode))
+    );
 }
 
 #[test]
@@ -359,7 +482,7 @@ fn bad_packets_give_typed_errors() {
         Packet::<4>::decode(&b).map(|_| ())
     };
     assert_eq!(with(0, b'x'), Err(DecodeError::BadMagic));
-    assert_eq!(with(2, 2), Err(DecodeError::BadVersion(2)));
+    assert_eq!(with(2, 1), Err(DecodeError::BadVersion(1)));
     assert_eq!(with(3, 0x7f), Err(DecodeError::UnknownType(0x7f)));
     assert_eq!(with(4, 0), Err(DecodeError::InvalidValue(Field::HopLimit)));
     assert_eq!(
@@ -431,15 +554,17 @@ fn oversized_fields_are_refused_on_encode() {
         fid: Fid::EMPTY,
         message,
     };
-    let mut md = Metadata::new(1, 1, [0; 32], "");
+    let mut md = signed_metadata();
     md.description = "x".repeat(MAX_DESCRIPTION_BYTES + 1);
     let m = p(Message::MetadataReply(MetadataReplyMsg {
-        reply: MetadataReply {
-            content: ContentId(0),
+        prefix: DataPrefix {
+            content: md.content(),
+            version: md.version(),
+            token: 0,
             path: PathIndex(0),
             echo: ECHO,
-            metadata: md,
         },
+        metadata: md,
         first_chunk: None,
     }));
     assert!(matches!(
@@ -463,10 +588,14 @@ fn oversized_fields_are_refused_on_encode() {
     ));
     let big = vec![0u8; MAX_PACKET_BYTES];
     let chunk = p(Message::Chunk(ChunkMsg {
-        content: ContentId(0),
+        prefix: DataPrefix {
+            content: ContentId(0),
+            version: 0,
+            token: 0,
+            path: PathIndex(0),
+            echo: ECHO,
+        },
         index: 0,
-        path: PathIndex(0),
-        echo: ECHO,
         payload: &big,
     }));
     assert!(matches!(

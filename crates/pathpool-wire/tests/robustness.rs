@@ -5,15 +5,15 @@
 
 use pathpool_core::{Rng, Time};
 use pathpool_proto::mmtp::{
-    ChunkRequest, ContentId, Echo, ErrorKind, ErrorReply, Metadata, MetadataReply, MetadataRequest,
-    Part, PathIndex,
+    ChunkRequest, ContentId, Echo, ErrorKind, ErrorReply, MetadataRequest, Part, PathIndex,
 };
 use pathpool_psi::{ContentName, Matching};
 use pathpool_topo::{Fid, NodeIx};
 use pathpool_wire::{
-    decrement_hop_limit, header_bytes, peek, ChunkMsg, ChunkRequestMsg, ControlError, DecodeError,
-    DropCounters, ErrorCode, FidSetMsg, Message, MetadataReplyMsg, MetadataRequestMsg, Packet,
-    PathFids, Publish, Subscribe, MAGIC, VERSION,
+    decrement_hop_limit, header_bytes, peek, ChunkMsg, ChunkRequestMsg, ControlError, DataErrorMsg,
+    DataPrefix, DecodeError, DropCounters, ErrorCode, FidSetMsg, Message, MetadataReplyMsg,
+    MetadataRequestMsg, Packet, PathFids, Publish, SignedMetadata, Subscribe, Ticket, MAGIC,
+    VERSION,
 };
 use proptest::prelude::*;
 
@@ -48,6 +48,14 @@ struct Gen {
     text: String,
     payload: Vec<u8>,
     paths: Vec<(u32, u32, [u64; 4], [u64; 4])>,
+}
+
+fn ticket(g: &Gen) -> Ticket {
+    Ticket {
+        publisher: g.b,
+        expiry_unix_s: g.a,
+        mac: [g.c as u8; 16],
+    }
 }
 
 fn build(g: &Gen) -> Packet<'_> {
@@ -100,24 +108,35 @@ fn build(g: &Gen) -> Packet<'_> {
                 path,
                 echo,
             },
+            token: g.c ^ 0x55,
             first_chunk: g.a % 2 == 0,
+            ticket: ticket(g),
             forward_fid: fwd,
         }),
-        6 => Message::MetadataReply(MetadataReplyMsg {
-            reply: MetadataReply {
-                content,
-                path,
-                echo,
-                metadata: Metadata {
-                    size_bytes: g.c,
-                    chunk_bytes: g.a,
-                    chunk_count: g.b,
-                    sha256: [g.a as u8; 32],
-                    description: g.text.clone(),
+        6 => {
+            let metadata = SignedMetadata {
+                name: g.name.clone(),
+                publisher: NodeIx(g.b),
+                size_bytes: g.c,
+                chunk_bytes: g.a,
+                data_chunks: g.b,
+                pages: g.a ^ g.b,
+                root: [g.a as u8; 32],
+                description: g.text.clone(),
+                signature: [g.b as u8; 64],
+            };
+            Message::MetadataReply(MetadataReplyMsg {
+                prefix: DataPrefix {
+                    content: metadata.content(),
+                    version: metadata.version(),
+                    token: g.c,
+                    path,
+                    echo,
                 },
-            },
-            first_chunk: (g.a % 2 == 0).then_some(&g.payload[..]),
-        }),
+                metadata,
+                first_chunk: (g.a % 2 == 0).then_some(&g.payload[..]),
+            })
+        }
         7 => Message::ChunkRequest(ChunkRequestMsg {
             request: ChunkRequest {
                 content,
@@ -125,29 +144,43 @@ fn build(g: &Gen) -> Packet<'_> {
                 path,
                 echo,
             },
+            version: g.c.rotate_left(3),
+            token: g.c,
+            ticket: ticket(g),
             forward_fid: fwd,
         }),
         8 => Message::Chunk(ChunkMsg {
-            content,
+            prefix: DataPrefix {
+                content,
+                version: g.c.rotate_left(5),
+                token: g.c ^ 1,
+                path,
+                echo,
+            },
             index: g.a,
-            path,
-            echo,
             payload: &g.payload,
         }),
-        _ => Message::DataError(ErrorReply {
-            content,
-            part: if g.a % 2 == 0 {
-                Part::Metadata
-            } else {
-                Part::Chunk(g.a)
+        _ => Message::DataError(DataErrorMsg {
+            error: ErrorReply {
+                content,
+                part: if g.a % 2 == 0 {
+                    Part::Metadata
+                } else {
+                    Part::Chunk(g.a)
+                },
+                path,
+                echo,
+                kind: [
+                    ErrorKind::UnknownContent,
+                    ErrorKind::IndexOutOfRange,
+                    ErrorKind::DifferentVersion,
+                    ErrorKind::Unavailable,
+                ][g.b as usize % 4],
             },
-            path,
-            echo,
-            kind: if g.b % 2 == 0 {
-                ErrorKind::UnknownContent
-            } else {
-                ErrorKind::IndexOutOfRange
-            },
+            version: g.c,
+            token: g.c.rotate_left(9),
+            publisher: NodeIx(g.a),
+            mac: [g.b as u8; 16],
         }),
     };
     Packet {

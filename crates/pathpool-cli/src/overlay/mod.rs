@@ -10,13 +10,16 @@ use std::sync::atomic::AtomicBool;
 use clap::Args;
 use pathpool_cc::CcKind;
 use pathpool_core::{ByteSize, Dur};
-use pathpool_net::get::{GetConfig, GetEndpoint, GetState};
+use pathpool_net::get::{GetConfig, GetEndpoint, GetError, GetState};
+use pathpool_net::get_metadata::Trust;
 use pathpool_net::node::{run, Endpoint, NodeIo, Relay};
-use pathpool_net::overlay::Overlay;
+use pathpool_net::overlay::{Overlay, SecurityMode};
 use pathpool_net::publisher::{FileStore, PublisherEndpoint, DEFAULT_CHUNK_BYTES};
+use pathpool_net::publisher_key;
 use pathpool_net::rv::RvEndpoint;
 use pathpool_psi::{ContentName, Matching};
 use pathpool_topo::NodeIx;
+use pathpool_wire::auth::PublicKey;
 
 use crate::CliError;
 
@@ -82,9 +85,14 @@ pub struct PublishArgs {
     /// The content's name, `/scope/.../item`.
     #[arg(long)]
     pub name: String,
-    /// Chunk size in bytes (default 1135: 1200-byte datagrams).
+    /// Chunk size in bytes (default 1119: 1200-byte datagrams), at least 64.
     #[arg(long, default_value_t = DEFAULT_CHUNK_BYTES)]
     pub chunk_bytes: u32,
+    /// The publisher's signing key: 64 hex digits of its Ed25519 seed (default: NODE.key
+    /// beside the overlay file). Its public key must be the node's `public_key` in the
+    /// overlay file. Not read with `security = "off"`.
+    #[arg(long, value_name = "FILE")]
+    pub key: Option<PathBuf>,
     /// The overlay and this node.
     #[command(flatten)]
     pub node: NodeArgs,
@@ -101,6 +109,18 @@ pub struct GetArgs {
     /// How to download.
     #[command(flatten)]
     pub download: DownloadOptions,
+    /// Trust only metadata signed by this key (`ed25519:<64 hex>`; repeatable) instead of
+    /// the overlay file's publisher keys.
+    #[arg(long, value_name = "KEY")]
+    pub publisher_key: Vec<String>,
+    /// Accept only the content whose root hash is this (64 hex digits): a self-certifying
+    /// name for one version.
+    #[arg(long, value_name = "HEX")]
+    pub root: Option<String>,
+    /// How long after the first trusted metadata reply the other sources' replies are
+    /// awaited before the root most of them signed is adopted.
+    #[arg(long, value_name = "DURATION", default_value = "1s")]
+    pub metadata_wait: Dur,
     /// The overlay and this node.
     #[command(flatten)]
     pub node: NodeArgs,
@@ -315,6 +335,24 @@ pub fn fn_command(args: &FnArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Lowercase hexadecimal of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A root hash from 64 hexadecimal digits.
+fn parse_root(text: &str) -> Option<[u8; 32]> {
+    let text = text.trim();
+    if text.len() != 64 || !text.is_ascii() {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (o, pair) in out.iter_mut().zip(text.as_bytes().chunks(2)) {
+        *o = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    }
+    Some(out)
+}
+
 /// `pathpool publish FILE --name NAME --overlay FILE --node ID`.
 ///
 /// # Errors
@@ -325,22 +363,61 @@ pub fn publish_command(a: &PublishArgs) -> Result<(), CliError> {
     let overlay = load(&a.node.overlay)?;
     let node = node_of(&overlay, &a.node)?;
     let rv = rendezvous_addr(&overlay)?;
-    let store = FileStore::open(&a.file, &name, a.chunk_bytes)
+    let key = match overlay.security() {
+        SecurityMode::Off => None,
+        SecurityMode::On => {
+            let path = a
+                .key
+                .clone()
+                .unwrap_or_else(|| publisher_key::default_path(&a.node.overlay, &a.node.node));
+            let key = publisher_key::load(&path).map_err(|e| {
+                CliError::BadInput(format!("--key {e} (security is on: a publisher signs)"))
+            })?;
+            match overlay.public_key(node) {
+                Some(k) if *k == key.public() => {}
+                Some(k) => {
+                    return Err(CliError::BadInput(format!(
+                        "--key {}: its public key {} is not node {}'s public_key {k} in {}",
+                        path.display(),
+                        key.public(),
+                        a.node.node,
+                        a.node.overlay.display()
+                    )))
+                }
+                None => {
+                    return Err(CliError::BadInput(format!(
+                        "{}: node {} has no public_key: subscribers could not check what it \
+                         signs (add public_key = \"{}\")",
+                        a.node.overlay.display(),
+                        a.node.node,
+                        key.public()
+                    )))
+                }
+            }
+            Some(key)
+        }
+    };
+    let store = FileStore::open(&a.file, &name, a.chunk_bytes, node, key.as_ref())
         .map_err(|e| CliError::BadInput(e.to_string()))?;
     let stop = crate::sweep::signal_flag()?;
     let mut io = bind(&overlay, node, a.node.seed)?;
     let mut publisher = PublisherEndpoint::new(store, name.clone(), node, rv);
     let m = publisher.metadata();
     eprintln!(
-        "publishing {name} ({} bytes, {} chunks of {} B) from {}; Ctrl-C stops",
-        m.size_bytes, m.chunk_count, m.chunk_bytes, a.node.node
+        "publishing {name} ({} bytes, {} chunks of {} B, {} pages, root {}) from {}; Ctrl-C stops",
+        m.size_bytes,
+        m.data_chunks,
+        m.chunk_bytes,
+        m.pages,
+        hex(&m.root),
+        a.node.node
     );
     announce_ready(a.node.ready_file.as_deref(), &io)?;
     serve(&mut io, &mut publisher, &stop)?;
     let st = publisher.stats();
     eprintln!(
-        "sent {} chunks ({} payload bytes), {} metadata replies; refused {}, ignored {}, read errors {}",
-        st.chunks, st.payload_bytes, st.metadata, st.refused, st.ignored, st.read_errors
+        "sent {} chunks ({} payload bytes), {} metadata replies; refused {}, ignored {}, unavailable (file changed or unreadable) {}",
+        st.chunks, st.payload_bytes, st.metadata, st.refused, st.ignored, st.unavailable
     );
     Ok(())
 }
@@ -391,6 +468,18 @@ pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
     let stop = crate::sweep::signal_flag()?;
     let mut io = bind(&overlay, node, a.node.seed)?;
     let mut config = GetConfig::new(name.clone(), a.out.clone());
+    config.trust = Trust::from_overlay(&overlay);
+    for k in &a.publisher_key {
+        let key = PublicKey::parse(k)
+            .map_err(|e| CliError::BadInput(format!("--publisher-key {k}: {e}")))?;
+        config.trust.only_keys.push(key);
+    }
+    if let Some(r) = &a.root {
+        let root = parse_root(r)
+            .ok_or_else(|| CliError::BadInput(format!("--root {r}: expected 64 hex digits")))?;
+        config.trust.root = Some(root);
+    }
+    config.metadata_wait = a.metadata_wait;
     config.cc = cc;
     config.matching = if d.max_sources == 1 {
         Matching::Single
@@ -457,16 +546,33 @@ pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
                 .collect();
             // Two lines, each readable at 80 columns for a few sources; the exact byte count
             // first, since it is what a script checks.
+            let how = match ep.inner.metadata() {
+                Some(m) if m.pages > 0 => format!(
+                    "verified chunk by chunk, root {}… signed by {}",
+                    &hex(&m.root)[..16],
+                    overlay.nodes()[m.publisher.0 as usize].id
+                ),
+                Some(m) => format!("BLAKE3 {}… checked (security off)", &hex(&m.root)[..16]),
+                None => String::new(),
+            };
             eprintln!(
-                "{name}: {} bytes ({:.1} MB) in {secs:.2} s, {:.1} Mb/s, SHA-256 verified",
+                "{name}: {} bytes ({:.1} MB) in {secs:.2} s, {:.1} Mb/s, {how}",
                 p.bytes,
                 p.bytes as f64 / 1e6,
                 p.bytes as f64 * 8.0 / secs.max(1e-9) / 1e6,
             );
             eprintln!("  from {}; written to {}", per.join(", "), a.out.display());
+            if !ep.inner.excluded().is_empty() {
+                eprintln!("  excluded: {}", ep.inner.excluded_summary());
+            }
             Ok(())
         }
-        GetState::Failed(e) => Err(CliError::Failed(format!("{name}: {e}"))),
+        GetState::Failed(e) => {
+            if !ep.inner.excluded().is_empty() && !matches!(e, GetError::AllSourcesExcluded(_)) {
+                eprintln!("  excluded: {}", ep.inner.excluded_summary());
+            }
+            Err(CliError::Failed(format!("{name}: {e}")))
+        }
         GetState::Subscribing | GetState::Downloading => {
             // Each clause says what is true on disk: a partial file exists only once the
             // metadata has come, and the output is touched only by the verified rename.

@@ -15,6 +15,7 @@ use clap::{Args, Subcommand};
 use crate::overlay::{get_command, DownloadOptions, GetArgs, NodeArgs};
 use crate::CliError;
 
+mod keys;
 mod netns;
 mod nodes;
 mod probe;
@@ -175,6 +176,14 @@ fn up(
             netns::with_addresses(&text, &addrs)?
         }
         None => text,
+    };
+    let text = if overlay.security() == pathpool_net::overlay::SecurityMode::On {
+        let mut signers: Vec<String> = publishers.iter().map(|(n, _, _)| n.clone()).collect();
+        signers.sort();
+        signers.dedup();
+        keys::with_publisher_keys(&text, dir, &signers)?
+    } else {
+        text
     };
     let copy = dir.join(OVERLAY);
     fs::write(&copy, &text).map_err(|e| failed(&copy.display().to_string(), e))?;
@@ -492,6 +501,9 @@ pub fn testbed_command(a: &TestbedArgs) -> Result<(), CliError> {
                 name: name.clone(),
                 out: out.clone(),
                 download: download.clone(),
+                publisher_key: Vec::new(),
+                root: None,
+                metadata_wait: pathpool_net::get_metadata::DEFAULT_METADATA_WAIT,
                 node: NodeArgs {
                     overlay: dir.join(OVERLAY),
                     node: node.clone(),

@@ -13,15 +13,18 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use pathpool_core::{Rng, Time};
+use pathpool_net::cache::RefusedStats;
 use pathpool_net::forward::ForwardStats;
 use pathpool_net::get::{GetConfig, GetEndpoint};
+use pathpool_net::get_metadata::Trust;
 use pathpool_net::node::{run, Endpoint, NodeIo, Relay};
-use pathpool_net::overlay::Overlay;
+use pathpool_net::overlay::{Overlay, SecurityMode};
 use pathpool_net::publisher::{FileStore, PublisherEndpoint, DEFAULT_CHUNK_BYTES};
 use pathpool_net::rv::RvEndpoint;
 use pathpool_proto::mmtp::CacheStats;
 use pathpool_psi::ContentName;
 use pathpool_topo::NodeIx;
+use pathpool_wire::auth::{OverlayKey, PublisherKey};
 use pathpool_wire::MsgType;
 
 /// The machine's cores, shared by the tests of one binary, which the test harness runs in
@@ -114,25 +117,44 @@ pub struct Bed {
     pub file: PathBuf,
     pub name: ContentName,
     pub publishers: Vec<(NodeIx, PublisherThread)>,
+    /// Each publisher's signing key (the overlay file gives their public keys).
+    pub keys: Vec<(NodeIx, PublisherKey)>,
+    /// The overlay key, which seals publishers' DATA_ERRORs.
+    pub overlay_key: OverlayKey,
+    /// A file a publisher serves instead of [`Bed::file`] (a changed copy).
+    pub files: Vec<(NodeIx, PathBuf)>,
     others: Vec<(String, thread::JoinHandle<Counters>)>,
     subscriber_sockets: Vec<(NodeIx, Option<UdpSocket>)>,
     /// The cache counters of the rendezvous and forwarding nodes that have a cache, once
     /// [`finish`](Bed::finish)ed.
     pub caches: Vec<(String, CacheStats)>,
+    /// What those caches refused to store (unverified metadata or chunks), by node.
+    pub cache_refused: Vec<(String, RefusedStats)>,
+    /// The token of the latest download started (what an on-path attacker reads off its
+    /// requests).
+    pub token: Arc<AtomicU64>,
 }
 
 /// What a node counted: forwarding, and its cache if it has one.
-type Counters = (ForwardStats, Option<CacheStats>);
+type Counters = (ForwardStats, Option<(CacheStats, RefusedStats)>);
 
 /// A node's forwarding and cache counters.
 fn counters(io: NodeIo) -> Counters {
-    (*io.forwarder().stats(), io.cache().map(|c| *c.stats()))
+    (
+        *io.forwarder().stats(),
+        io.cache().map(|c| (*c.stats(), c.refused())),
+    )
 }
 
 impl Bed {
     /// Binds every node of `text` on loopback and starts all but the subscribers; the
     /// publishers serve `file` as `name`.
     pub fn start(text: &str, file: &Path, name: &str) -> Bed {
+        Bed::start_with(text, file, name, &[])
+    }
+
+    /// As [`Bed::start`], but the publishers named in `files` serve their own file.
+    pub fn start_with(text: &str, file: &Path, name: &str, files: &[(&str, PathBuf)]) -> Bed {
         let mut overlay = Overlay::from_toml(text, "test overlay").unwrap();
         let sockets: Vec<UdpSocket> = (0..overlay.nodes().len())
             .map(|_| UdpSocket::bind("127.0.0.1:0").unwrap())
@@ -140,15 +162,35 @@ impl Bed {
         for (i, s) in sockets.iter().enumerate() {
             overlay.set_addr(NodeIx(i as u32), s.local_addr().unwrap());
         }
+        // Wire version 2: every publisher signs with its own key, whose public half the
+        // overlay file carries (as `pathpool keygen` writes it); seeds are per node and fixed.
+        let mut keys = Vec::new();
+        for i in 0..overlay.nodes().len() {
+            if overlay.nodes()[i].id.starts_with('p') {
+                let node = NodeIx(i as u32);
+                let key = PublisherKey::from_seed([0x70 ^ i as u8; 32]);
+                overlay.set_public_key(node, key.public());
+                keys.push((node, key));
+            }
+        }
         let name = ContentName::new(name).unwrap();
+        let files = files
+            .iter()
+            .map(|(id, f)| (overlay.node(id).unwrap(), f.clone()))
+            .collect();
         let mut bed = Bed {
             overlay,
             stop: Arc::new(AtomicBool::new(false)),
             file: file.to_path_buf(),
             name,
             publishers: Vec::new(),
+            keys,
+            overlay_key: OverlayKey::from_bytes([0x42; 32]),
+            files,
             others: Vec::new(),
             caches: Vec::new(),
+            cache_refused: Vec::new(),
+            token: Arc::new(AtomicU64::new(0)),
             subscriber_sockets: Vec::new(),
         };
         for (i, socket) in sockets.into_iter().enumerate() {
@@ -187,8 +229,19 @@ impl Bed {
     }
 
     fn publisher(&self, node: NodeIx, socket: UdpSocket) -> PublisherThread {
-        let store = FileStore::open(&self.file, &self.name, DEFAULT_CHUNK_BYTES).unwrap();
-        let ep = PublisherEndpoint::new(store, self.name.clone(), node, self.rv_addr());
+        let key = self
+            .keys
+            .iter()
+            .find(|(n, _)| *n == node && self.overlay.security() == SecurityMode::On)
+            .map(|(_, k)| k);
+        let file = self
+            .files
+            .iter()
+            .find(|(n, _)| *n == node)
+            .map_or(&self.file, |(_, f)| f);
+        let store = FileStore::open(file, &self.name, DEFAULT_CHUNK_BYTES, node, key).unwrap();
+        let ep = PublisherEndpoint::new(store, self.name.clone(), node, self.rv_addr())
+            .with_overlay_key(Some(self.overlay_key.clone()));
         let stop = Arc::new(AtomicBool::new(false));
         PublisherThread {
             handle: Some(spawn(&self.overlay, node, socket, ep, &stop)),
@@ -241,11 +294,14 @@ impl Bed {
             .and_then(|(_, s)| s.take())
             .expect("each subscriber downloads once");
         let mut config = GetConfig::new(self.name.clone(), out.to_path_buf());
+        config.trust = Trust::from_overlay(&self.overlay);
+        config.trust.overlay_key = Some(self.overlay_key.clone());
         configure(&mut config);
         let ep = Counting {
             inner: GetEndpoint::new(config, node, self.rv_addr()),
             bytes: Arc::clone(progress),
         };
+        self.token.store(ep.inner.token(), Ordering::Relaxed);
         spawn(&self.overlay, node, socket, ep, stop)
     }
 }
@@ -268,8 +324,9 @@ impl Bed {
         }
         for (id, h) in self.others.drain(..) {
             if let Ok((st, cache)) = h.join() {
-                if let Some(c) = cache {
+                if let Some((c, refused)) = cache {
                     self.caches.push((id.clone(), c));
+                    self.cache_refused.push((id.clone(), refused));
                 }
                 out.push((id, st));
             }

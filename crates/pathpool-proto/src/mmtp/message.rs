@@ -328,6 +328,11 @@ pub enum ErrorKind {
     UnknownContent,
     /// The chunk index is not below the content's chunk count.
     IndexOutOfRange,
+    /// The publisher holds another version of the content (wire version 2, issue 18).
+    DifferentVersion,
+    /// The publisher cannot serve the content any more: its file changed or cannot be read
+    /// (wire version 2, issue 18).
+    Unavailable,
 }
 
 impl fmt::Display for ErrorKind {
@@ -335,6 +340,8 @@ impl fmt::Display for ErrorKind {
         f.write_str(match self {
             ErrorKind::UnknownContent => "unknown content",
             ErrorKind::IndexOutOfRange => "chunk index out of range",
+            ErrorKind::DifferentVersion => "the publisher holds another version",
+            ErrorKind::Unavailable => "content unavailable (file changed or unreadable)",
         })
     }
 }

@@ -1,0 +1,208 @@
+use super::*;
+use crate::overlay::Overlay;
+use pathpool_proto::mmtp::{Echo, PathIndex};
+use pathpool_wire::auth::PublisherKey;
+use pathpool_wire::hash_tree::{leaf_hash, HashTree};
+use pathpool_wire::{ChunkMsg, DataPrefix, FidSetMsg};
+use std::fs;
+use std::net::UdpSocket;
+
+const PAIR: &str = r#"
+rendezvous = "p"
+nodes = [{ id = "p", transit = false }, { id = "s", transit = false }]
+links = [{ between = ["p", "s"] }]
+"#;
+
+const CB: u32 = 64;
+
+fn encode(message: Message<'_>) -> Vec<u8> {
+    Packet::<4> {
+        hop_limit: HOP_LIMIT,
+        fid: Fid::default(),
+        message,
+    }
+    .to_vec()
+    .unwrap()
+}
+
+/// A subscriber `s` of `/t/x` from publisher `p`, past its FID set: its metadata request is
+/// outstanding on path 0.
+struct Setup {
+    ep: GetEndpoint,
+    io: NodeIo,
+    from: SocketAddr,
+    p: NodeIx,
+    dir: PathBuf,
+    _peer: UdpSocket,
+}
+
+fn setup(tag: &str, key: &PublisherKey) -> Setup {
+    let mut overlay = Overlay::from_toml(PAIR, "pair").unwrap();
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let peer = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let s = overlay.node("s").unwrap();
+    let p = overlay.node("p").unwrap();
+    overlay.set_addr(s, sock.local_addr().unwrap());
+    overlay.set_addr(p, peer.local_addr().unwrap());
+    overlay.set_public_key(p, key.public());
+    let mut io = NodeIo::with_socket(&overlay, s, sock, 1).unwrap();
+    let dir = std::env::temp_dir().join(format!("pathpool-get-{tag}-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let name = ContentName::new("/t/x").unwrap();
+    let mut config = GetConfig::new(name.clone(), dir.join("out.bin"));
+    config.trust = Trust::from_overlay(&overlay);
+    let from = peer.local_addr().unwrap();
+    let mut ep = GetEndpoint::new(config, s, from);
+    let now = Time::from_ms(1);
+    ep.on_timeout(&mut io, now);
+    let set = FidSetMsg {
+        request_id: ep.request_id,
+        name,
+        paths: vec![PathFids {
+            publisher: p,
+            group_id: 0,
+            forward_fid: Fid::default(),
+            reverse_fid: Fid::default(),
+        }],
+    };
+    let set = encode(Message::FidSet(set));
+    ep.on_datagram(&mut io, now, from, MsgType::FidSet, &set);
+    assert_eq!(ep.state(), &GetState::Downloading);
+    Setup {
+        ep,
+        io,
+        from,
+        p,
+        dir,
+        _peer: peer,
+    }
+}
+
+fn content() -> (Vec<u8>, HashTree) {
+    let data: Vec<u8> = (0..2500u32).map(|i| (i * 7) as u8).collect();
+    let leaves = data
+        .chunks(CB as usize)
+        .enumerate()
+        .map(|(i, c)| leaf_hash(i as u64, c))
+        .collect();
+    (data, HashTree::from_leaves(leaves, CB).unwrap())
+}
+
+fn metadata(tree: &HashTree, key: &PublisherKey, p: NodeIx) -> SignedMetadata {
+    let mut m = SignedMetadata {
+        name: ContentName::new("/t/x").unwrap(),
+        publisher: p,
+        size_bytes: 2500,
+        chunk_bytes: CB,
+        data_chunks: 40,
+        pages: tree.shape().pages(),
+        root: tree.root(),
+        description: String::new(),
+        signature: [0; 64],
+    };
+    m.sign(key).unwrap();
+    m
+}
+
+const ECHO: Echo = Echo {
+    sent_at: Time::from_ms(1),
+    retransmission: false,
+};
+
+fn prefix(m: &SignedMetadata, token: u64) -> DataPrefix {
+    DataPrefix {
+        content: m.content(),
+        version: m.version(),
+        token,
+        path: PathIndex(0),
+        echo: ECHO,
+    }
+}
+
+impl Setup {
+    fn send(&mut self, datagram: &[u8]) {
+        let now = Time::from_ms(2);
+        self.ep
+            .on_datagram(&mut self.io, now, self.from, MsgType::Chunk, datagram);
+    }
+
+    fn chunk(&mut self, m: &SignedMetadata, index: u32, payload: &[u8]) {
+        let d = encode(Message::Chunk(ChunkMsg {
+            prefix: prefix(m, self.ep.token()),
+            index,
+            payload,
+        }));
+        self.send(&d);
+    }
+}
+
+/// Replies with another token and metadata signed by a key the overlay does not give are
+/// dropped; the signed metadata is adopted; a data chunk that overtakes its page is held
+/// and written once the page verifies; the file is the content.
+#[test]
+fn only_signed_metadata_and_verified_chunks_make_the_file() {
+    let key = PublisherKey::from_seed([1; 32]);
+    let mut t = setup("ok", &key);
+    let (data, tree) = content();
+    let m = metadata(&tree, &key, t.p);
+    let forged = metadata(&tree, &PublisherKey::from_seed([2; 32]), t.p);
+    let reply = |m: &SignedMetadata, token| {
+        encode(Message::MetadataReply(MetadataReplyMsg {
+            prefix: prefix(m, token),
+            metadata: m.clone(),
+            first_chunk: None,
+        }))
+    };
+    let token = t.ep.token();
+    t.send(&reply(&m, token ^ 1));
+    assert_eq!(t.ep.stats().wrong_token, 1);
+    t.send(&reply(&forged, token));
+    assert_eq!(t.ep.stats().rejected_metadata, 1);
+    assert!(t.ep.metadata().is_none());
+    t.send(&reply(&m, token));
+    assert_eq!(t.ep.metadata(), Some(&m));
+    let pages = tree.shape().pages();
+    // The first data chunk before any page: held, not counted.
+    t.chunk(&m, pages, &data[..64]);
+    assert_eq!(t.ep.progress(Time::from_ms(2)).bytes, 0);
+    for i in 0..pages {
+        t.chunk(&m, i, tree.page(i).unwrap());
+    }
+    assert_eq!(t.ep.progress(Time::from_ms(2)).bytes, 64);
+    for (i, c) in data.chunks(64).enumerate().skip(1) {
+        t.chunk(&m, pages + i as u32, c);
+    }
+    assert_eq!(t.ep.state(), &GetState::Done, "{:?}", t.ep);
+    assert_eq!(fs::read(t.dir.join("out.bin")).unwrap(), data);
+    let _ = fs::remove_dir_all(&t.dir);
+}
+
+/// A chunk that fails verification excludes its source, by name; with no other source the
+/// download fails and leaves no file.
+#[test]
+fn a_bad_chunk_excludes_its_source() {
+    let key = PublisherKey::from_seed([1; 32]);
+    let mut t = setup("bad", &key);
+    let (_, tree) = content();
+    let m = metadata(&tree, &key, t.p);
+    let d = encode(Message::MetadataReply(MetadataReplyMsg {
+        prefix: prefix(&m, t.ep.token()),
+        metadata: m.clone(),
+        first_chunk: None,
+    }));
+    t.send(&d);
+    t.chunk(&m, 0, tree.page(0).unwrap());
+    let mut bad = tree.page(1).unwrap().to_vec();
+    bad[5] ^= 1;
+    t.chunk(&m, 1, &bad);
+    assert_eq!(t.ep.stats().invalid_chunks, 1);
+    let GetState::Failed(GetError::AllSourcesExcluded(why)) = t.ep.state() else {
+        panic!("{:?}", t.ep.state());
+    };
+    assert!(
+        why.contains("p sent chunk 1 that failed verification (path 0)"),
+        "{why}"
+    );
+    assert!(!t.dir.join("out.bin").exists());
+    let _ = fs::remove_dir_all(&t.dir);
+}
