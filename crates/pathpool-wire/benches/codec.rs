@@ -70,6 +70,7 @@ fn main() {
                 path: PathIndex(1),
                 echo,
             },
+            ticket: pathpool_wire::Ticket::default(),
             forward_fid: fid,
         }),
     }

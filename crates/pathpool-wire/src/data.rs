@@ -14,6 +14,7 @@ use pathpool_topo::Fid;
 
 use crate::cursor::{Reader, Writer};
 use crate::error::{DecodeError, EncodeError, Field};
+use crate::ticket::{Ticket, TICKET_BYTES};
 
 /// Longest metadata description, in bytes of UTF-8. With it a metadata reply without a first
 /// chunk is at most 40 + 70 + 255 = 365 bytes, under the thesis's 1 KB (§4.3).
@@ -85,6 +86,8 @@ pub struct MetadataRequestMsg<const W: usize = 4> {
     /// Whether chunk 0 is wanted in the same reply (thesis §4.3: "the first chunk may be
     /// requested at the same time").
     pub first_chunk: bool,
+    /// The topology manager's ticket for `forward_fid` (wire version 2).
+    pub ticket: Ticket,
     /// The FID the reply is sent on.
     pub forward_fid: Fid<W>,
 }
@@ -104,7 +107,7 @@ impl<const W: usize> MetadataRequestMsg<W> {
     }
 
     pub(crate) fn body_len(&self) -> usize {
-        DATA_PREFIX_BYTES + Fid::<W>::BYTES
+        DATA_PREFIX_BYTES + TICKET_BYTES + Fid::<W>::BYTES
     }
 
     pub(crate) fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -115,6 +118,7 @@ impl<const W: usize> MetadataRequestMsg<W> {
             second: self.first_chunk,
         }
         .write(w)?;
+        self.ticket.write(w)?;
         w.fid(&self.forward_fid)
     }
 
@@ -127,6 +131,7 @@ impl<const W: usize> MetadataRequestMsg<W> {
                 echo: p.echo,
             },
             first_chunk: p.second,
+            ticket: Ticket::read(r)?,
             forward_fid: r.fid()?,
         })
     }
@@ -137,13 +142,15 @@ impl<const W: usize> MetadataRequestMsg<W> {
 pub struct ChunkRequestMsg<const W: usize = 4> {
     /// The request.
     pub request: ChunkRequest,
+    /// The topology manager's ticket for `forward_fid` (wire version 2).
+    pub ticket: Ticket,
     /// The FID the chunk is sent on.
     pub forward_fid: Fid<W>,
 }
 
 impl<const W: usize> ChunkRequestMsg<W> {
     pub(crate) fn body_len(&self) -> usize {
-        CHUNK_FIELDS_BYTES + Fid::<W>::BYTES
+        CHUNK_FIELDS_BYTES + TICKET_BYTES + Fid::<W>::BYTES
     }
 
     pub(crate) fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -155,6 +162,7 @@ impl<const W: usize> ChunkRequestMsg<W> {
         }
         .write(w)?;
         w.u32(self.request.index)?;
+        self.ticket.write(w)?;
         w.fid(&self.forward_fid)
     }
 
@@ -167,6 +175,7 @@ impl<const W: usize> ChunkRequestMsg<W> {
                 path: p.path,
                 echo: p.echo,
             },
+            ticket: Ticket::read(r)?,
             forward_fid: r.fid()?,
         })
     }

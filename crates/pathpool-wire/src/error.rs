@@ -54,6 +54,10 @@ pub enum Field {
     Payload,
     /// The whole packet.
     Packet,
+    /// A FID ticket (wire version 2).
+    Ticket,
+    /// A control message's trailer: sender, timestamp, MAC (wire version 2).
+    Trailer,
 }
 
 impl fmt::Display for Field {

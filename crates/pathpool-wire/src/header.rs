@@ -11,7 +11,7 @@ use crate::error::{DecodeError, Field};
 pub const MAGIC: [u8; 2] = *b"pp";
 
 /// The version this crate writes and the only one it reads (see `docs/wire.md`, "Versions").
-pub const VERSION: u8 = 1;
+pub const VERSION: u8 = 2;
 
 /// Bytes of the header before the FID: magic (2), version, type, hop limit, FID width (1
 /// each), body length (2).

@@ -31,15 +31,21 @@
 
 pub mod auth;
 mod control;
+mod control_auth;
 mod cursor;
 mod data;
 mod error;
 mod header;
 mod packet;
+mod ticket;
 
 pub use control::{
     ControlError, ErrorCode, FidSetMsg, PathFids, Publish, Subscribe, MAX_ERROR_TEXT_BYTES,
     MAX_PATHS,
+};
+pub use control_auth::{
+    is_control, open_control, seal_control, ControlAuth, ControlAuthError, FreshnessGuard,
+    CONTROL_TRAILER_BYTES,
 };
 pub use data::{
     ChunkMsg, ChunkRequestMsg, MetadataReplyMsg, MetadataRequestMsg, CHUNK_FIELDS_BYTES,
@@ -52,6 +58,7 @@ pub use header::{
 };
 pub use packet::{chunk_payload_offset, encode_chunk_header, Message, Packet};
 pub use pathpool_psi::MAX_NAME_BYTES;
+pub use ticket::{Ticket, TicketError, TICKET_BYTES};
 
 #[cfg(test)]
 mod tests;

@@ -12,6 +12,7 @@ use crate::data::{
 };
 use crate::error::{DecodeError, EncodeError, Field};
 use crate::header::{fid_words, header_bytes, peek, MsgType, MAGIC, MAX_PACKET_BYTES, VERSION};
+use crate::ticket::Ticket;
 
 /// One message of any type. Data messages borrow payloads from the datagram they were
 /// decoded from; control messages own their (small) fields.
@@ -57,19 +58,21 @@ impl<'a, const W: usize> Message<'a, W> {
         }
     }
 
-    /// The message carrying a subscriber's request, whose reply must take `forward_fid`.
-    /// A metadata request does not ask for chunk 0 (set
-    /// [`MetadataRequestMsg::first_chunk`] to coalesce the two requests).
+    /// The message carrying a subscriber's request, whose reply must take `forward_fid`
+    /// (with the topology manager's `ticket` for it). A metadata request does not ask for
+    /// chunk 0 (set [`MetadataRequestMsg::first_chunk`] to coalesce the two requests).
     #[must_use]
-    pub fn from_request(request: Request, forward_fid: Fid<W>) -> Self {
+    pub fn from_request(request: Request, forward_fid: Fid<W>, ticket: Ticket) -> Self {
         match request {
             Request::Metadata(request) => Message::MetadataRequest(MetadataRequestMsg {
                 request,
                 first_chunk: false,
+                ticket,
                 forward_fid,
             }),
             Request::Chunk(request) => Message::ChunkRequest(ChunkRequestMsg {
                 request,
+                ticket,
                 forward_fid,
             }),
         }
