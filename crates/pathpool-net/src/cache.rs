@@ -175,6 +175,7 @@ mod tests {
                     path: PathIndex(path),
                     echo: e,
                 },
+                ticket: pathpool_wire::Ticket::default(),
                 forward_fid: forward,
             }),
         })
@@ -246,6 +247,7 @@ mod tests {
                         echo: echo(9, false),
                     },
                     first_chunk,
+                    ticket: pathpool_wire::Ticket::default(),
                     forward_fid: fid(4),
                 }),
             })

@@ -187,7 +187,9 @@ impl GetEndpoint {
                 config.subscriber,
             ),
             cc: config.cc.build_with(window, CcOptions::default()),
-            request_id: u32::from(node.0 as u16) << 16 | 1,
+            // Random, so that a forged answer cannot guess it (issue 18); answers are also
+            // MAC-checked.
+            request_id: crate::keys::random_u32(),
             config,
             node,
             rendezvous,
@@ -282,9 +284,10 @@ impl GetEndpoint {
                 subscriber: self.node,
                 matching: self.config.matching,
                 name: self.config.name.clone(),
+                auth: pathpool_wire::ControlAuth::default(),
             }),
         };
-        io.send_packet_to(self.rendezvous, &packet);
+        io.send_control_to(self.rendezvous, &packet);
         self.started.get_or_insert(now);
         self.last_subscribe = Some(now);
     }
@@ -321,7 +324,7 @@ impl GetEndpoint {
             io.send_packet_on_fid(&Packet::<4> {
                 hop_limit: HOP_LIMIT,
                 fid: path.reverse_fid,
-                message: Message::from_request(request, path.forward_fid),
+                message: Message::from_request(request, path.forward_fid, path.ticket),
             });
         }
     }
@@ -439,6 +442,12 @@ impl Endpoint for GetEndpoint {
         let Ok(packet) = Packet::<4>::decode(datagram) else {
             return;
         };
+        // Control answers count only with a valid MAC, timestamp and sender (issue 18).
+        if pathpool_wire::is_control(packet.message.msg_type())
+            && io.control_mut().open(datagram).is_err()
+        {
+            return;
+        }
         match (&self.state, packet.message) {
             (GetState::Subscribing, Message::FidSet(set)) if set.request_id == self.request_id => {
                 if set.paths.is_empty() {
@@ -527,6 +536,7 @@ mod tests {
     use std::net::UdpSocket;
 
     const PAIR: &str = r#"
+security = "off"
 rendezvous = "p"
 nodes = [{ id = "p", transit = false }, { id = "s", transit = false }]
 links = [{ between = ["p", "s"] }]
@@ -576,7 +586,9 @@ links = [{ between = ["p", "s"] }]
                 group_id: 0,
                 forward_fid: Fid::default(),
                 reverse_fid: Fid::default(),
+                ticket: pathpool_wire::Ticket::default(),
             }],
+            auth: pathpool_wire::ControlAuth::default(),
         };
         ep.on_datagram(
             &mut io,

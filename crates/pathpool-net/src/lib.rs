@@ -6,11 +6,14 @@
 //! emulation) are plain state machines too, so they are tested in virtual time.
 
 pub mod cache;
+pub mod control_plane;
 pub mod emulation;
 pub mod forward;
 pub mod get;
+pub mod keys;
 pub mod node;
 pub mod overlay;
 pub mod part_file;
 pub mod publisher;
 pub mod rv;
+pub mod security;

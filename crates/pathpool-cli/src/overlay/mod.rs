@@ -175,10 +175,7 @@ impl DownloadOptions {
 }
 
 fn load(path: &Path) -> Result<Overlay, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
-    Overlay::from_toml(&text, &path.display().to_string())
-        .map_err(|e| CliError::BadInput(e.to_string()))
+    Overlay::load(path).map_err(|e| CliError::BadInput(e.to_string()))
 }
 
 fn node_of(overlay: &Overlay, args: &NodeArgs) -> Result<NodeIx, CliError> {
@@ -227,7 +224,7 @@ fn serve(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> Res
 fn print_forwarding(io: &NodeIo) {
     let st = io.forwarder().stats();
     eprintln!(
-        "forwarded {} copies of {} datagrams; kept {}; dropped {} (malformed {}, hop limit {}, no matching link {}); send errors {}",
+        "forwarded {} copies of {} datagrams; kept {}; dropped {} (malformed {}, hop limit {}, no matching link {}, not from a neighbour {}, over the fill limit {}); not sent back {}, hop limit capped {}; send errors {}",
         st.copies,
         st.received,
         st.local,
@@ -235,8 +232,25 @@ fn print_forwarding(io: &NodeIo) {
         st.malformed.total(),
         st.hop_limit_expired,
         st.no_match,
+        st.not_neighbour,
+        st.over_fill,
+        st.not_sent_back,
+        st.hop_capped,
         io.send_errors()
     );
+    let rejects = io.control().rejects();
+    if rejects.total() > 0 {
+        let kinds: Vec<String> = rejects
+            .nonzero()
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        eprintln!(
+            "control messages refused: {} ({})",
+            rejects.total(),
+            kinds.join(", ")
+        );
+    }
     let kinds: Vec<String> = st
         .malformed
         .iter()
@@ -278,8 +292,15 @@ pub fn rv_command(a: &RvArgs) -> Result<(), CliError> {
     serve(&mut io, &mut rv, &stop)?;
     let st = rv.stats();
     eprintln!(
-        "publishes {}, FID sets {}, refused {}, ignored {}",
-        st.publishes, st.fid_sets, st.refused, st.ignored
+        "publishes {}, FID sets {}, refused {}, ignored {}, unauthenticated {}, impersonations {}",
+        st.publishes, st.fid_sets, st.refused, st.ignored, st.unauthenticated, st.impersonations
+    );
+    eprintln!(
+        "publications held {}; refused at the per-node limit {}, at the total limit {}; expired {}",
+        st.publications,
+        st.limits.refused_publisher_full,
+        st.limits.refused_full,
+        st.limits.expired
     );
     print_forwarding(&io);
     Ok(())
@@ -339,8 +360,8 @@ pub fn publish_command(a: &PublishArgs) -> Result<(), CliError> {
     serve(&mut io, &mut publisher, &stop)?;
     let st = publisher.stats();
     eprintln!(
-        "sent {} chunks ({} payload bytes), {} metadata replies; refused {}, ignored {}, read errors {}",
-        st.chunks, st.payload_bytes, st.metadata, st.refused, st.ignored, st.read_errors
+        "sent {} chunks ({} payload bytes), {} metadata replies; refused {}, ignored {}, read errors {}, bad tickets {}",
+        st.chunks, st.payload_bytes, st.metadata, st.refused, st.ignored, st.read_errors, st.bad_ticket
     );
     Ok(())
 }

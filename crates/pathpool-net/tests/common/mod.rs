@@ -133,7 +133,9 @@ impl Bed {
     /// Binds every node of `text` on loopback and starts all but the subscribers; the
     /// publishers serve `file` as `name`.
     pub fn start(text: &str, file: &Path, name: &str) -> Bed {
-        let mut overlay = Overlay::from_toml(text, "test overlay").unwrap();
+        // Security on, with a fresh overlay key (issue 18), as `pathpool keygen` makes one.
+        let key = pathpool_net::keys::new_overlay_key().unwrap();
+        let mut overlay = Overlay::from_toml_with_key(text, "test overlay", key).unwrap();
         let sockets: Vec<UdpSocket> = (0..overlay.nodes().len())
             .map(|_| UdpSocket::bind("127.0.0.1:0").unwrap())
             .collect();
