@@ -13,12 +13,14 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use pathpool_core::{Rng, Time};
+use pathpool_net::control_plane::ControlRejects;
 use pathpool_net::forward::ForwardStats;
 use pathpool_net::get::{GetConfig, GetEndpoint};
 use pathpool_net::node::{run, Endpoint, NodeIo, Relay};
 use pathpool_net::overlay::Overlay;
+use pathpool_net::publisher::PublisherStats;
 use pathpool_net::publisher::{FileStore, PublisherEndpoint, DEFAULT_CHUNK_BYTES};
-use pathpool_net::rv::RvEndpoint;
+use pathpool_net::rv::{RvEndpoint, RvStats};
 use pathpool_proto::mmtp::CacheStats;
 use pathpool_psi::ContentName;
 use pathpool_topo::NodeIx;
@@ -119,22 +121,54 @@ pub struct Bed {
     /// The cache counters of the rendezvous and forwarding nodes that have a cache, once
     /// [`finish`](Bed::finish)ed.
     pub caches: Vec<(String, CacheStats)>,
+    /// Every node's counters but the subscribers', once [`finish`](Bed::finish)ed.
+    pub reports: Vec<(String, Report)>,
 }
 
-/// What a node counted: forwarding, and its cache if it has one.
-type Counters = (ForwardStats, Option<CacheStats>);
+/// What a node counted: forwarding, refused control messages, its cache if it has one, the
+/// rendezvous's or the publisher's counters if it is one.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub forward: ForwardStats,
+    pub rejects: ControlRejects,
+    pub cache: Option<CacheStats>,
+    pub rv: Option<RvStats>,
+    pub publisher: Option<PublisherStats>,
+}
 
-/// A node's forwarding and cache counters.
-fn counters(io: NodeIo) -> Counters {
-    (*io.forwarder().stats(), io.cache().map(|c| *c.stats()))
+type Counters = Report;
+
+/// A node's counters.
+fn counters(io: &NodeIo) -> Counters {
+    Report {
+        forward: *io.forwarder().stats(),
+        rejects: io.control().rejects(),
+        cache: io.cache().map(|c| *c.stats()),
+        rv: None,
+        publisher: None,
+    }
 }
 
 impl Bed {
     /// Binds every node of `text` on loopback and starts all but the subscribers; the
     /// publishers serve `file` as `name`.
     pub fn start(text: &str, file: &Path, name: &str) -> Bed {
-        // Security on, with a fresh overlay key (issue 18), as `pathpool keygen` makes one.
-        let key = pathpool_net::keys::new_overlay_key().unwrap();
+        Self::start_with_key(
+            text,
+            file,
+            name,
+            pathpool_net::keys::new_overlay_key().unwrap(),
+        )
+    }
+
+    /// As [`start`](Bed::start), with `key` as the overlay key.
+    pub fn start_with_key(
+        text: &str,
+        file: &Path,
+        name: &str,
+        key: pathpool_wire::auth::OverlayKey,
+    ) -> Bed {
+        // Security on (issue 18), with an overlay key as `pathpool keygen` makes one.
         let mut overlay = Overlay::from_toml_with_key(text, "test overlay", key).unwrap();
         let sockets: Vec<UdpSocket> = (0..overlay.nodes().len())
             .map(|_| UdpSocket::bind("127.0.0.1:0").unwrap())
@@ -151,6 +185,7 @@ impl Bed {
             publishers: Vec::new(),
             others: Vec::new(),
             caches: Vec::new(),
+            reports: Vec::new(),
             subscriber_sockets: Vec::new(),
         };
         for (i, socket) in sockets.into_iter().enumerate() {
@@ -164,8 +199,16 @@ impl Bed {
                     RvEndpoint::new(&bed.overlay),
                     &bed.stop,
                 );
-                bed.others
-                    .push((id, thread::spawn(move || counters(h.join().unwrap().1))));
+                bed.others.push((
+                    id,
+                    thread::spawn(move || {
+                        let (rv, io) = h.join().unwrap();
+                        Report {
+                            rv: Some(rv.stats()),
+                            ..counters(&io)
+                        }
+                    }),
+                ));
             } else if id.starts_with('p') {
                 let t = bed.publisher(node, socket);
                 bed.publishers.push((node, t));
@@ -174,7 +217,7 @@ impl Bed {
             } else {
                 let h = spawn(&bed.overlay, node, socket, Relay::default(), &bed.stop);
                 bed.others
-                    .push((id, thread::spawn(move || counters(h.join().unwrap().1))));
+                    .push((id, thread::spawn(move || counters(&h.join().unwrap().1))));
             }
         }
         // Let the publishers announce themselves.
@@ -226,6 +269,24 @@ impl Bed {
         slot.1 = t;
     }
 
+    /// The socket of subscriber `id`, for a test that sends from its address (a neighbour's
+    /// address, as an attacker on that link would).
+    pub fn take_socket(&mut self, id: &str) -> UdpSocket {
+        let node = self.overlay.node(id).unwrap();
+        self.subscriber_sockets
+            .iter_mut()
+            .find(|(n, _)| *n == node)
+            .and_then(|(_, s)| s.take())
+            .expect("a subscriber's socket, not yet taken")
+    }
+
+    /// The address of node `id`.
+    pub fn addr(&self, id: &str) -> SocketAddr {
+        self.overlay.nodes()[self.overlay.node(id).unwrap().0 as usize]
+            .addr
+            .unwrap()
+    }
+
     /// Starts a download by subscriber `id`; `progress` follows its first-copy bytes.
     pub fn get(
         &mut self,
@@ -260,20 +321,26 @@ impl Bed {
         for (node, t) in &mut self.publishers {
             t.stop.store(true, Ordering::Relaxed);
             if let Some(h) = t.handle.take() {
-                if let Ok((_, io)) = h.join() {
-                    out.push((
-                        self.overlay.nodes()[node.0 as usize].id.clone(),
-                        *io.forwarder().stats(),
+                if let Ok((ep, io)) = h.join() {
+                    let id = self.overlay.nodes()[node.0 as usize].id.clone();
+                    out.push((id.clone(), *io.forwarder().stats()));
+                    self.reports.push((
+                        id,
+                        Report {
+                            publisher: Some(ep.stats()),
+                            ..counters(&io)
+                        },
                     ));
                 }
             }
         }
         for (id, h) in self.others.drain(..) {
-            if let Ok((st, cache)) = h.join() {
-                if let Some(c) = cache {
+            if let Ok(report) = h.join() {
+                if let Some(c) = report.cache {
                     self.caches.push((id.clone(), c));
                 }
-                out.push((id, st));
+                out.push((id.clone(), report.forward));
+                self.reports.push((id, report));
             }
         }
         out
