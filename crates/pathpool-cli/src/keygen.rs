@@ -134,3 +134,36 @@ pub fn keygen_command(a: &KeygenArgs) -> Result<(), CliError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An overlay file with a comment, an inline node array and a `[[nodes]]`-free layout.
+    const FILE: &str = "# my overlay\nrendezvous = \"rv\"\nnodes = [\n  { id = \"rv\" },\n  { id = \"p1\", transit = false }, # the publisher\n  { id = \"s\", transit = false },\n]\nlinks = [{ between = [\"rv\", \"p1\"] }, { between = [\"rv\", \"s\"] }]\n";
+
+    #[test]
+    fn keygen_makes_the_keys_once_and_writes_the_public_keys_keeping_the_file() {
+        let dir = std::env::temp_dir().join(format!("pathpool-keygen-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("o.toml");
+        std::fs::write(&file, FILE).unwrap();
+        let first = keygen_overlay(&file).unwrap();
+        assert!(first[0].starts_with("created the overlay key"), "{first:?}");
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.starts_with("# my overlay\n"), "comments kept: {text}");
+        assert!(text.contains("# the publisher"), "{text}");
+        let overlay = pathpool_net::overlay::Overlay::load(&file).unwrap();
+        assert!(overlay.overlay_key().is_some());
+        let p1 = &overlay.nodes()[overlay.node("p1").unwrap().0 as usize];
+        let key = keys::read_publisher_key(&dir.join("p1.key")).unwrap();
+        assert_eq!(p1.public_key, Some(key.public()));
+        assert!(dir.join("s.key").exists() && !dir.join("rv.key").exists());
+        // Again: everything kept, nothing rewritten.
+        let second = keygen_overlay(&file).unwrap();
+        assert!(second.iter().all(|l| l.starts_with("kept")), "{second:?}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -215,3 +215,90 @@ impl ControlClock {
         self.last_us
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::overlay::Overlay;
+
+    const PAIR: &str = "rendezvous = \"a\"\nnodes = [{ id = \"a\" }, { id = \"b\", transit = false }]\nlinks = [{ between = [\"a\", \"b\"] }]\n";
+
+    fn error(extra: &str) -> String {
+        Overlay::from_toml(&format!("{extra}\n{PAIR}"), "o.toml")
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn defaults_and_errors_name_the_field() {
+        let o = Overlay::from_toml(PAIR, "o.toml").unwrap();
+        let s = o.security();
+        assert_eq!(s.mode, super::SecurityMode::On);
+        assert_eq!(s.overlay_key_file, "overlay.key");
+        assert_eq!(s.max_skew_us(), 30_000_000);
+        assert_eq!(s.publish_ttl, super::DEFAULT_PUBLISH_TTL);
+        assert_eq!(o.forward_limits().max_fill, 0.5);
+        assert_eq!(o.forward_limits().max_hop_limit, 2, "the node count");
+        assert!(o.overlay_key().is_none(), "from_toml reads no key");
+        assert_eq!(
+            error("max_fill = 1.5"),
+            "o.toml:1:12: max_fill: 1.5 is not a fraction of bits in (0, 1]"
+        );
+        assert_eq!(
+            error("publish_ttl = \"1s\""),
+            "o.toml:1:15: publish_ttl: must be longer than the publishers' refresh period (1s), \
+             or every publication would expire between refreshes"
+        );
+        assert_eq!(
+            error("max_hop_limit = 0"),
+            "o.toml:1:17: max_hop_limit: must be at least 1"
+        );
+        let mode = error("security = \"maybe\"");
+        assert!(mode.starts_with("o.toml:1:12: security: "), "{mode}");
+        let bad_key = Overlay::from_toml(
+            &PAIR.replace(
+                "transit = false",
+                "transit = false, public_key = \"ed25519:00\"",
+            ),
+            "o.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            bad_key.starts_with("o.toml:2:")
+                && bad_key.contains("nodes[1].public_key: expected 64"),
+            "{bad_key}"
+        );
+    }
+
+    #[test]
+    fn a_missing_key_says_how_to_make_one_and_the_key_seeds_the_tags() {
+        let dir = std::env::temp_dir().join(format!("pathpool-sec-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("o.toml");
+        std::fs::write(&file, PAIR).unwrap();
+        let e = Overlay::load(&file).unwrap_err().to_string();
+        assert!(
+            e.contains("overlay_key: ")
+                && e.contains("overlay.key: the overlay key does not exist")
+                && e.contains("`pathpool keygen --overlay "),
+            "{e}"
+        );
+        let key = crate::keys::new_overlay_key().unwrap();
+        crate::keys::write_key_file(&dir.join("overlay.key"), &key.to_hex()).unwrap();
+        let keyed = Overlay::load(&file).unwrap();
+        let plain = Overlay::from_toml(PAIR, "o.toml").unwrap();
+        let a = plain.node("a").unwrap();
+        assert_ne!(
+            keyed.node_links(a)[0].tag,
+            plain.node_links(a)[0].tag,
+            "the tags depend on the key"
+        );
+        // security = "off" needs no key.
+        std::fs::write(&file, format!("security = \"off\"\n{PAIR}")).unwrap();
+        std::fs::remove_file(dir.join("overlay.key")).unwrap();
+        let off = Overlay::load(&file).unwrap();
+        assert!(off.overlay_key().is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
