@@ -445,6 +445,13 @@ fn a_two_path_nmcc_download_takes_half_a_tbf_bottleneck_from_kernel_tcp_reno() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("overlay.toml"), OVERLAY).unwrap();
+    // Security is on by default (issue 18): the overlay's keys, as a user makes them.
+    let overlay_arg = dir.join("overlay.toml").display().to_string();
+    run(
+        env!("CARGO_BIN_EXE_pathpool"),
+        &["keygen", "--overlay", &overlay_arg],
+    )
+    .unwrap();
     // More than a download can fetch in the longest run at the bottleneck's 20 Mb/s.
     let content_bytes = (20e6 / 8.0 * (WARM_UP_S + NMCC_WINDOW_S + 5.0)) as u32;
     let mut content =
