@@ -49,3 +49,24 @@ pub fn body(t: MsgType, data: &[u8]) {
         );
     }
 }
+
+/// The control trailer's parser: opening any bytes under a fixed key never panics, and what
+/// opens is a control packet that decodes, whose trailer is the decoded one, and that seals
+/// back to the same bytes.
+pub fn control_open(data: &[u8]) {
+    let key = pathpool_wire::auth::OverlayKey::from_bytes([7; 32]);
+    if let Ok(auth) = pathpool_wire::open_control(data, &key) {
+        let mut copy = data.to_vec();
+        pathpool_wire::seal_control(&mut copy, auth.sender, auth.timestamp_us, Some(&key))
+            .expect("reseal");
+        assert_eq!(copy, data, "sealing changed an accepted datagram");
+    }
+    // A datagram sealed under the key always opens, whatever its trailer said before.
+    if Packet::<4>::decode(data).is_ok() {
+        let mut copy = data.to_vec();
+        if pathpool_wire::seal_control(&mut copy, pathpool_topo::NodeIx(1), 2, Some(&key)).is_ok()
+        {
+            assert!(pathpool_wire::open_control(&copy, &key).is_ok());
+        }
+    }
+}

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub mod bench;
+pub mod keygen;
 pub mod output;
 pub mod overlay;
 mod progress;
@@ -70,6 +71,8 @@ enum Command {
     Get(overlay::GetArgs),
     /// Overlay: start (up), use (get) and stop (down) a whole overlay as local processes.
     Testbed(testbed::TestbedArgs),
+    /// Overlay: create the overlay key and publishers' signing keys (docs/overlay.md, Keys).
+    Keygen(keygen::KeygenArgs),
     /// Plot a results directory (provided by the Python package: pip install pathpool).
     Plot {
         /// Arguments of the Python `pathpool plot` command.
@@ -121,6 +124,7 @@ pub fn run_cli_with(args: Vec<OsString>, host: &sweep::Host<'_>) -> u8 {
         Command::Publish(args) => overlay::publish_command(&args),
         Command::Get(args) => overlay::get_command(&args),
         Command::Testbed(args) => testbed::testbed_command(&args),
+        Command::Keygen(args) => keygen::keygen_command(&args),
         Command::BenchCase { index, scale } => bench::bench_case_command(index, scale),
         Command::Plot { .. } => Err(CliError::BadInput(
             "`pathpool plot` is part of the Python package: install it (pip install pathpool, \

@@ -444,19 +444,14 @@ fn a_two_path_nmcc_download_takes_half_a_tbf_bottleneck_from_kernel_tcp_reno() {
     let dir: PathBuf = std::env::temp_dir().join(format!("pathpool-netns-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    // Security on (the default): the publisher signs with `p.key` beside the overlay file,
-    // whose public half the overlay gives node p.
-    let key = pathpool_wire::auth::PublisherKey::from_seed([0x11; 32]);
-    std::fs::write(dir.join("p.key"), format!("{}\n", key.to_hex())).unwrap();
-    let overlay = OVERLAY.replace(
-        "{ id = \"p\", addr = \"10.201.1.1:7001\", transit = false },",
-        &format!(
-            "{{ id = \"p\", addr = \"10.201.1.1:7001\", transit = false, public_key = \"{}\" }},",
-            key.public()
-        ),
-    );
-    assert_ne!(overlay, OVERLAY);
-    std::fs::write(dir.join("overlay.toml"), overlay).unwrap();
+    std::fs::write(dir.join("overlay.toml"), OVERLAY).unwrap();
+    // Security is on by default (issue 18): the overlay's keys, as a user makes them.
+    let overlay_arg = dir.join("overlay.toml").display().to_string();
+    run(
+        env!("CARGO_BIN_EXE_pathpool"),
+        &["keygen", "--overlay", &overlay_arg],
+    )
+    .unwrap();
     // More than a download can fetch in the longest run at the bottleneck's 20 Mb/s.
     let content_bytes = (20e6 / 8.0 * (WARM_UP_S + NMCC_WINDOW_S + 5.0)) as u32;
     let mut content =

@@ -117,7 +117,7 @@ links = [{ between = ["p", "s"] }, { between = ["p", "rv"] }]
     let key = PublisherKey::from_seed([5; 32]);
     let p_node = overlay.node("p").unwrap();
     overlay.set_public_key(p_node, key.public());
-    let key = (overlay.security() == SecurityMode::On).then_some(key);
+    let key = (overlay.security_mode() == SecurityMode::On).then_some(key);
     let rv_addr = overlay.nodes()[overlay.rendezvous().0 as usize]
         .addr
         .unwrap();

@@ -39,7 +39,7 @@ impl CacheTrust {
     #[must_use]
     pub fn from_overlay(overlay: &Overlay) -> Self {
         CacheTrust {
-            security: overlay.security(),
+            security: overlay.security_mode(),
             keys: (0..overlay.nodes().len())
                 .filter_map(|i| {
                     let n = NodeIx(i as u32);

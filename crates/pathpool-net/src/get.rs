@@ -25,7 +25,7 @@ use pathpool_psi::{ContentName, Matching};
 use pathpool_topo::{Fid, NodeIx};
 use pathpool_wire::hash_tree::Verifier;
 use pathpool_wire::{
-    Message, MetadataReplyMsg, MsgType, Packet, PathFids, SignedMetadata, Subscribe, Ticket,
+    Message, MetadataReplyMsg, MsgType, Packet, PathFids, SignedMetadata, Subscribe,
 };
 
 use crate::content_check::ContentCheck;
@@ -233,7 +233,9 @@ impl GetEndpoint {
                 config.subscriber,
             ),
             cc: config.cc.build_with(window, CcOptions::default()),
-            request_id: u32::from(node.0 as u16) << 16 | 1,
+            // Random, so that a forged answer cannot guess it (issue 18); answers are also
+            // MAC-checked.
+            request_id: crate::keys::random_u32(),
             token: u64::from_be_bytes(random),
             meta: None,
             signed: None,
@@ -367,9 +369,10 @@ impl GetEndpoint {
                 subscriber: self.node,
                 matching: self.config.matching,
                 name: self.config.name.clone(),
+                auth: pathpool_wire::ControlAuth::default(),
             }),
         };
-        io.send_packet_to(self.rendezvous, &packet);
+        io.send_control_to(self.rendezvous, &packet);
         self.started.get_or_insert(now);
         self.last_subscribe = Some(now);
     }
@@ -421,13 +424,7 @@ impl GetEndpoint {
             io.send_packet_on_fid(&Packet::<4> {
                 hop_limit: HOP_LIMIT,
                 fid: p.reverse_fid,
-                message: Message::from_request(
-                    request,
-                    self.token,
-                    0,
-                    Ticket::default(),
-                    p.forward_fid,
-                ),
+                message: Message::from_request(request, self.token, 0, p.ticket, p.forward_fid),
             });
         }
     }
@@ -492,7 +489,7 @@ impl GetEndpoint {
                     request,
                     self.token,
                     version,
-                    Ticket::default(),
+                    path.ticket,
                     path.forward_fid,
                 ),
             });
@@ -595,6 +592,12 @@ impl Endpoint for GetEndpoint {
         let Ok(packet) = Packet::<4>::decode(datagram) else {
             return;
         };
+        // Control answers count only with a valid MAC, timestamp and sender (issue 18).
+        if pathpool_wire::is_control(packet.message.msg_type())
+            && io.control_mut().open(datagram).is_err()
+        {
+            return;
+        }
         let token = match &packet.message {
             Message::MetadataReply(m) => Some(m.prefix.token),
             Message::Chunk(c) => Some(c.prefix.token),

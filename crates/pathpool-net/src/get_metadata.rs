@@ -49,7 +49,7 @@ impl Trust {
     #[must_use]
     pub fn from_overlay(overlay: &Overlay) -> Trust {
         Trust {
-            security: overlay.security(),
+            security: overlay.security_mode(),
             node_keys: (0..overlay.nodes().len())
                 .filter_map(|i| {
                     let n = NodeIx(i as u32);
@@ -57,6 +57,7 @@ impl Trust {
                 })
                 .collect(),
             node_names: overlay.nodes().iter().map(|n| n.id.clone()).collect(),
+            overlay_key: overlay.overlay_key().cloned(),
             ..Trust::default()
         }
     }
@@ -299,6 +300,7 @@ mod tests {
                 group_id: 0,
                 forward_fid: Fid::default(),
                 reverse_fid: Fid::default(),
+                ticket: pathpool_wire::Ticket::default(),
             })
             .collect()
     }

@@ -63,7 +63,9 @@ fn setup(tag: &str, key: &PublisherKey) -> Setup {
             group_id: 0,
             forward_fid: Fid::default(),
             reverse_fid: Fid::default(),
+            ticket: pathpool_wire::Ticket::default(),
         }],
+        auth: pathpool_wire::ControlAuth::default(),
     };
     let set = encode(Message::FidSet(set));
     ep.on_datagram(&mut io, now, from, MsgType::FidSet, &set);

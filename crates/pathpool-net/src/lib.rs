@@ -7,14 +7,17 @@
 
 pub mod cache;
 pub mod content_check;
+pub mod control_plane;
 pub mod emulation;
 pub mod forward;
 pub mod get;
 pub mod get_metadata;
+pub mod keys;
 pub mod node;
 pub mod overlay;
 pub mod part_file;
 pub mod publisher;
 pub mod publisher_key;
 pub mod rv;
+pub mod security;
 pub mod temp_file;

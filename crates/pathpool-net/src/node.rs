@@ -31,9 +31,11 @@ use pathpool_topo::{Fid, NodeIx};
 use pathpool_wire::{MsgType, Packet, MAX_PACKET_BYTES};
 
 use crate::cache::{CacheTrust, NodeCache};
+use crate::control_plane::ControlPlane;
 use crate::emulation::{EmulatedLink, LinkStats};
-use crate::forward::{Forwarder, LinkMask, Route};
+use crate::forward::{Forwarder, Incoming, LinkMask, Route};
 use crate::overlay::Overlay;
+use crate::security::SecurityMode;
 
 /// Longest wait on the socket: how quickly a node notices a stop request.
 pub const MAX_WAIT: Duration = Duration::from_millis(50);
@@ -161,6 +163,10 @@ pub struct NodeIo {
     cache: Option<NodeCache>,
     /// What a cache of this node trusts (the overlay file's publisher keys).
     cache_trust: CacheTrust,
+    /// The link each neighbour's address is the far end of: data datagrams are taken from
+    /// these addresses only.
+    peers: std::collections::HashMap<SocketAddr, usize>,
+    control: ControlPlane,
 }
 
 impl NodeIo {
@@ -185,7 +191,8 @@ impl NodeIo {
     /// into the overlay).
     ///
     /// # Errors
-    /// A neighbour has no address, or the node has too many links.
+    /// A neighbour has no address, the node has too many links, or security is on and the
+    /// overlay has no key.
     pub fn with_socket(
         overlay: &Overlay,
         node: NodeIx,
@@ -194,8 +201,26 @@ impl NodeIo {
     ) -> io::Result<NodeIo> {
         let links = overlay.node_links(node);
         let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
-        let forwarder = Forwarder::new(&links, overlay.nodes()[node.0 as usize].transit)
-            .map_err(|e| invalid(e.to_string()))?;
+        let security = overlay.security();
+        if security.mode == SecurityMode::On && overlay.overlay_key().is_none() {
+            return Err(invalid(format!(
+                "security is on but no overlay key was loaded (the file {:?} beside the overlay \
+                 file; `pathpool keygen --overlay FILE` creates it)",
+                security.overlay_key_file
+            )));
+        }
+        let control = ControlPlane::new(
+            node,
+            u32::try_from(overlay.nodes().len()).unwrap_or(u32::MAX),
+            overlay.overlay_key().cloned(),
+            security.clone(),
+        );
+        let forwarder = Forwarder::new(
+            &links,
+            overlay.nodes()[node.0 as usize].transit,
+            overlay.forward_limits(),
+        )
+        .map_err(|e| invalid(e.to_string()))?;
         let mut egress = Vec::with_capacity(links.len());
         for (i, l) in links.iter().enumerate() {
             let peer = &overlay.nodes()[l.peer.0 as usize];
@@ -216,6 +241,11 @@ impl NodeIo {
             };
             egress.push(Egress { peer: addr, link });
         }
+        let peers = egress
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.peer, i))
+            .collect();
         // Without GRO (an old kernel refuses the option) reads return single datagrams.
         let _ = setsockopt(&socket, sockopt::UdpGroSegment, &true);
         Ok(NodeIo {
@@ -237,7 +267,32 @@ impl NodeIo {
                 .cache_bytes
                 .map(|c| NodeCache::new(c, CacheTrust::from_overlay(overlay))),
             cache_trust: CacheTrust::from_overlay(overlay),
+            peers,
+            control,
         })
+    }
+
+    /// The control plane: keys, timestamps and the counters of refused control messages.
+    #[must_use]
+    pub fn control(&self) -> &ControlPlane {
+        &self.control
+    }
+
+    /// The control plane, to check a received control message
+    /// ([`ControlPlane::open`]).
+    pub fn control_mut(&mut self) -> &mut ControlPlane {
+        &mut self.control
+    }
+
+    /// Encodes a control `packet`, seals it (sender, timestamp, MAC) and sends it straight to
+    /// `addr` (the slow path, D87); one that does not encode is counted as a send error.
+    pub fn send_control_to(&mut self, addr: SocketAddr, packet: &Packet<'_>) {
+        let mut buf = std::mem::take(&mut self.encode_buf);
+        match packet.encode(&mut buf) {
+            Ok(n) if self.control.seal(&mut buf[..n]).is_ok() => self.send_to(addr, &buf[..n]),
+            _ => self.send_errors += 1,
+        }
+        self.encode_buf = buf;
     }
 
     /// This node.
@@ -619,11 +674,15 @@ pub fn run(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> i
             // link can leave whole. An empty datagram is one datagram too (counted as
             // malformed by the forwarder).
             routes.clear();
+            let incoming = io
+                .peers
+                .get(&from)
+                .map_or(Incoming::Stranger, |&i| Incoming::Link(i));
             if n == 0 {
-                routes.push(io.forwarder.route(&mut buf[..0]));
+                routes.push(io.forwarder.route(&mut buf[..0], incoming));
             }
             for datagram in buf[..n].chunks_mut(segment) {
-                routes.push(io.forwarder.route(datagram));
+                routes.push(io.forwarder.route(datagram, incoming));
             }
             if !io.forward_whole(&buf[..n], segment, &routes) {
                 for (k, route) in routes.iter().enumerate() {
@@ -654,6 +713,10 @@ mod tests {
     use super::*;
     use pathpool_proto::mmtp::{ContentId, Echo, ErrorKind, ErrorReply, Part, PathIndex};
 
+    fn test_key() -> pathpool_wire::auth::OverlayKey {
+        crate::keys::new_overlay_key().unwrap()
+    }
+
     /// Two nodes on loopback: `a` (this test's `NodeIo`) and `b` (a plain socket).
     fn pair() -> (NodeIo, UdpSocket) {
         let sa = UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -663,7 +726,7 @@ mod tests {
             sa.local_addr().unwrap(),
             sb.local_addr().unwrap()
         );
-        let overlay = Overlay::from_toml(&text, "test").unwrap();
+        let overlay = Overlay::from_toml_with_key(&text, "test", test_key()).unwrap();
         let a = overlay.node("a").unwrap();
         (NodeIo::with_socket(&overlay, a, sa, 1).unwrap(), sb)
     }
@@ -706,7 +769,8 @@ mod tests {
     }
 
     /// A forwarding node passes a GSO burst on whole (D110): every datagram arrives, in
-    /// order, with its hop limit decremented, and an emulated link gets the same datagrams.
+    /// order, with its hop limit decremented and capped, and an emulated link gets the same
+    /// datagrams.
     #[test]
     fn a_forwarding_node_passes_a_burst_on_in_order() {
         for emulated in [false, true] {
@@ -722,7 +786,7 @@ mod tests {
                 sf.local_addr().unwrap(),
                 sb.local_addr().unwrap(),
             );
-            let overlay = Overlay::from_toml(&text, "test").unwrap();
+            let overlay = Overlay::from_toml_with_key(&text, "test", test_key()).unwrap();
             let (a, f, b) = (
                 overlay.node("a").unwrap(),
                 overlay.node("f").unwrap(),
@@ -784,6 +848,10 @@ mod tests {
                     .unwrap_or_else(|e| panic!("datagram {i}: {e}"));
                 let mut expected = d.clone();
                 pathpool_wire::decrement_hop_limit(&mut expected).unwrap();
+                // ... and capped at the node's maximum (the node count by default, D162).
+                let cap = overlay.forward_limits().max_hop_limit;
+                let hop = &mut expected[pathpool_wire::HOP_LIMIT_OFFSET];
+                *hop = (*hop).min(cap);
                 assert_eq!(
                     &buf[..n],
                     &expected[..],

@@ -11,8 +11,12 @@
 //! security = "on"              # default; "off" checks no signature, page or MAC
 //! # (a publisher node's entry also gives public_key = "ed25519:<64 hex>")
 //!
+//! security = "on"             # wire version 2's checks (default on; docs/security.md)
+//! overlay_key = "overlay.key"  # the overlay key file, beside this file (`pathpool keygen`)
+//!
 //! [[nodes]]
 //! id = "p1"
+//! public_key = "ed25519:…"     # the publisher's key (written by `pathpool keygen`)
 //! addr = "127.0.0.1:7001"      # optional for `pathpool testbed`, which assigns loopback ports
 //! transit = false              # endpoints do not forward between others (default true)
 //! cache = "64MB"               # an on-path chunk cache of this size (forwarding nodes only)
@@ -28,15 +32,18 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::net::SocketAddr;
+use std::path::Path;
 
 use pathpool_core::text::line_col;
 use pathpool_core::{ByteSize, Dur, Rate};
 use pathpool_psi::{TmSpec, TopologyManager};
 use pathpool_topo::{EdgeId, Fid, Graph, NodeIx};
-use pathpool_wire::auth::PublicKey;
+use pathpool_wire::auth::{OverlayKey, PublicKey};
 use serde::Deserialize;
 
 use crate::emulation::LinkEmulation;
+pub use crate::security::SecurityMode;
+use crate::security::{ForwardLimits, SecurityFields, SecuritySettings};
 
 /// Most paths per publisher an overlay's topology manager gives (as the simulator's subflow
 /// limit).
@@ -55,11 +62,37 @@ struct OverlaySpec {
     lipsin_k: Option<u32>,
     #[serde(default)]
     tm: TmSpec,
-    #[serde(default)]
-    security: SecurityMode,
     nodes: Vec<NodeSpec>,
     #[serde(default)]
     links: Vec<LinkSpec>,
+    #[serde(default)]
+    security: Option<SecurityMode>,
+    #[serde(default)]
+    overlay_key: Option<String>,
+    #[serde(default)]
+    max_skew: Option<Dur>,
+    #[serde(default)]
+    publish_ttl: Option<Dur>,
+    #[serde(default)]
+    ticket_lifetime: Option<Dur>,
+    #[serde(default)]
+    max_publications_per_node: Option<usize>,
+    #[serde(default)]
+    max_publications: Option<usize>,
+    #[serde(default)]
+    max_fill: Option<f64>,
+    #[serde(default)]
+    max_hop_limit: Option<u8>,
+}
+
+/// Where [`Overlay`]'s constructors get the overlay key.
+enum KeySource<'a> {
+    /// None (the overlay cannot run with security on).
+    Absent,
+    /// This key.
+    Given(OverlayKey),
+    /// The overlay file's `overlay_key` entry, relative to this overlay file.
+    File(&'a Path),
 }
 
 #[derive(Debug, Deserialize)]
@@ -74,18 +107,6 @@ struct NodeSpec {
     cache: Option<ByteSize>,
     #[serde(default)]
     public_key: Option<String>,
-}
-
-/// Whether the overlay authenticates what it carries (`security = "on"`, the default) or
-/// trusts every datagram (`"off"`, for benchmarks and trusted labs; `docs/security.md`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SecurityMode {
-    /// Signed metadata, per-chunk verification, MACs.
-    #[default]
-    On,
-    /// No page, no signature, no MAC checked; the content is checked at the end only.
-    Off,
 }
 
 fn yes() -> bool {
@@ -238,17 +259,56 @@ pub struct Overlay {
     rendezvous: NodeIx,
     paths_per_publisher: usize,
     tm: TopologyManager,
-    security: SecurityMode,
+    security: SecuritySettings,
+    forward_limits: ForwardLimits,
+    key: Option<OverlayKey>,
 }
 
 impl Overlay {
-    /// Reads an overlay file's text; `source` names it in errors.
+    /// Reads an overlay file's text; `source` names it in errors. No key is read: with
+    /// security on, nodes refuse to run on it (use [`Overlay::load`] or
+    /// [`Overlay::from_toml_with_key`]).
     ///
     /// # Errors
     /// Bad TOML, unknown or mistyped fields (with line and column), and unknown nodes,
-    /// duplicate ids, addresses or links, self-links, bad emulation or `tm` settings (with the
-    /// field's path).
+    /// duplicate ids, addresses or links, self-links, bad emulation, `tm` or security settings
+    /// (with the field's path).
     pub fn from_toml(text: &str, source: &str) -> Result<Overlay, OverlayError> {
+        Self::build(text, source, KeySource::Absent)
+    }
+
+    /// As [`from_toml`](Self::from_toml), with `key` as the overlay key (tests, and tools
+    /// that hold the key already). Ignored with `security = "off"`.
+    ///
+    /// # Errors
+    /// As [`from_toml`](Self::from_toml).
+    pub fn from_toml_with_key(
+        text: &str,
+        source: &str,
+        key: OverlayKey,
+    ) -> Result<Overlay, OverlayError> {
+        Self::build(text, source, KeySource::Given(key))
+    }
+
+    /// Reads the overlay file `path` and, with security on, its overlay key.
+    ///
+    /// # Errors
+    /// As [`from_toml`](Self::from_toml); the file unreadable; with security on, the key file
+    /// missing (the error says to run `pathpool keygen --overlay FILE`), readable by others,
+    /// or malformed.
+    pub fn load(path: &Path) -> Result<Overlay, OverlayError> {
+        let source = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| OverlayError {
+            source: source.clone(),
+            line: None,
+            column: None,
+            path: String::new(),
+            message: e.to_string(),
+        })?;
+        Self::build(&text, &source, KeySource::File(path))
+    }
+
+    fn build(text: &str, source: &str, key: KeySource<'_>) -> Result<Overlay, OverlayError> {
         let err = |path: String, message: String| {
             let (line, column) = locate(text, &path).unzip();
             OverlayError {
@@ -371,7 +431,40 @@ impl Overlay {
             .tm
             .config(MAX_PATHS)
             .map_err(|e| err(format!("tm.{}", e.field), e.message))?;
-        config.lipsin_seed = spec.lipsin_seed;
+        let (security, forward_limits) = SecurityFields {
+            security: spec.security,
+            overlay_key: spec.overlay_key.clone(),
+            max_skew: spec.max_skew,
+            publish_ttl: spec.publish_ttl,
+            ticket_lifetime: spec.ticket_lifetime,
+            max_publications_per_node: spec.max_publications_per_node,
+            max_publications: spec.max_publications,
+            max_fill: spec.max_fill,
+            max_hop_limit: spec.max_hop_limit,
+        }
+        .validate(spec.nodes.len())
+        .map_err(|(field, message)| err(field.into(), message))?;
+        let key = match (security.mode, key) {
+            (SecurityMode::Off, _) | (_, KeySource::Absent) => None,
+            (SecurityMode::On, KeySource::Given(k)) => Some(k),
+            (SecurityMode::On, KeySource::File(overlay_file)) => {
+                let file = crate::keys::overlay_dir(overlay_file).join(&security.overlay_key_file);
+                Some(crate::keys::read_overlay_key(&file).map_err(|e| {
+                    err(
+                        "overlay_key".into(),
+                        format!(
+                            "{e}; `pathpool keygen --overlay {}` creates the keys                              (or set security = \"off\")",
+                            overlay_file.display()
+                        ),
+                    )
+                })?)
+            }
+        };
+        // With the key, link tags depend on a secret: FIDs cannot be computed without it
+        // (D165).
+        config.lipsin_seed = key
+            .as_ref()
+            .map_or(spec.lipsin_seed, |k| k.lipsin_seed() ^ spec.lipsin_seed);
         if let Some(k) = spec.lipsin_k {
             config.lipsin_k = k;
         }
@@ -400,35 +493,66 @@ impl Overlay {
                 _ => {}
             }
         }
+        let mut public_keys = Vec::with_capacity(spec.nodes.len());
+        for (i, n) in spec.nodes.iter().enumerate() {
+            public_keys.push(
+                n.public_key
+                    .as_deref()
+                    .map(PublicKey::parse)
+                    .transpose()
+                    .map_err(|e| err(format!("nodes[{i}].public_key"), e.to_string()))?,
+            );
+        }
         Ok(Overlay {
             nodes: spec
                 .nodes
                 .into_iter()
-                .map(|n| OverlayNode {
+                .zip(public_keys)
+                .map(|(n, public_key)| OverlayNode {
                     id: n.id,
                     addr: n.addr,
                     transit: n.transit,
                     cache_bytes: n.cache.map(ByteSize::bytes),
-                    public_key: n.public_key.and_then(|k| PublicKey::parse(&k).ok()),
+                    public_key,
                 })
                 .collect(),
             links,
             rendezvous,
             paths_per_publisher,
             tm,
-            security: spec.security,
+            security,
+            forward_limits,
+            key,
         })
     }
 
-    /// Whether the overlay authenticates content (`security`, default on).
+    /// The security settings.
     #[must_use]
-    pub fn security(&self) -> SecurityMode {
-        self.security
+    pub fn security(&self) -> &SecuritySettings {
+        &self.security
+    }
+
+    /// The overlay key, when security is on and it was loaded.
+    #[must_use]
+    pub fn overlay_key(&self) -> Option<&OverlayKey> {
+        self.key.as_ref()
+    }
+
+    /// The forwarding bounds of every node.
+    #[must_use]
+    pub fn forward_limits(&self) -> ForwardLimits {
+        self.forward_limits
+    }
+
+    /// Whether the overlay authenticates what it carries (`security`, default on).
+    #[must_use]
+    pub fn security_mode(&self) -> SecurityMode {
+        self.security.mode
     }
 
     /// Sets the security mode (tests and benchmarks).
     pub fn set_security(&mut self, mode: SecurityMode) {
-        self.security = mode;
+        self.security.mode = mode;
     }
 
     /// The publisher key of `node`, if the overlay file gives one.

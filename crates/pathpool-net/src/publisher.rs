@@ -236,6 +236,9 @@ pub struct PublisherStats {
     /// Chunks the file could not give, or gave other bytes than were published: answered
     /// "content unavailable".
     pub unavailable: u64,
+    /// Requests whose FID ticket did not verify (forged or expired forward FID): dropped
+    /// unanswered, so a forged FID cannot turn the publisher into an amplifier.
+    pub bad_ticket: u64,
 }
 
 /// The publisher endpoint of a node.
@@ -440,6 +443,25 @@ impl Endpoint for PublisherEndpoint {
             self.stats.ignored += 1;
             return;
         };
+        // Wire version 2: a request is answered only on a forward FID the topology manager
+        // issued for this publisher (issue 18).
+        let ticket_ok = |io: &NodeIo, ticket: &pathpool_wire::Ticket, fid: &Fid| {
+            io.control().key().is_none_or(|key| {
+                let skew = io.control().settings().max_skew_s();
+                ticket
+                    .verify(key, self.node, fid, crate::security::unix_now_s(), skew)
+                    .is_ok()
+            })
+        };
+        let ticketed = match &packet.message {
+            Message::MetadataRequest(m) => ticket_ok(io, &m.ticket, &m.forward_fid),
+            Message::ChunkRequest(c) => ticket_ok(io, &c.ticket, &c.forward_fid),
+            _ => true,
+        };
+        if !ticketed {
+            self.stats.bad_ticket += 1;
+            return;
+        }
         match packet.message {
             Message::MetadataRequest(m) => {
                 // A combined request is answered by two datagrams: the metadata, then chunk
@@ -474,9 +496,10 @@ impl Endpoint for PublisherEndpoint {
             message: Message::Publish(Publish {
                 publisher: self.node,
                 name: self.name.clone(),
+                auth: pathpool_wire::ControlAuth::default(),
             }),
         };
-        io.send_packet_to(self.rendezvous, &packet);
+        io.send_control_to(self.rendezvous, &packet);
     }
 }
 

@@ -16,7 +16,7 @@ mod settings;
 mod tm;
 
 pub use name::{ContentName, NameError, MAX_NAME_BYTES, METADATA_SUFFIX};
-pub use rendezvous::{Matching, Rendezvous, RvError};
+pub use rendezvous::{Matching, Refusal, Rendezvous, RvCounters, RvError, RvLimits};
 pub use settings::{FbFactorSpec, TmAssistance, TmMetric, TmPolicy, TmSpec, TmSpecError};
 pub use tm::{
     Assistance, FidSet, Metric, PathInfo, PathPolicy, TmConfig, TmError, TopologyManager,

@@ -4,8 +4,11 @@
 use pathpool_psi::{ContentName, FidSet, Matching, PathInfo, SubscribeError, MAX_NAME_BYTES};
 use pathpool_topo::{Fid, NodeIx};
 
+use crate::auth::OverlayKey;
+use crate::control_auth::{ControlAuth, CONTROL_TRAILER_BYTES};
 use crate::cursor::{Reader, Writer};
 use crate::error::{DecodeError, EncodeError, Field};
+use crate::ticket::{Ticket, TICKET_BYTES};
 
 /// Most paths in one FID set: 64 paths of 256-bit FIDs make a 4.9 KB packet, 1024-bit ones
 /// 16.9 KB, both under [`MAX_PACKET_BYTES`](crate::MAX_PACKET_BYTES).
@@ -21,6 +24,8 @@ pub struct Publish {
     pub publisher: NodeIx,
     /// The item.
     pub name: ContentName,
+    /// The trailer (wire version 2): filled by [`crate::seal_control`] after encoding.
+    pub auth: ControlAuth,
 }
 
 /// A subscription (thesis §3.3 step 2), answered by a [`FidSetMsg`] or a [`ControlError`]
@@ -35,6 +40,8 @@ pub struct Subscribe {
     pub matching: Matching,
     /// The item.
     pub name: ContentName,
+    /// The trailer (wire version 2).
+    pub auth: ControlAuth,
 }
 
 /// One path of a FID set as the subscriber receives it (thesis §4.4: "forward FID_j, reverse
@@ -49,15 +56,25 @@ pub struct PathFids<const W: usize = 4> {
     pub forward_fid: Fid<W>,
     /// Routes requests (subscriber → publisher).
     pub reverse_fid: Fid<W>,
+    /// The topology manager's ticket for `forward_fid` (wire version 2), copied into every
+    /// request on this path.
+    pub ticket: Ticket,
 }
 
-impl From<&PathInfo> for PathFids {
-    fn from(p: &PathInfo) -> Self {
+impl PathFids {
+    /// The path as the subscriber receives it, with a ticket good until `expiry_unix_s`
+    /// issued under `key` (a zero ticket without one: `security = "off"`).
+    #[must_use]
+    pub fn issue(p: &PathInfo, key: Option<&OverlayKey>, expiry_unix_s: u32) -> Self {
+        let ticket = key.map_or_else(Ticket::default, |key| {
+            Ticket::issue(key, p.publisher, &p.forward_fid, expiry_unix_s)
+        });
         PathFids {
             publisher: p.publisher,
             group_id: p.group_id,
             forward_fid: p.forward_fid,
             reverse_fid: p.reverse_fid,
+            ticket,
         }
     }
 }
@@ -72,10 +89,13 @@ pub struct FidSetMsg<const W: usize = 4> {
     pub name: ContentName,
     /// At most [`MAX_PATHS`].
     pub paths: Vec<PathFids<W>>,
+    /// The trailer (wire version 2).
+    pub auth: ControlAuth,
 }
 
 impl FidSetMsg {
-    /// The message for `set`, the topology manager's answer to subscription `request_id`.
+    /// The message for `set`, the topology manager's answer to subscription `request_id`,
+    /// each path with a ticket good until `expiry_unix_s` issued under `key`.
     ///
     /// # Errors
     /// [`EncodeError::Oversized`] for more than [`MAX_PATHS`] paths.
@@ -83,12 +103,19 @@ impl FidSetMsg {
         request_id: u32,
         name: ContentName,
         set: &FidSet,
+        key: Option<&OverlayKey>,
+        expiry_unix_s: u32,
     ) -> Result<Self, EncodeError> {
         check_paths(set.paths.len()).map_err(oversized_to_encode)?;
         Ok(FidSetMsg {
             request_id,
             name,
-            paths: set.paths.iter().map(PathFids::from).collect(),
+            paths: set
+                .paths
+                .iter()
+                .map(|p| PathFids::issue(p, key, expiry_unix_s))
+                .collect(),
+            auth: ControlAuth::default(),
         })
     }
 }
@@ -118,6 +145,8 @@ pub struct ControlError {
     pub code: ErrorCode,
     /// For people, at most [`MAX_ERROR_TEXT_BYTES`].
     pub text: String,
+    /// The trailer (wire version 2).
+    pub auth: ControlAuth,
 }
 
 impl ControlError {
@@ -132,6 +161,7 @@ impl ControlError {
             request_id,
             code,
             text: text.get(..end).unwrap_or_default().to_owned(),
+            auth: ControlAuth::default(),
         }
     }
 
@@ -179,25 +209,27 @@ const MATCHING_MULTISOURCE: u8 = 1;
 
 impl Publish {
     pub(crate) fn body_len(&self) -> usize {
-        4 + name_len(&self.name)
+        4 + name_len(&self.name) + CONTROL_TRAILER_BYTES
     }
 
     pub(crate) fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.u32(self.publisher.0)?;
-        w.short_bytes(Field::Name, self.name.as_str().as_bytes())
+        w.short_bytes(Field::Name, self.name.as_str().as_bytes())?;
+        self.auth.write(w)
     }
 
     pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
         Ok(Publish {
             publisher: NodeIx(r.u32(Field::Node)?),
             name: read_name(r)?,
+            auth: ControlAuth::read(r)?,
         })
     }
 }
 
 impl Subscribe {
     pub(crate) fn body_len(&self) -> usize {
-        4 + 4 + 1 + 2 + name_len(&self.name)
+        4 + 4 + 1 + 2 + name_len(&self.name) + CONTROL_TRAILER_BYTES
     }
 
     pub(crate) fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -216,7 +248,8 @@ impl Subscribe {
         w.u32(self.subscriber.0)?;
         w.u8(mode)?;
         w.u16(max_sources)?;
-        w.short_bytes(Field::Name, self.name.as_str().as_bytes())
+        w.short_bytes(Field::Name, self.name.as_str().as_bytes())?;
+        self.auth.write(w)
     }
 
     pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
@@ -237,14 +270,18 @@ impl Subscribe {
             subscriber,
             matching,
             name: read_name(r)?,
+            auth: ControlAuth::read(r)?,
         })
     }
 }
 
 impl<const W: usize> FidSetMsg<W> {
     pub(crate) fn body_len(&self) -> usize {
-        let per_path = 4 + 4 + 2 * Fid::<W>::BYTES;
-        4 + name_len(&self.name) + 1 + self.paths.len().saturating_mul(per_path)
+        let per_path = 4 + 4 + 2 * Fid::<W>::BYTES + TICKET_BYTES;
+        4 + name_len(&self.name)
+            + 1
+            + self.paths.len().saturating_mul(per_path)
+            + CONTROL_TRAILER_BYTES
     }
 
     pub(crate) fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -258,8 +295,9 @@ impl<const W: usize> FidSetMsg<W> {
             w.u32(p.group_id)?;
             w.fid(&p.forward_fid)?;
             w.fid(&p.reverse_fid)?;
+            p.ticket.write(w)?;
         }
-        Ok(())
+        self.auth.write(w)
     }
 
     pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
@@ -274,19 +312,21 @@ impl<const W: usize> FidSetMsg<W> {
                 group_id: r.u32(Field::GroupId)?,
                 forward_fid: r.fid()?,
                 reverse_fid: r.fid()?,
+                ticket: Ticket::read(r)?,
             });
         }
         Ok(FidSetMsg {
             request_id,
             name,
             paths,
+            auth: ControlAuth::read(r)?,
         })
     }
 }
 
 impl ControlError {
     pub(crate) fn body_len(&self) -> usize {
-        4 + 2 + 1 + self.text.len()
+        4 + 2 + 1 + self.text.len() + CONTROL_TRAILER_BYTES
     }
 
     pub(crate) fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -299,7 +339,8 @@ impl ControlError {
         }
         w.u32(self.request_id)?;
         w.u16(self.code.0)?;
-        w.short_bytes(Field::ErrorText, self.text.as_bytes())
+        w.short_bytes(Field::ErrorText, self.text.as_bytes())?;
+        self.auth.write(w)
     }
 
     pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
@@ -309,6 +350,7 @@ impl ControlError {
             text: r
                 .short_str(Field::ErrorText, MAX_ERROR_TEXT_BYTES)?
                 .to_owned(),
+            auth: ControlAuth::read(r)?,
         })
     }
 }

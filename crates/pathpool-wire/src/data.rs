@@ -18,15 +18,13 @@ use crate::auth::MAC_BYTES;
 use crate::cursor::{Reader, Writer};
 use crate::error::{DecodeError, EncodeError, Field};
 use crate::metadata::SignedMetadata;
+use crate::ticket::{Ticket, TICKET_BYTES};
 
 /// Bytes of the prefix every data body starts with.
 pub const DATA_PREFIX_BYTES: usize = 8 + 8 + 8 + 4 + 8 + 1;
 
 /// Bytes of a chunk's body before its payload: the prefix and the chunk index.
 pub const CHUNK_FIELDS_BYTES: usize = DATA_PREFIX_BYTES + 4;
-
-/// Bytes of a FID ticket in a request.
-pub const TICKET_BYTES: usize = 4 + 4 + MAC_BYTES;
 
 /// Flag bit 0: the request is a retransmission ([`Echo::retransmission`]).
 const FLAG_RETRANSMISSION: u8 = 0x01;
@@ -89,35 +87,6 @@ impl DataPrefix {
             },
         };
         Ok((prefix, flags & FLAG_SECOND != 0))
-    }
-}
-
-/// A FID ticket: the topology manager's MAC binding a forward FID to the publisher it was
-/// issued for and an expiry (layout of issue 18's design; the check is `auth.rs`'s). Zero
-/// where no ticket is issued (security off).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Ticket {
-    /// The publisher node the ticket is for.
-    pub publisher: u32,
-    /// Expiry, unix seconds.
-    pub expiry_unix_s: u32,
-    /// The topology manager's MAC.
-    pub mac: [u8; MAC_BYTES],
-}
-
-impl Ticket {
-    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        w.u32(self.publisher)?;
-        w.u32(self.expiry_unix_s)?;
-        w.put(&self.mac)
-    }
-
-    fn read(r: &mut Reader<'_>) -> Result<Ticket, DecodeError> {
-        Ok(Ticket {
-            publisher: r.u32(Field::Ticket)?,
-            expiry_unix_s: r.u32(Field::Ticket)?,
-            mac: r.array(Field::Ticket)?,
-        })
     }
 }
 

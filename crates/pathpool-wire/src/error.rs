@@ -64,6 +64,8 @@ pub enum Field {
     Payload,
     /// The whole packet.
     Packet,
+    /// A control message's trailer: sender, timestamp, MAC (wire version 2).
+    Trailer,
 }
 
 impl fmt::Display for Field {

@@ -31,6 +31,7 @@
 
 pub mod auth;
 mod control;
+mod control_auth;
 mod cursor;
 mod data;
 mod error;
@@ -38,14 +39,19 @@ pub mod hash_tree;
 mod header;
 mod metadata;
 mod packet;
+mod ticket;
 
 pub use control::{
     ControlError, ErrorCode, FidSetMsg, PathFids, Publish, Subscribe, MAX_ERROR_TEXT_BYTES,
     MAX_PATHS,
 };
+pub use control_auth::{
+    is_control, open_control, seal_control, ControlAuth, ControlAuthError, FreshnessGuard,
+    CONTROL_TRAILER_BYTES,
+};
 pub use data::{
     ChunkMsg, ChunkRequestMsg, DataErrorMsg, DataPrefix, MetadataReplyMsg, MetadataRequestMsg,
-    Ticket, CHUNK_FIELDS_BYTES, DATA_ERROR_BODY_BYTES, DATA_PREFIX_BYTES, TICKET_BYTES,
+    CHUNK_FIELDS_BYTES, DATA_ERROR_BODY_BYTES, DATA_PREFIX_BYTES,
 };
 pub use error::{DecodeError, DropCounters, EncodeError, Field, DROP_NAMES};
 pub use header::{
@@ -60,6 +66,7 @@ pub use packet::{
     Packet,
 };
 pub use pathpool_psi::MAX_NAME_BYTES;
+pub use ticket::{Ticket, TicketError, TICKET_BYTES};
 
 #[cfg(test)]
 mod tests;

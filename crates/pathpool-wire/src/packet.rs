@@ -9,12 +9,13 @@ use crate::control::{ControlError, FidSetMsg, Publish, Subscribe};
 use crate::cursor::{Reader, Writer};
 use crate::data::{
     ChunkMsg, ChunkRequestMsg, DataErrorMsg, DataPrefix, MetadataReplyMsg, MetadataRequestMsg,
-    Ticket, CHUNK_FIELDS_BYTES, DATA_ERROR_BODY_BYTES,
+    CHUNK_FIELDS_BYTES, DATA_ERROR_BODY_BYTES,
 };
 use crate::error::{DecodeError, EncodeError, Field};
 use crate::header::{
     fid_words, header_bytes, peek, MsgType, HOP_LIMIT_OFFSET, MAGIC, MAX_PACKET_BYTES, VERSION,
 };
+use crate::ticket::Ticket;
 
 /// One message of any type. Data messages borrow payloads from the datagram they were
 /// decoded from; control messages own their (small) fields.

@@ -8,6 +8,7 @@ use pathpool_proto::mmtp::{
 use pathpool_psi::{ContentName, Matching};
 use pathpool_topo::{Fid, NodeIx, DEFAULT_TTL};
 
+use crate::auth;
 use crate::*;
 
 fn name() -> ContentName {
@@ -28,7 +29,7 @@ const TOKEN: u64 = 0x0a0b_0c0d_0e0f_1011;
 /// The ticket of the vectors.
 fn ticket() -> Ticket {
     Ticket {
-        publisher: 7,
+        publisher: NodeIx(7),
         expiry_unix_s: 1_800_000_000,
         mac: [0x5a; 16],
     }
@@ -60,6 +61,44 @@ const ECHO: Echo = Echo {
     retransmission: false,
 };
 
+/// The overlay key of the vectors: bytes 0, 1, …, 31.
+fn vector_key() -> auth::OverlayKey {
+    let mut k = [0u8; 32];
+    for (i, b) in k.iter_mut().enumerate() {
+        *b = i as u8;
+    }
+    auth::OverlayKey::from_bytes(k)
+}
+
+/// Sender and timestamp of the control vectors: node 3 at 1 700 000 000 s (unix).
+const VECTOR_SENDER: NodeIx = NodeIx(3);
+const VECTOR_TIME_US: u64 = 1_700_000_000_000_000;
+
+/// A control packet as the vectors have it: sealed by [`VECTOR_SENDER`] under [`vector_key`].
+fn sealed(p: Packet<'static>) -> Packet<'static> {
+    let mut bytes = p.to_vec().unwrap();
+    seal_control(
+        &mut bytes,
+        VECTOR_SENDER,
+        VECTOR_TIME_US,
+        Some(&vector_key()),
+    )
+    .unwrap();
+    let message = match Packet::<4>::decode(&bytes).unwrap().message {
+        Message::Publish(m) => Message::Publish(m),
+        Message::Subscribe(m) => Message::Subscribe(m),
+        Message::FidSet(m) => Message::FidSet(m),
+        Message::ControlError(m) => Message::ControlError(m),
+        other => panic!("not a control message: {other:?}"),
+    };
+    Packet { message, ..p }
+}
+
+/// The ticket of the vectors: for `fid` towards `publisher`, until 1 700 003 600 s.
+fn vector_ticket(publisher: NodeIx, fid: &Fid) -> Ticket {
+    Ticket::issue(&vector_key(), publisher, fid, 1_700_003_600)
+}
+
 /// The values of the vectors in `docs/wire.md`, by the name given there.
 fn vector_values() -> Vec<(&'static str, Packet<'static>)> {
     let content = ContentId::from_name("/videos/a.bin");
@@ -71,23 +110,25 @@ fn vector_values() -> Vec<(&'static str, Packet<'static>)> {
     vec![
         (
             "publish",
-            pkt(Message::Publish(Publish {
+            sealed(pkt(Message::Publish(Publish {
                 publisher: NodeIx(7),
                 name: name(),
-            })),
+                auth: ControlAuth::default(),
+            }))),
         ),
         (
             "subscribe",
-            pkt(Message::Subscribe(Subscribe {
+            sealed(pkt(Message::Subscribe(Subscribe {
                 request_id: 42,
                 subscriber: NodeIx(3),
                 matching: Matching::Multisource { max_sources: 4 },
                 name: name(),
-            })),
+                auth: ControlAuth::default(),
+            }))),
         ),
         (
             "fid_set",
-            pkt(Message::FidSet(FidSetMsg {
+            sealed(pkt(Message::FidSet(FidSetMsg {
                 request_id: 42,
                 name: name(),
                 paths: vec![
@@ -96,23 +137,26 @@ fn vector_values() -> Vec<(&'static str, Packet<'static>)> {
                         group_id: 0,
                         forward_fid: fid(0x1111),
                         reverse_fid: fid(0x2222),
+                        ticket: vector_ticket(NodeIx(7), &fid(0x1111)),
                     },
                     PathFids {
                         publisher: NodeIx(9),
                         group_id: 1,
                         forward_fid: fid(0x3333),
                         reverse_fid: fid(0x4444),
+                        ticket: vector_ticket(NodeIx(9), &fid(0x3333)),
                     },
                 ],
-            })),
+                auth: ControlAuth::default(),
+            }))),
         ),
         (
             "control_error",
-            pkt(Message::ControlError(ControlError::new(
+            sealed(pkt(Message::ControlError(ControlError::new(
                 42,
                 ErrorCode::UNKNOWN_NAME,
                 "no publisher",
-            ))),
+            )))),
         ),
         (
             "metadata_request",
@@ -358,7 +402,9 @@ fn fid_sets_come_from_the_topology_manager() {
         }],
         without_reverse: 0,
     };
-    let m = FidSetMsg::from_fid_set(1, name(), &set).unwrap();
+    let key = vector_key();
+    let m = FidSetMsg::from_fid_set(1, name(), &set, Some(&key), 99).unwrap();
+    let ticket = Ticket::issue(&key, NodeIx(1), &fid(7), 99);
     assert_eq!(
         m.paths,
         [PathFids {
@@ -366,14 +412,18 @@ fn fid_sets_come_from_the_topology_manager() {
             group_id: 3,
             forward_fid: fid(7),
             reverse_fid: fid(8),
+            ticket,
         }]
     );
+    assert_eq!(ticket.verify(&key, NodeIx(1), &fid(7), 99, 0), Ok(()));
+    let open = FidSetMsg::from_fid_set(1, name(), &set, None, 99).unwrap();
+    assert_eq!(open.paths[0].ticket, Ticket::default(), "no key, no ticket");
     let many = FidSet {
         paths: vec![set.paths[0].clone(); MAX_PATHS + 1],
         without_reverse: 0,
     };
     assert!(matches!(
-        FidSetMsg::from_fid_set(1, name(), &many),
+        FidSetMsg::from_fid_set(1, name(), &many, None, 0),
         Err(EncodeError::Oversized {
             field: Field::PathCount,
             ..
@@ -578,6 +628,7 @@ fn oversized_fields_are_refused_on_encode() {
         request_id: 0,
         code: ErrorCode::INTERNAL,
         text: "x".repeat(256),
+        auth: ControlAuth::default(),
     }));
     assert!(matches!(
         text.to_vec(),
@@ -612,6 +663,7 @@ fn oversized_fields_are_refused_on_encode() {
             max_sources: 70_000,
         },
         name: name(),
+        auth: ControlAuth::default(),
     }));
     assert!(matches!(
         sub.to_vec(),

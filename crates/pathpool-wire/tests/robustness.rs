@@ -10,10 +10,10 @@ use pathpool_proto::mmtp::{
 use pathpool_psi::{ContentName, Matching};
 use pathpool_topo::{Fid, NodeIx};
 use pathpool_wire::{
-    decrement_hop_limit, header_bytes, peek, ChunkMsg, ChunkRequestMsg, ControlError, DataErrorMsg,
-    DataPrefix, DecodeError, DropCounters, ErrorCode, FidSetMsg, Message, MetadataReplyMsg,
-    MetadataRequestMsg, Packet, PathFids, Publish, SignedMetadata, Subscribe, Ticket, MAGIC,
-    VERSION,
+    decrement_hop_limit, header_bytes, peek, ChunkMsg, ChunkRequestMsg, ControlAuth, ControlError,
+    DataErrorMsg, DataPrefix, DecodeError, DropCounters, ErrorCode, FidSetMsg, Message,
+    MetadataReplyMsg, MetadataRequestMsg, Packet, PathFids, Publish, SignedMetadata, Subscribe,
+    Ticket, MAGIC, VERSION,
 };
 use proptest::prelude::*;
 
@@ -50,14 +50,6 @@ struct Gen {
     paths: Vec<(u32, u32, [u64; 4], [u64; 4])>,
 }
 
-fn ticket(g: &Gen) -> Ticket {
-    Ticket {
-        publisher: g.b,
-        expiry_unix_s: g.a,
-        mac: [g.c as u8; 16],
-    }
-}
-
 fn build(g: &Gen) -> Packet<'_> {
     let content = ContentId(g.c);
     let path = PathIndex(g.b);
@@ -66,14 +58,27 @@ fn build(g: &Gen) -> Packet<'_> {
         retransmission: g.flag,
     };
     let fwd = Fid::from_words(g.fids[1]);
+    // Trailer and ticket fields from the generated values (any bytes decode).
+    let auth = ControlAuth {
+        sender: NodeIx(g.b),
+        timestamp_us: g.c,
+        mac: [g.a as u8; 16],
+    };
+    let ticket = Ticket {
+        publisher: NodeIx(g.a),
+        expiry_unix_s: g.b,
+        mac: [g.b as u8; 16],
+    };
     let message = match g.kind % 10 {
         0 => Message::Publish(Publish {
             publisher: NodeIx(g.a),
             name: g.name.clone(),
+            auth,
         }),
         1 => Message::Unpublish(Publish {
             publisher: NodeIx(g.a),
             name: g.name.clone(),
+            auth,
         }),
         2 => Message::Subscribe(Subscribe {
             request_id: g.a,
@@ -86,6 +91,7 @@ fn build(g: &Gen) -> Packet<'_> {
                 }
             },
             name: g.name.clone(),
+            auth,
         }),
         3 => Message::FidSet(FidSetMsg {
             request_id: g.a,
@@ -98,10 +104,15 @@ fn build(g: &Gen) -> Packet<'_> {
                     group_id: gid,
                     forward_fid: Fid::from_words(f),
                     reverse_fid: Fid::from_words(r),
+                    ticket,
                 })
                 .collect(),
+            auth,
         }),
-        4 => Message::ControlError(ControlError::new(g.a, ErrorCode(g.b as u16), &g.text)),
+        4 => Message::ControlError(ControlError {
+            auth,
+            ..ControlError::new(g.a, ErrorCode(g.b as u16), &g.text)
+        }),
         5 => Message::MetadataRequest(MetadataRequestMsg {
             request: MetadataRequest {
                 content,
@@ -110,7 +121,7 @@ fn build(g: &Gen) -> Packet<'_> {
             },
             token: g.c ^ 0x55,
             first_chunk: g.a % 2 == 0,
-            ticket: ticket(g),
+            ticket,
             forward_fid: fwd,
         }),
         6 => {
@@ -146,7 +157,7 @@ fn build(g: &Gen) -> Packet<'_> {
             },
             version: g.c.rotate_left(3),
             token: g.c,
-            ticket: ticket(g),
+            ticket,
             forward_fid: fwd,
         }),
         8 => Message::Chunk(ChunkMsg {

@@ -195,10 +195,7 @@ impl DownloadOptions {
 }
 
 fn load(path: &Path) -> Result<Overlay, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
-    Overlay::from_toml(&text, &path.display().to_string())
-        .map_err(|e| CliError::BadInput(e.to_string()))
+    Overlay::load(path).map_err(|e| CliError::BadInput(e.to_string()))
 }
 
 fn node_of(overlay: &Overlay, args: &NodeArgs) -> Result<NodeIx, CliError> {
@@ -247,7 +244,7 @@ fn serve(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> Res
 fn print_forwarding(io: &NodeIo) {
     let st = io.forwarder().stats();
     eprintln!(
-        "forwarded {} copies of {} datagrams; kept {}; dropped {} (malformed {}, hop limit {}, no matching link {}); send errors {}",
+        "forwarded {} copies of {} datagrams; kept {}; dropped {} (malformed {}, hop limit {}, no matching link {}, not from a neighbour {}, over the fill limit {}); not sent back {}, hop limit capped {}; send errors {}",
         st.copies,
         st.received,
         st.local,
@@ -255,8 +252,25 @@ fn print_forwarding(io: &NodeIo) {
         st.malformed.total(),
         st.hop_limit_expired,
         st.no_match,
+        st.not_neighbour,
+        st.over_fill,
+        st.not_sent_back,
+        st.hop_capped,
         io.send_errors()
     );
+    let rejects = io.control().rejects();
+    if rejects.total() > 0 {
+        let kinds: Vec<String> = rejects
+            .nonzero()
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        eprintln!(
+            "control messages refused: {} ({})",
+            rejects.total(),
+            kinds.join(", ")
+        );
+    }
     let kinds: Vec<String> = st
         .malformed
         .iter()
@@ -298,8 +312,15 @@ pub fn rv_command(a: &RvArgs) -> Result<(), CliError> {
     serve(&mut io, &mut rv, &stop)?;
     let st = rv.stats();
     eprintln!(
-        "publishes {}, FID sets {}, refused {}, ignored {}",
-        st.publishes, st.fid_sets, st.refused, st.ignored
+        "publishes {}, FID sets {}, refused {}, ignored {}, unauthenticated {}, impersonations {}",
+        st.publishes, st.fid_sets, st.refused, st.ignored, st.unauthenticated, st.impersonations
+    );
+    eprintln!(
+        "publications held {}; refused at the per-node limit {}, at the total limit {}; expired {}",
+        st.publications,
+        st.limits.refused_publisher_full,
+        st.limits.refused_full,
+        st.limits.expired
     );
     print_forwarding(&io);
     Ok(())
@@ -363,7 +384,7 @@ pub fn publish_command(a: &PublishArgs) -> Result<(), CliError> {
     let overlay = load(&a.node.overlay)?;
     let node = node_of(&overlay, &a.node)?;
     let rv = rendezvous_addr(&overlay)?;
-    let key = match overlay.security() {
+    let key = match overlay.security_mode() {
         SecurityMode::Off => None,
         SecurityMode::On => {
             let path = a
@@ -401,7 +422,8 @@ pub fn publish_command(a: &PublishArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::BadInput(e.to_string()))?;
     let stop = crate::sweep::signal_flag()?;
     let mut io = bind(&overlay, node, a.node.seed)?;
-    let mut publisher = PublisherEndpoint::new(store, name.clone(), node, rv);
+    let mut publisher = PublisherEndpoint::new(store, name.clone(), node, rv)
+        .with_overlay_key(overlay.overlay_key().cloned());
     let m = publisher.metadata();
     eprintln!(
         "publishing {name} ({} bytes, {} chunks of {} B, {} pages, root {}) from {}; Ctrl-C stops",
@@ -416,8 +438,8 @@ pub fn publish_command(a: &PublishArgs) -> Result<(), CliError> {
     serve(&mut io, &mut publisher, &stop)?;
     let st = publisher.stats();
     eprintln!(
-        "sent {} chunks ({} payload bytes), {} metadata replies; refused {}, ignored {}, unavailable (file changed or unreadable) {}",
-        st.chunks, st.payload_bytes, st.metadata, st.refused, st.ignored, st.unavailable
+        "sent {} chunks ({} payload bytes), {} metadata replies; refused {}, ignored {}, unavailable (file changed or unreadable) {}, bad tickets {}",
+        st.chunks, st.payload_bytes, st.metadata, st.refused, st.ignored, st.unavailable, st.bad_ticket
     );
     Ok(())
 }

@@ -177,7 +177,7 @@ fn up(
         }
         None => text,
     };
-    let text = if overlay.security() == pathpool_net::overlay::SecurityMode::On {
+    let text = if overlay.security_mode() == pathpool_net::overlay::SecurityMode::On {
         let mut signers: Vec<String> = publishers.iter().map(|(n, _, _)| n.clone()).collect();
         signers.sort();
         signers.dedup();
@@ -187,7 +187,10 @@ fn up(
     };
     let copy = dir.join(OVERLAY);
     fs::write(&copy, &text).map_err(|e| failed(&copy.display().to_string(), e))?;
-    let overlay = pathpool_net::overlay::Overlay::from_toml(&text, &copy.display().to_string())
+    copy_keys(overlay_path, &overlay, &copy)?;
+    // The keys the copy needs and lacks, made as `pathpool keygen` makes them (issue 18).
+    crate::keygen::keygen_overlay(&copy)?;
+    let overlay = pathpool_net::overlay::Overlay::load(&copy)
         .map_err(|e| CliError::BadInput(e.to_string()))?;
     let copy = copy.display().to_string();
     let rv = overlay.nodes()[overlay.rendezvous().0 as usize].id.clone();
@@ -265,6 +268,44 @@ fn up(
         )),
         dir.display()
     );
+    Ok(())
+}
+
+/// Copies the keys beside the overlay file `original` (its overlay key and endpoints' signing
+/// keys, when they exist) beside the testbed's `copy`, keeping their mode, and points the
+/// copy's `overlay_key` at the copied file.
+fn copy_keys(
+    original: &Path,
+    overlay: &pathpool_net::overlay::Overlay,
+    copy: &Path,
+) -> Result<(), CliError> {
+    use pathpool_net::keys;
+    let key = keys::overlay_dir(original).join(&overlay.security().overlay_key_file);
+    let to = keys::overlay_dir(copy).join(keys::OVERLAY_KEY_FILE);
+    let mut copied = Vec::new();
+    if key.exists() {
+        copied.push((key, to));
+        let text = fs::read_to_string(copy).map_err(|e| failed(&copy.display().to_string(), e))?;
+        let mut doc: toml_edit::DocumentMut = text
+            .parse()
+            .map_err(|e| CliError::BadInput(format!("{}: {e}", copy.display())))?;
+        doc["overlay_key"] = toml_edit::value(keys::OVERLAY_KEY_FILE);
+        fs::write(copy, doc.to_string()).map_err(|e| failed(&copy.display().to_string(), e))?;
+    }
+    for n in overlay.nodes().iter().filter(|n| !n.transit) {
+        let from = keys::node_key_path(original, &n.id);
+        if from.exists() {
+            copied.push((from, keys::node_key_path(copy, &n.id)));
+        }
+    }
+    for (from, to) in copied {
+        if fs::canonicalize(&from).ok() == fs::canonicalize(&to).ok() {
+            continue;
+        }
+        let _ = fs::remove_file(&to);
+        // `fs::copy` keeps the permission bits: a 0600 key stays 0600.
+        fs::copy(&from, &to).map_err(|e| failed(&from.display().to_string(), e))?;
+    }
     Ok(())
 }
 
@@ -365,9 +406,7 @@ fn probe_names(
 
 fn probe_command(dir: &Path, names: &[String], timeout: Duration) -> Result<(), CliError> {
     let path = dir.join(OVERLAY);
-    let text = fs::read_to_string(&path)
-        .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
-    let overlay = pathpool_net::overlay::Overlay::from_toml(&text, &path.display().to_string())
+    let overlay = pathpool_net::overlay::Overlay::load(&path)
         .map_err(|e| CliError::BadInput(e.to_string()))?;
     let names: Vec<(String, Vec<String>)> = names
         .iter()

@@ -9,10 +9,11 @@
 use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
+use pathpool_net::control_plane::ControlPlane;
 use pathpool_net::overlay::Overlay;
 use pathpool_psi::{ContentName, Matching};
 use pathpool_topo::{Fid, NodeIx};
-use pathpool_wire::{ErrorCode, Message, Packet, Subscribe};
+use pathpool_wire::{ControlAuth, ErrorCode, Message, Packet, Subscribe};
 
 /// Every this often a name without an answer is asked again.
 const RESEND: Duration = Duration::from_millis(250);
@@ -69,6 +70,18 @@ pub(super) fn probe(
             pending.push((id, content, NodeIx(ix)));
         }
     }
+    let nodes = u32::try_from(overlay.nodes().len()).unwrap_or(u32::MAX);
+    let plane = |node: NodeIx| {
+        ControlPlane::new(
+            node,
+            nodes,
+            overlay.overlay_key().cloned(),
+            overlay.security().clone(),
+        )
+    };
+    let mut planes: std::collections::HashMap<NodeIx, ControlPlane> =
+        std::collections::HashMap::new();
+    let mut answers = plane(overlay.rendezvous());
     let deadline = Instant::now() + timeout;
     let mut heard = false;
     let mut next_send = Instant::now();
@@ -93,12 +106,20 @@ pub(super) fn probe(
                         subscriber: *subscriber,
                         matching: Matching::Single,
                         name: name.clone(),
+                        auth: ControlAuth::default(),
                     }),
                 };
                 let mut out = vec![0u8; packet.encoded_len()];
                 let len = packet
                     .encode(&mut out)
                     .map_err(|e| ProbeError::Io(format!("encoding a subscription: {e}")))?;
+                // Sealed as the subscriber it speaks for (the rendezvous checks the MAC and
+                // that a subscriber subscribes as itself).
+                planes
+                    .entry(*subscriber)
+                    .or_insert_with(|| plane(*subscriber))
+                    .seal(&mut out[..len])
+                    .map_err(|e| ProbeError::Io(format!("sealing a subscription: {e}")))?;
                 // A refused send (the rendezvous's port closed: ICMP) is the same as no
                 // answer: the loop waits and says so.
                 let _ = socket.send_to(&out[..len], rv);
@@ -113,6 +134,10 @@ pub(super) fn probe(
         let Ok(packet) = Packet::<4>::decode(&buf[..len]) else {
             continue;
         };
+        // Only an authenticated answer counts.
+        if answers.open(&buf[..len]).is_err() {
+            continue;
+        }
         heard = true;
         let answered = match packet.message {
             Message::FidSet(set) => Some(set.request_id),

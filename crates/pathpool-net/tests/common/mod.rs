@@ -14,13 +14,16 @@ use std::time::{Duration, Instant};
 
 use pathpool_core::{Rng, Time};
 use pathpool_net::cache::RefusedStats;
+use pathpool_net::control_plane::ControlRejects;
 use pathpool_net::forward::ForwardStats;
 use pathpool_net::get::{GetConfig, GetEndpoint};
 use pathpool_net::get_metadata::Trust;
 use pathpool_net::node::{run, Endpoint, NodeIo, Relay};
-use pathpool_net::overlay::{Overlay, SecurityMode};
+use pathpool_net::overlay::Overlay;
+use pathpool_net::publisher::PublisherStats;
 use pathpool_net::publisher::{FileStore, PublisherEndpoint, DEFAULT_CHUNK_BYTES};
-use pathpool_net::rv::RvEndpoint;
+use pathpool_net::rv::{RvEndpoint, RvStats};
+use pathpool_net::security::SecurityMode;
 use pathpool_proto::mmtp::CacheStats;
 use pathpool_psi::ContentName;
 use pathpool_topo::NodeIx;
@@ -133,17 +136,34 @@ pub struct Bed {
     /// The token of the latest download started (what an on-path attacker reads off its
     /// requests).
     pub token: Arc<AtomicU64>,
+    /// Every node's counters but the subscribers', once [`finish`](Bed::finish)ed.
+    pub reports: Vec<(String, Report)>,
 }
 
-/// What a node counted: forwarding, and its cache if it has one.
-type Counters = (ForwardStats, Option<(CacheStats, RefusedStats)>);
+/// What a node counted: forwarding, refused control messages, its cache if it has one (and
+/// what it refused to store), the rendezvous's or the publisher's counters if it is one.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub forward: ForwardStats,
+    pub rejects: ControlRejects,
+    pub cache: Option<CacheStats>,
+    pub cache_refused: Option<RefusedStats>,
+    pub rv: Option<RvStats>,
+    pub publisher: Option<PublisherStats>,
+}
 
-/// A node's forwarding and cache counters.
-fn counters(io: NodeIo) -> Counters {
-    (
-        *io.forwarder().stats(),
-        io.cache().map(|c| (*c.stats(), c.refused())),
-    )
+type Counters = Report;
+
+/// A node's counters.
+fn counters(io: &NodeIo) -> Counters {
+    Report {
+        forward: *io.forwarder().stats(),
+        rejects: io.control().rejects(),
+        cache: io.cache().map(|c| *c.stats()),
+        cache_refused: io.cache().map(|c| c.refused()),
+        rv: None,
+        publisher: None,
+    }
 }
 
 impl Bed {
@@ -155,7 +175,30 @@ impl Bed {
 
     /// As [`Bed::start`], but the publishers named in `files` serve their own file.
     pub fn start_with(text: &str, file: &Path, name: &str, files: &[(&str, PathBuf)]) -> Bed {
-        let mut overlay = Overlay::from_toml(text, "test overlay").unwrap();
+        let key = pathpool_net::keys::new_overlay_key().unwrap();
+        Self::start_with_key_and_files(text, file, name, key, files)
+    }
+
+    /// As [`start`](Bed::start), with `key` as the overlay key.
+    pub fn start_with_key(
+        text: &str,
+        file: &Path,
+        name: &str,
+        key: pathpool_wire::auth::OverlayKey,
+    ) -> Bed {
+        Self::start_with_key_and_files(text, file, name, key, &[])
+    }
+
+    fn start_with_key_and_files(
+        text: &str,
+        file: &Path,
+        name: &str,
+        key: OverlayKey,
+        files: &[(&str, PathBuf)],
+    ) -> Bed {
+        // Security on (issue 18), with an overlay key as `pathpool keygen` makes one.
+        let overlay_key = key.clone();
+        let mut overlay = Overlay::from_toml_with_key(text, "test overlay", key).unwrap();
         let sockets: Vec<UdpSocket> = (0..overlay.nodes().len())
             .map(|_| UdpSocket::bind("127.0.0.1:0").unwrap())
             .collect();
@@ -185,12 +228,13 @@ impl Bed {
             name,
             publishers: Vec::new(),
             keys,
-            overlay_key: OverlayKey::from_bytes([0x42; 32]),
+            overlay_key,
             files,
             others: Vec::new(),
             caches: Vec::new(),
             cache_refused: Vec::new(),
             token: Arc::new(AtomicU64::new(0)),
+            reports: Vec::new(),
             subscriber_sockets: Vec::new(),
         };
         for (i, socket) in sockets.into_iter().enumerate() {
@@ -204,8 +248,16 @@ impl Bed {
                     RvEndpoint::new(&bed.overlay),
                     &bed.stop,
                 );
-                bed.others
-                    .push((id, thread::spawn(move || counters(h.join().unwrap().1))));
+                bed.others.push((
+                    id,
+                    thread::spawn(move || {
+                        let (rv, io) = h.join().unwrap();
+                        Report {
+                            rv: Some(rv.stats()),
+                            ..counters(&io)
+                        }
+                    }),
+                ));
             } else if id.starts_with('p') {
                 let t = bed.publisher(node, socket);
                 bed.publishers.push((node, t));
@@ -214,7 +266,7 @@ impl Bed {
             } else {
                 let h = spawn(&bed.overlay, node, socket, Relay::default(), &bed.stop);
                 bed.others
-                    .push((id, thread::spawn(move || counters(h.join().unwrap().1))));
+                    .push((id, thread::spawn(move || counters(&h.join().unwrap().1))));
             }
         }
         // Let the publishers announce themselves.
@@ -232,7 +284,7 @@ impl Bed {
         let key = self
             .keys
             .iter()
-            .find(|(n, _)| *n == node && self.overlay.security() == SecurityMode::On)
+            .find(|(n, _)| *n == node && self.overlay.security_mode() == SecurityMode::On)
             .map(|(_, k)| k);
         let file = self
             .files
@@ -277,6 +329,24 @@ impl Bed {
         slot.1 = t;
     }
 
+    /// The socket of subscriber `id`, for a test that sends from its address (a neighbour's
+    /// address, as an attacker on that link would).
+    pub fn take_socket(&mut self, id: &str) -> UdpSocket {
+        let node = self.overlay.node(id).unwrap();
+        self.subscriber_sockets
+            .iter_mut()
+            .find(|(n, _)| *n == node)
+            .and_then(|(_, s)| s.take())
+            .expect("a subscriber's socket, not yet taken")
+    }
+
+    /// The address of node `id`.
+    pub fn addr(&self, id: &str) -> SocketAddr {
+        self.overlay.nodes()[self.overlay.node(id).unwrap().0 as usize]
+            .addr
+            .unwrap()
+    }
+
     /// Starts a download by subscriber `id`; `progress` follows its first-copy bytes.
     pub fn get(
         &mut self,
@@ -314,21 +384,27 @@ impl Bed {
         for (node, t) in &mut self.publishers {
             t.stop.store(true, Ordering::Relaxed);
             if let Some(h) = t.handle.take() {
-                if let Ok((_, io)) = h.join() {
-                    out.push((
-                        self.overlay.nodes()[node.0 as usize].id.clone(),
-                        *io.forwarder().stats(),
+                if let Ok((ep, io)) = h.join() {
+                    let id = self.overlay.nodes()[node.0 as usize].id.clone();
+                    out.push((id.clone(), *io.forwarder().stats()));
+                    self.reports.push((
+                        id,
+                        Report {
+                            publisher: Some(ep.stats()),
+                            ..counters(&io)
+                        },
                     ));
                 }
             }
         }
         for (id, h) in self.others.drain(..) {
-            if let Ok((st, cache)) = h.join() {
-                if let Some((c, refused)) = cache {
+            if let Ok(report) = h.join() {
+                if let (Some(c), Some(refused)) = (report.cache, report.cache_refused) {
                     self.caches.push((id.clone(), c));
                     self.cache_refused.push((id.clone(), refused));
                 }
-                out.push((id, st));
+                out.push((id.clone(), report.forward));
+                self.reports.push((id, report));
             }
         }
         out
