@@ -1,15 +1,16 @@
-//! Speed of the overlay on loopback (issue 5, acceptance 7; printed, never asserted): one
-//! publisher, one subscriber, one path without emulation, directly and through one forwarding
-//! node, next to a Linux TCP transfer of the same file over loopback in the same run (its
-//! bytes dropped, and written to a file and hashed as the subscriber does): each
-//! three times, alternating, then the medians; then, not compared, one direct run with
-//! 8935-byte chunks. CPU time is the whole process's (user + system, from /proc/self/stat),
-//! per GB of payload, and each thread's.
+//! Speed of the overlay on loopback (issue 5, acceptance 7, and issue 18, acceptance 4;
+//! printed, never asserted): one publisher, one subscriber, one path without emulation,
+//! directly with `security = "on"` (the default: signed metadata, per-chunk verification,
+//! MACs and tickets) and with `"off"`, and through one forwarding node (security on), next to
+//! a Linux TCP transfer of the same file over loopback in the same run (its bytes dropped,
+//! and written to a file and hashed as the subscriber does): each three times, alternating,
+//! then the medians; then, not compared, one direct run with 8935-byte chunks. CPU time is
+//! the whole process's (user + system, from /proc/self/stat), per GB of payload, and each
+//! thread's.
 //!
 //! `cargo run --release -p pathpool-net --example overlay_speed -- [MB]` (default 256);
-//! `-- MB direct` or `-- MB forwarded` runs that configuration alone (for a profile);
-//! `PATHPOOL_SECURITY=off` in the environment runs every overlay with `security = "off"`
-//! (no pages, signature or per-chunk verification; issue 18).
+//! `-- MB direct`, `-- MB direct-off` or `-- MB forwarded` runs that configuration alone
+//! (for a profile).
 
 use std::fs;
 use std::io::{Read, Write};
@@ -89,7 +90,13 @@ fn spawn_named<T: Send + 'static>(
     thread::Builder::new().name(name.into()).spawn(f).unwrap()
 }
 
-fn overlay_run(file: &Path, size: u64, via_forwarder: bool, chunk_bytes: u32) -> Figures {
+fn overlay_run(
+    file: &Path,
+    size: u64,
+    via_forwarder: bool,
+    chunk_bytes: u32,
+    security: SecurityMode,
+) -> Figures {
     let text = if via_forwarder {
         r#"
 rendezvous = "rv"
@@ -103,10 +110,10 @@ nodes = [{ id = "rv" }, { id = "p", transit = false }, { id = "s", transit = fal
 links = [{ between = ["p", "s"] }, { between = ["p", "rv"] }]
 "#
     };
-    let mut overlay = Overlay::from_toml(text, "speed").unwrap();
-    if std::env::var("PATHPOOL_SECURITY").as_deref() == Ok("off") {
-        overlay.set_security(SecurityMode::Off);
-    }
+    // An overlay key as `pathpool keygen` makes one (ignored with security off).
+    let overlay_key = pathpool_net::keys::new_overlay_key().unwrap();
+    let mut overlay = Overlay::from_toml_with_key(text, "speed", overlay_key).unwrap();
+    overlay.set_security(security);
     let sockets: Vec<UdpSocket> = (0..overlay.nodes().len())
         .map(|_| UdpSocket::bind("127.0.0.1:0").unwrap())
         .collect();
@@ -135,7 +142,8 @@ links = [{ between = ["p", "s"] }, { between = ["p", "rv"] }]
             "rv" => ("rv", Box::new(RvEndpoint::new(&overlay))),
             "p" => {
                 let store = FileStore::open(file, &name, chunk_bytes, node, key.as_ref()).unwrap();
-                let ep = PublisherEndpoint::new(store, name.clone(), node, rv_addr);
+                let ep = PublisherEndpoint::new(store, name.clone(), node, rv_addr)
+                    .with_overlay_key(overlay.overlay_key().cloned());
                 ("publisher", Box::new(ep))
             }
             "s" => {
@@ -194,10 +202,13 @@ links = [{ between = ["p", "s"] }, { between = ["p", "rv"] }]
         .collect();
     by_thread.push(format!("writer {:.2}", (cpu - named).max(0.0) / gb));
     println!("  CPU s/GB by thread: {}", by_thread.join(", "));
-    let what = match (via_forwarder, chunk_bytes == DEFAULT_CHUNK_BYTES) {
-        (true, _) => "mmTP over the overlay, through 1 forwarding node".to_string(),
-        (false, true) => "mmTP over the overlay, publisher -> subscriber".to_string(),
-        (false, false) => format!("mmTP, publisher -> subscriber, {chunk_bytes} B chunks"),
+    let what = match (via_forwarder, chunk_bytes == DEFAULT_CHUNK_BYTES, security) {
+        (true, _, _) => "mmTP over the overlay, through 1 forwarding node".to_string(),
+        (false, true, SecurityMode::On) => "mmTP over the overlay, publisher -> subscriber".into(),
+        (false, true, SecurityMode::Off) => {
+            "mmTP, publisher -> subscriber, security off".to_string()
+        }
+        (false, false, _) => format!("mmTP, publisher -> subscriber, {chunk_bytes} B chunks"),
     };
     Figures {
         forwarder_cpu_s_per_gb: threads
@@ -291,27 +302,44 @@ fn main() {
         }
     }
     println!("{mb} MB file, loopback, no emulation, gap-based loss detection (D86):");
-    // A profile of one configuration alone: `-- MB direct` or `-- MB forwarded`.
-    match std::env::args().nth(2).as_deref() {
-        Some("direct") => {
-            overlay_run(&file, size, false, DEFAULT_CHUNK_BYTES);
-            let _ = fs::remove_dir_all(&dir);
-            return;
-        }
-        Some("forwarded") => {
-            overlay_run(&file, size, true, DEFAULT_CHUNK_BYTES);
-            let _ = fs::remove_dir_all(&dir);
-            return;
-        }
-        _ => {}
+    // A profile of one configuration alone: `-- MB direct`, `direct-off` or `forwarded`.
+    let alone = match std::env::args().nth(2).as_deref() {
+        Some("direct") => Some((false, SecurityMode::On)),
+        Some("direct-off") => Some((false, SecurityMode::Off)),
+        Some("forwarded") => Some((true, SecurityMode::On)),
+        _ => None,
+    };
+    if let Some((via_forwarder, security)) = alone {
+        overlay_run(&file, size, via_forwarder, DEFAULT_CHUNK_BYTES, security);
+        let _ = fs::remove_dir_all(&dir);
+        return;
     }
     // On two cores shared with other work a single run varies by tens of percent: the
     // configurations alternate, and the comparison is between medians.
-    let (mut direct, mut forwarded, mut tcp, mut tcp_file) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut direct, mut direct_off, mut forwarded, mut tcp, mut tcp_file) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..REPEATS {
-        direct.push(overlay_run(&file, size, false, DEFAULT_CHUNK_BYTES));
-        forwarded.push(overlay_run(&file, size, true, DEFAULT_CHUNK_BYTES));
+        direct.push(overlay_run(
+            &file,
+            size,
+            false,
+            DEFAULT_CHUNK_BYTES,
+            SecurityMode::On,
+        ));
+        direct_off.push(overlay_run(
+            &file,
+            size,
+            false,
+            DEFAULT_CHUNK_BYTES,
+            SecurityMode::Off,
+        ));
+        forwarded.push(overlay_run(
+            &file,
+            size,
+            true,
+            DEFAULT_CHUNK_BYTES,
+            SecurityMode::On,
+        ));
         tcp.push(tcp_run(&file, size, false));
         tcp_file.push(tcp_run(&file, size, true));
     }
@@ -320,6 +348,7 @@ fn main() {
     println!("medians of {REPEATS} runs each:");
     for (what, runs) in [
         ("mmTP, publisher -> subscriber", &direct),
+        ("mmTP, the same, security off", &direct_off),
         ("mmTP, through 1 forwarding node", &forwarded),
         ("Linux TCP", &tcp),
         ("Linux TCP, to a file, hashed", &tcp_file),
@@ -331,6 +360,12 @@ fn main() {
         );
     }
     println!(
+        "authentication (security on against off, direct): {:+.0}% CPU per GB, goodput {:.0}% \
+         of the unauthenticated transfer's",
+        (cpu(&direct) / cpu(&direct_off) - 1.0) * 100.0,
+        gbps(&direct) / gbps(&direct_off) * 100.0
+    );
+    println!(
         "forwarding node: {:+.0}% CPU per GB (its own thread: {:.0}% of the direct transfer's); \
          overlay goodput {:.0}% of TCP's, {:.0}% of TCP's written to a file and hashed",
         (cpu(&forwarded) / cpu(&direct) - 1.0) * 100.0,
@@ -341,6 +376,6 @@ fn main() {
     // Not the headline (D89 fixes 1135-byte chunks): one direct run with 9000-byte datagrams
     // shows how much of the cost is per chunk rather than per byte.
     println!("not compared (chunks of {BIG_CHUNK_BYTES} B, 9000-byte datagrams), one run:");
-    overlay_run(&file, size, false, BIG_CHUNK_BYTES);
+    overlay_run(&file, size, false, BIG_CHUNK_BYTES, SecurityMode::On);
     let _ = fs::remove_dir_all(&dir);
 }

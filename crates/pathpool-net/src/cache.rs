@@ -11,13 +11,18 @@
 //! carries, for the version it names, with its token, path and echo; it then goes no further.
 //! A metadata request is answered with the verified metadata learnt last for its content
 //! (signed by its publisher, so the subscriber checks it as it would the publisher's own
-//! reply; D156). Everything else passes untouched, as do datagrams that do not decode.
+//! reply; D156). A request is answered only if its FID ticket verifies under the overlay key
+//! (issue 18, item 3): a cache answers for the publisher, so it must not become the amplifier
+//! a forged forward FID would make of the publisher (D169). Everything else passes untouched,
+//! as do datagrams that do not decode.
 
 use pathpool_proto::mmtp::{CacheStats, ChunkCache, ContentId, Part, Request};
 use pathpool_topo::{NodeIx, DEFAULT_TTL};
-use pathpool_wire::auth::PublicKey;
+use pathpool_wire::auth::{OverlayKey, PublicKey};
 use pathpool_wire::hash_tree::{Check, Verifier};
-use pathpool_wire::{ChunkMsg, DataPrefix, Message, MetadataReplyMsg, Packet, SignedMetadata};
+use pathpool_wire::{
+    ChunkMsg, DataPrefix, Message, MetadataReplyMsg, Packet, SignedMetadata, Ticket,
+};
 
 use crate::overlay::{Overlay, SecurityMode};
 
@@ -32,6 +37,10 @@ pub struct CacheTrust {
     pub security: SecurityMode,
     /// Publisher keys by node.
     pub keys: Vec<(NodeIx, PublicKey)>,
+    /// The overlay key, which checks requests' FID tickets (none: tickets are not checked).
+    pub overlay_key: Option<OverlayKey>,
+    /// The clock skew allowed when checking a ticket's expiry, seconds.
+    pub max_skew_s: u64,
 }
 
 impl CacheTrust {
@@ -46,6 +55,25 @@ impl CacheTrust {
                     overlay.public_key(n).map(|k| (n, *k))
                 })
                 .collect(),
+            overlay_key: overlay.overlay_key().cloned(),
+            max_skew_s: overlay.security().max_skew_s(),
+        }
+    }
+
+    /// Whether a request's ticket lets this cache answer it on `fid` for the publisher the
+    /// ticket names (with security on and a key; otherwise every request may be answered).
+    fn ticket_ok(&self, ticket: &Ticket, fid: &pathpool_topo::Fid) -> bool {
+        match (&self.overlay_key, self.security) {
+            (Some(key), SecurityMode::On) => ticket
+                .verify(
+                    key,
+                    ticket.publisher,
+                    fid,
+                    crate::security::unix_now_s(),
+                    self.max_skew_s,
+                )
+                .is_ok(),
+            _ => true,
         }
     }
 
@@ -66,6 +94,9 @@ pub struct RefusedStats {
     /// Chunks of a content or version without verified metadata, or whose parent page was
     /// not verified.
     pub unverifiable_chunks: u64,
+    /// Requests not answered because their FID ticket did not verify (they go on to the
+    /// publisher, which drops them too).
+    pub bad_ticket: u64,
 }
 
 /// A content and version whose metadata verified.
@@ -208,6 +239,10 @@ impl NodeCache {
                 if self.known(prefix.content, prefix.version).is_none() {
                     return false;
                 }
+                if !self.trust.ticket_ok(&r.ticket, &r.forward_fid) {
+                    self.refused.bad_ticket += 1;
+                    return false;
+                }
                 let request = Request::Chunk(pathpool_proto::mmtp::ChunkRequest {
                     content: key(prefix.content, prefix.version),
                     ..r.request
@@ -231,6 +266,10 @@ impl NodeCache {
             }
             Message::MetadataRequest(r) => {
                 let prefix = r.prefix();
+                if !self.trust.ticket_ok(&r.ticket, &r.forward_fid) {
+                    self.refused.bad_ticket += 1;
+                    return false;
+                }
                 let Some(k) = self
                     .known
                     .iter()
@@ -371,9 +410,14 @@ mod tests {
             },
             version: m.version(),
             token,
-            ticket: Ticket::default(),
+            ticket: Ticket::issue(&overlay_key(), NodeIx(1), &fid(7), u32::MAX),
             forward_fid: fid(7),
         }))
+    }
+
+    /// The overlay key of these tests' caches.
+    fn overlay_key() -> OverlayKey {
+        OverlayKey::from_bytes([3; 32])
     }
 
     fn answers(cache: &mut NodeCache, datagram: &[u8]) -> Vec<Vec<u8>> {
@@ -389,6 +433,8 @@ mod tests {
             CacheTrust {
                 security: SecurityMode::On,
                 keys: vec![(NodeIx(1), key.public())],
+                overlay_key: Some(overlay_key()),
+                max_skew_s: 30,
             },
         )
     }
@@ -427,6 +473,45 @@ mod tests {
         assert!(answers(&mut cache, &request(&other, pages + 4, 99)).is_empty());
     }
 
+    /// A request whose ticket was not issued for its forward FID (a forged FID towards a
+    /// victim) is not answered from the cache, although the cache holds the chunk: the cache
+    /// answers for the publisher and must not amplify for an attacker (issue 18, item 3).
+    #[test]
+    fn a_request_with_a_forged_ticket_is_not_answered() {
+        let key = PublisherKey::from_seed([1; 32]);
+        let (data, tree, m) = content(&key);
+        let mut cache = trusting(&key);
+        let pages = tree.shape().pages();
+        answers(&mut cache, &reply(&m));
+        for i in 0..pages {
+            answers(&mut cache, &chunk(&m, i, tree.page(i).unwrap()));
+        }
+        answers(&mut cache, &chunk(&m, pages, &data[..256]));
+        let honest = Ticket::issue(&overlay_key(), NodeIx(1), &fid(7), u32::MAX);
+        let forged = |ticket: Ticket, forward: Fid| {
+            bytes(Message::ChunkRequest(ChunkRequestMsg {
+                request: ChunkRequest {
+                    content: m.content(),
+                    index: pages,
+                    path: PathIndex(3),
+                    echo: echo(42),
+                },
+                version: m.version(),
+                token: 5,
+                ticket,
+                forward_fid: forward,
+            }))
+        };
+        // The honest ticket on another (the victim's) FID; no ticket at all; an expired one.
+        assert!(answers(&mut cache, &forged(honest, fid(9))).is_empty());
+        assert!(answers(&mut cache, &forged(Ticket::default(), fid(9))).is_empty());
+        let expired = Ticket::issue(&overlay_key(), NodeIx(1), &fid(7), 1_000);
+        assert!(answers(&mut cache, &forged(expired, fid(7))).is_empty());
+        assert_eq!(cache.refused().bad_ticket, 3);
+        // The same request with its own ticket is answered.
+        assert_eq!(answers(&mut cache, &forged(honest, fid(7))).len(), 1);
+    }
+
     /// Metadata signed by an untrusted key is not learnt, so nothing of its content is kept
     /// and no request for it is answered (the v1 cache kept the first reply it saw).
     #[test]
@@ -449,7 +534,7 @@ mod tests {
             },
             token: 8,
             first_chunk: false,
-            ticket: Ticket::default(),
+            ticket: Ticket::issue(&overlay_key(), NodeIx(1), &fid(4), u32::MAX),
             forward_fid: fid(4),
         }));
         assert!(answers(&mut cache, &meta_request).is_empty());

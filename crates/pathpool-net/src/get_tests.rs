@@ -37,7 +37,9 @@ struct Setup {
 }
 
 fn setup(tag: &str, key: &PublisherKey) -> Setup {
-    let mut overlay = Overlay::from_toml(PAIR, "pair").unwrap();
+    // Security on: the FID set below is sealed by the rendezvous (p) under this overlay key.
+    let overlay_key = pathpool_wire::auth::OverlayKey::from_bytes([9; 32]);
+    let mut overlay = Overlay::from_toml_with_key(PAIR, "pair", overlay_key.clone()).unwrap();
     let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
     let peer = UdpSocket::bind("127.0.0.1:0").unwrap();
     let s = overlay.node("s").unwrap();
@@ -67,7 +69,14 @@ fn setup(tag: &str, key: &PublisherKey) -> Setup {
         }],
         auth: pathpool_wire::ControlAuth::default(),
     };
-    let set = encode(Message::FidSet(set));
+    let mut set = encode(Message::FidSet(set));
+    pathpool_wire::seal_control(
+        &mut set,
+        p,
+        crate::security::unix_now_us(),
+        Some(&overlay_key),
+    )
+    .unwrap();
     ep.on_datagram(&mut io, now, from, MsgType::FidSet, &set);
     assert_eq!(ep.state(), &GetState::Downloading);
     Setup {

@@ -7,7 +7,7 @@
 mod common;
 
 use std::fs;
-use std::net::{SocketAddr, UdpSocket};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -26,14 +26,17 @@ use pathpool_wire::hash_tree::{leaf_hash, HashTree};
 use pathpool_wire::{ChunkMsg, DataPrefix, Message, MetadataReplyMsg, Packet, SignedMetadata};
 
 /// Three publishers behind one forwarding node `f` (with a cache), two subscribers; links of
-/// 20 Mb/s from the publishers so a download of a few MB lasts long enough to attack.
+/// 20 Mb/s from the publishers so a download of a few MB lasts long enough to attack. The
+/// attacker sends from `sx`, a host linked to `s` and `f`: forwarding nodes and endpoints take
+/// datagrams only from their neighbours' addresses (D162), and the threat model lets the
+/// attacker spoof one, so the attacks here are those the content checks must stop.
 const BED: &str = r#"
 rendezvous = "rv"
 tm = { policy = "k-shortest", k = 1 }
 nodes = [
   { id = "rv" }, { id = "f", cache = "64MB" },
   { id = "p1", transit = false }, { id = "p2", transit = false }, { id = "p3", transit = false },
-  { id = "s", transit = false }, { id = "s2", transit = false },
+  { id = "s", transit = false }, { id = "s2", transit = false }, { id = "sx", transit = false },
 ]
 links = [
   { between = ["p1", "f"], rate = "20Mbps", delay = "2ms" },
@@ -42,6 +45,7 @@ links = [
   { between = ["f", "s"], rate = "100Mbps", delay = "1ms" },
   { between = ["f", "s2"], rate = "100Mbps", delay = "1ms" },
   { between = ["f", "rv"] },
+  { between = ["sx", "s"] }, { between = ["sx", "f"] },
 ]
 "#;
 
@@ -139,7 +143,7 @@ fn forged_metadata_replies_are_rejected_and_the_download_verifies() {
     let mut bed = Bed::start(BED, &src, NAME);
     let s = addr(&bed, "s");
     let out = dir.0.join("out.bin");
-    let attacker = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let attacker = bed.take_socket("sx");
     let fake = vec![0x41u8; 92];
     let p1 = bed.overlay.node("p1").unwrap();
     let forger = PublisherKey::from_seed([0xee; 32]);
@@ -191,7 +195,7 @@ fn forged_chunks_are_rejected_and_the_download_completes_from_the_others() {
     let mut bed = Bed::start(BED, &src, NAME);
     let s = addr(&bed, "s");
     let out = dir.0.join("out.bin");
-    let attacker = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let attacker = bed.take_socket("sx");
     let h = start(&mut bed, "s", &out);
     let token = bed.token.load(Ordering::Relaxed);
     let garbage = vec![0x5au8; DEFAULT_CHUNK_BYTES as usize];
@@ -256,7 +260,7 @@ fn forged_replies_through_a_cache_are_not_stored() {
     let forger = PublisherKey::from_seed([0xee; 32]);
     let m = forged_metadata(&fake, p1, &forger);
     let ft = tree(&fake);
-    let attacker = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let attacker = bed.take_socket("sx");
     let f_addr = addr(&bed, "f");
     let mut sent = 0;
     let send = |d: Vec<u8>, sent: &mut u32| {

@@ -181,13 +181,14 @@ fn a_request_with_a_forged_forward_fid_gets_no_reply() {
     // The attacker knows the reverse FID (it saw a request) and holds an honest ticket for
     // its own forward FID; it asks for replies to go to the victim s2.
     let honest = Ticket::issue(&key, p2, &to_s1.forward_fid, u32::MAX);
-    // The content's version (the first 8 bytes of its root), as any request of it names.
+    // The content's version (the first 8 bytes of its hash tree's root, whoever signs it), as
+    // any request of it names.
     let version = pathpool_net::publisher::FileStore::open(
         &dir.0.join("content.bin"),
         &ContentName::new(NAME).unwrap(),
         pathpool_net::publisher::DEFAULT_CHUNK_BYTES,
         p2,
-        None,
+        Some(&pathpool_wire::auth::PublisherKey::from_seed([1; 32])),
     )
     .unwrap()
     .metadata()
