@@ -486,7 +486,7 @@ mod tests {
         for i in 0..pages {
             answers(&mut cache, &chunk(&m, i, tree.page(i).unwrap()));
         }
-        answers(&mut cache, &chunk(&m, pages, &data[..256]));
+        answers(&mut cache, &chunk(&m, pages, &data[..CB as usize]));
         let honest = Ticket::issue(&overlay_key(), NodeIx(1), &fid(7), u32::MAX);
         let forged = |ticket: Ticket, forward: Fid| {
             bytes(Message::ChunkRequest(ChunkRequestMsg {
