@@ -170,6 +170,10 @@ pub struct GetStats {
     pub stale_replies: u64,
     /// DATA_ERRORs without a valid MAC (ignored).
     pub unauthenticated_errors: u64,
+    /// Paths whose FID tickets were renewed before they expired (D180), summed over renewals.
+    pub renewed_tickets: u64,
+    /// Paths a renewal's FID set no longer gave as they were (their tickets run out), summed.
+    pub paths_not_renewed: u64,
 }
 
 /// The subscriber endpoint of a node.
@@ -192,6 +196,8 @@ pub struct GetEndpoint {
     file: Option<PartFile>,
     started: Option<Time>,
     last_subscribe: Option<Time>,
+    /// The renewal of the paths' tickets (none with `security = "off"`).
+    renewal: Option<TicketRenewal>,
     last_progress: Time,
     finished: Option<Time>,
     bytes: u64,
@@ -250,6 +256,7 @@ impl GetEndpoint {
             file: None,
             started: None,
             last_subscribe: None,
+            renewal: None,
             last_progress: Time::ZERO,
             finished: None,
             bytes: 0,
@@ -361,11 +368,17 @@ impl GetEndpoint {
     }
 
     fn subscribe(&mut self, io: &mut NodeIo, now: Time) {
+        self.send_subscribe(io, self.request_id);
+        self.started.get_or_insert(now);
+        self.last_subscribe = Some(now);
+    }
+
+    fn send_subscribe(&self, io: &mut NodeIo, request_id: u32) {
         let packet = Packet::<4> {
             hop_limit: HOP_LIMIT,
             fid: Fid::default(),
             message: Message::Subscribe(Subscribe {
-                request_id: self.request_id,
+                request_id,
                 subscriber: self.node,
                 matching: self.config.matching,
                 name: self.config.name.clone(),
@@ -373,8 +386,6 @@ impl GetEndpoint {
             }),
         };
         io.send_control_to(self.rendezvous, &packet);
-        self.started.get_or_insert(now);
-        self.last_subscribe = Some(now);
     }
 
     fn start(&mut self, now: Time, mut paths: Vec<PathFids>) {
@@ -614,6 +625,7 @@ impl Endpoint for GetEndpoint {
                     self.fail(now, GetError::Refused("no path".into()));
                     return;
                 }
+                self.renewal = TicketRenewal::schedule(&set.paths, set.auth.timestamp_us, now);
                 self.start(now, set.paths);
                 self.request_metadata(io, now);
             }
@@ -621,6 +633,9 @@ impl Endpoint for GetEndpoint {
                 if e.request_id == self.request_id =>
             {
                 self.fail(now, GetError::Refused(e.text));
+            }
+            (GetState::Downloading, Message::FidSet(set)) => {
+                self.on_renewed_fid_set(now, &set);
             }
             (GetState::Downloading, Message::MetadataReply(m)) => {
                 self.on_metadata_reply(io, now, &m);
@@ -641,6 +656,7 @@ impl Endpoint for GetEndpoint {
             ),
             GetState::Downloading => {
                 let stall = self.last_progress + self.config.stall_timeout;
+                let stall = self.renewal.map_or(stall, |r| r.next_event().min(stall));
                 if let Some(meta) = &self.meta {
                     let retry = meta.last_sent.map_or(Time::ZERO, |t| t + SUBSCRIBE_RETRY);
                     let adopt = meta.deadline(self.config.metadata_wait);
@@ -681,6 +697,7 @@ impl Endpoint for GetEndpoint {
                     self.fail(now, e);
                     return;
                 }
+                self.renew_tickets(io, now);
                 if let Some(meta) = &self.meta {
                     if meta.last_sent.is_none_or(|t| now >= t + SUBSCRIBE_RETRY) {
                         self.request_metadata(io, now);
@@ -702,6 +719,10 @@ impl Endpoint for GetEndpoint {
 
 #[path = "get_verify.rs"]
 mod verify;
+
+#[path = "get_refresh.rs"]
+mod refresh;
+use refresh::TicketRenewal;
 
 #[cfg(test)]
 #[path = "get_tests.rs"]

@@ -37,8 +37,22 @@ struct Setup {
 }
 
 fn setup(tag: &str, key: &PublisherKey) -> Setup {
+    setup_with_ticket(tag, key, |_| pathpool_wire::Ticket::default())
+}
+
+/// The overlay key the tests' rendezvous seals its answers with.
+fn overlay_key() -> pathpool_wire::auth::OverlayKey {
+    pathpool_wire::auth::OverlayKey::from_bytes([9; 32])
+}
+
+/// [`setup`] with the FID set's path carrying `ticket(p)`.
+fn setup_with_ticket(
+    tag: &str,
+    key: &PublisherKey,
+    ticket: impl FnOnce(NodeIx) -> pathpool_wire::Ticket,
+) -> Setup {
     // Security on: the FID set below is sealed by the rendezvous (p) under this overlay key.
-    let overlay_key = pathpool_wire::auth::OverlayKey::from_bytes([9; 32]);
+    let overlay_key = overlay_key();
     let mut overlay = Overlay::from_toml_with_key(PAIR, "pair", overlay_key.clone()).unwrap();
     let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
     let peer = UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -65,7 +79,7 @@ fn setup(tag: &str, key: &PublisherKey) -> Setup {
             group_id: 0,
             forward_fid: Fid::default(),
             reverse_fid: Fid::default(),
-            ticket: pathpool_wire::Ticket::default(),
+            ticket: ticket(p),
         }],
         auth: pathpool_wire::ControlAuth::default(),
     };
@@ -215,5 +229,118 @@ fn a_bad_chunk_excludes_its_source() {
         "{why}"
     );
     assert!(!t.dir.join("out.bin").exists());
+    let _ = fs::remove_dir_all(&t.dir);
+}
+
+/// A FID set from the rendezvous `p` answering `request_id` with one path of `ticket`.
+fn sealed_fid_set(request_id: u32, p: NodeIx, ticket: pathpool_wire::Ticket) -> Vec<u8> {
+    let set = FidSetMsg {
+        request_id,
+        name: ContentName::new("/t/x").unwrap(),
+        paths: vec![PathFids {
+            publisher: p,
+            group_id: 0,
+            forward_fid: Fid::default(),
+            reverse_fid: Fid::default(),
+            ticket,
+        }],
+        auth: pathpool_wire::ControlAuth::default(),
+    };
+    let mut set = encode(Message::FidSet(set));
+    pathpool_wire::seal_control(
+        &mut set,
+        p,
+        crate::security::unix_now_us(),
+        Some(&overlay_key()),
+    )
+    .unwrap();
+    set
+}
+
+#[test]
+fn tickets_are_renewed_at_four_fifths_of_their_lifetime() {
+    let key = PublisherKey::from_seed([5; 32]);
+    let start_s = crate::security::unix_now_s();
+    let ticket = |p, lifetime_s: u64| {
+        pathpool_wire::Ticket::issue(
+            &overlay_key(),
+            p,
+            &Fid::<4>::default(),
+            u32::try_from(start_s + lifetime_s).unwrap(),
+        )
+    };
+    let mut t = setup_with_ticket("renew", &key, |p| ticket(p, 10));
+    let first = t.ep.paths[0].ticket;
+    // The FID set came at 1 ms with 9-10 s of lifetime left: renewal at 7.2-8 s, before
+    // the 10 s stall timeout.
+    let due = t.ep.renewal.unwrap().due;
+    assert!(
+        due >= Time::from_ms(7_000) && due <= Time::from_ms(8_001),
+        "{due:?}"
+    );
+    t._peer
+        .set_read_timeout(Some(std::time::Duration::from_millis(200)))
+        .unwrap();
+    // The request id of the next SUBSCRIBE the rendezvous receives, passing over the
+    // metadata requests the metadata phase repeats meanwhile.
+    let next_subscribe = |peer: &UdpSocket| {
+        let mut buf = [0u8; 2048];
+        while let Ok(n) = peer.recv(&mut buf) {
+            if let Message::Subscribe(s) = Packet::<4>::decode(&buf[..n]).unwrap().message {
+                return Some(s.request_id);
+            }
+        }
+        None
+    };
+    // The first SUBSCRIBE, still queued from the set-up.
+    t.io.send_queued();
+    assert_eq!(next_subscribe(&t._peer), Some(t.ep.request_id));
+    t.ep.on_timeout(&mut t.io, due - Dur::from_ms(1));
+    t.io.send_queued();
+    assert_eq!(next_subscribe(&t._peer), None, "not before it is due");
+    t.ep.on_timeout(&mut t.io, due);
+    t.io.send_queued();
+    let renewal_id = next_subscribe(&t._peer).expect("a SUBSCRIBE at the renewal");
+    assert_ne!(
+        renewal_id, t.ep.request_id,
+        "a new, unpredictable request id"
+    );
+    // Unanswered, it is repeated with the same id after the retry interval, not before.
+    t.ep.on_timeout(&mut t.io, due + Dur::from_ms(100));
+    t.io.send_queued();
+    assert_eq!(next_subscribe(&t._peer), None, "no repeat before 500 ms");
+    t.ep.on_timeout(&mut t.io, due + SUBSCRIBE_RETRY);
+    t.io.send_queued();
+    assert_eq!(
+        next_subscribe(&t._peer),
+        Some(renewal_id),
+        "the SUBSCRIBE repeated"
+    );
+    // A FID set for another request changes nothing; the answer swaps the path's ticket.
+    let later = due + Dur::from_ms(600);
+    let renewed = ticket(t.p, 20);
+    let stray = sealed_fid_set(renewal_id ^ 1, t.p, renewed);
+    t.ep.on_datagram(&mut t.io, later, t.from, MsgType::FidSet, &stray);
+    assert_eq!(t.ep.paths[0].ticket, first);
+    let answer = sealed_fid_set(renewal_id, t.p, renewed);
+    t.ep.on_datagram(&mut t.io, later, t.from, MsgType::FidSet, &answer);
+    assert_eq!(t.ep.paths[0].ticket, renewed);
+    assert_eq!(t.ep.stats().renewed_tickets, 1);
+    assert_eq!(t.ep.stats().paths_not_renewed, 0);
+    assert_eq!(t.ep.state(), &GetState::Downloading);
+    // The next renewal is four fifths of the new 19-20 s on from the answer.
+    let next = t.ep.renewal.unwrap().due;
+    assert!(
+        next >= later + Dur::from_ms(15_200) && next <= later + Dur::from_ms(16_001),
+        "{next:?}"
+    );
+    let _ = fs::remove_dir_all(&t.dir);
+}
+
+#[test]
+fn zero_tickets_are_not_renewed() {
+    // security = "off": the rendezvous issues zero tickets, which never expire.
+    let t = setup("no-renew", &PublisherKey::from_seed([5; 32]));
+    assert_eq!(t.ep.renewal, None);
     let _ = fs::remove_dir_all(&t.dir);
 }

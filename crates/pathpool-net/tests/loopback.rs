@@ -551,3 +551,50 @@ fn symlinks_planted_at_the_part_and_output_names_are_not_followed() {
     );
     assert!(pathpool_net::temp_file::leftovers(&out).is_empty());
 }
+
+/// One publisher behind a 16 Mb/s link; FID tickets good for 2 s (1 s of clock skew
+/// allowed), so that a download of about 9 s outlives several sets of them.
+const SHORT_TICKETS: &str = r#"
+rendezvous = "rv"
+ticket_lifetime = "2s"
+max_skew = "1s"
+nodes = [{ id = "rv" }, { id = "p", transit = false }, { id = "s", transit = false }]
+links = [
+  { between = ["p", "rv"], rate = "16Mbps", delay = "5ms", queue = "60KB" },
+  { between = ["rv", "s"] },
+]
+"#;
+
+#[test]
+fn a_download_outliving_its_tickets_renews_them() {
+    let _cores = common::shared();
+    let dir = Scratch::new("renewal");
+    let src = dir.0.join("content.bin");
+    let data = random_file(&src, 16 << 20, 11);
+    let mut bed = Bed::start(SHORT_TICKETS, &src, "/test/content");
+    let out = dir.0.join("out.bin");
+    let (ep, wall) = download(&mut bed, "s", &out);
+    assert_eq!(ep.inner.state(), &GetState::Done, "{:?}", ep.inner);
+    assert!(fs::read(&out).unwrap() == data);
+    bed.finish();
+    let publisher = bed
+        .reports
+        .iter()
+        .find(|(id, _)| id == "p")
+        .and_then(|(_, r)| r.publisher)
+        .unwrap();
+    let st = ep.inner.stats();
+    eprintln!(
+        "16 MB in {wall:.1} s with 2 s tickets: {} renewed, {} paths not renewed; the \
+         publisher refused {} requests for their ticket",
+        st.renewed_tickets, st.paths_not_renewed, publisher.bad_ticket
+    );
+    // Without renewal the publisher refuses every request from 3 s on and the download
+    // stalls; each renewal lands 1.6 s after the last.
+    assert!(
+        st.renewed_tickets as f64 >= (wall - 2.0) / 1.6 - 1.0,
+        "{st:?} in {wall:.1} s"
+    );
+    assert_eq!(st.paths_not_renewed, 0);
+    assert_eq!(publisher.bad_ticket, 0, "{publisher:?}");
+}

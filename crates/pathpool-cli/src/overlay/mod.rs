@@ -584,6 +584,13 @@ pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
                 p.bytes as f64 * 8.0 / secs.max(1e-9) / 1e6,
             );
             eprintln!("  from {}; written to {}", per.join(", "), a.out.display());
+            let st = ep.inner.stats();
+            if st.renewed_tickets + st.paths_not_renewed > 0 {
+                eprintln!(
+                    "  FID tickets renewed before expiry: {} path tickets in all, {} paths not renewed",
+                    st.renewed_tickets, st.paths_not_renewed
+                );
+            }
             if !ep.inner.excluded().is_empty() {
                 eprintln!("  excluded: {}", ep.inner.excluded_summary());
             }
