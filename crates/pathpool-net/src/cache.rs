@@ -357,6 +357,7 @@ mod tests {
             data_chunks: 5,
             pages: tree.shape().pages(),
             root: tree.root(),
+            content_hash: *blake3::hash(&data).as_bytes(),
             description: String::new(),
             signature: [0; 64],
         };

@@ -31,7 +31,7 @@ use pathpool_wire::{
 use crate::content_check::ContentCheck;
 use crate::get_metadata::{Decision, MetadataPhase, Trust, DEFAULT_METADATA_WAIT};
 use crate::node::{Endpoint, NodeIo};
-use crate::part_file::{FileDigest, PartFile};
+use crate::part_file::PartFile;
 use crate::rv::HOP_LIMIT;
 
 /// How a download is made.
@@ -511,14 +511,7 @@ impl GetEndpoint {
         let Some(m) = &self.signed else {
             return;
         };
-        let digest = if m.pages > 0 {
-            FileDigest::TreeRoot {
-                chunk_bytes: m.chunk_bytes,
-            }
-        } else {
-            FileDigest::Blake3
-        };
-        match PartFile::create(&self.config.out, m.size_bytes, digest) {
+        match PartFile::create(&self.config.out, m.size_bytes) {
             Ok(f) => self.file = Some(f),
             Err(e) => self.fail(now, GetError::Io(e.to_string())),
         }
@@ -547,19 +540,21 @@ impl GetEndpoint {
         let (Some(mut file), Some(m)) = (self.file.take(), self.signed.clone()) else {
             return;
         };
-        // The writer hashed every byte as it wrote it (part_file.rs): the root of what is on
-        // disk, without reading the file again, checked against the adopted root.
+        // The writer hashed every byte as it wrote it (part_file.rs): the BLAKE3 hash of what
+        // is on disk, without reading the file again, checked against the signed content
+        // hash (D181). Each chunk was already verified on arrival against the signed tree;
+        // this checks the file assembled from them.
         let verified = file
             .finish()
             .map_err(GetError::Io)
             .and_then(|digest| {
-                if blake3::Hash::from(digest) == blake3::Hash::from(m.root) {
+                if blake3::Hash::from(digest) == blake3::Hash::from(m.content_hash) {
                     Ok(())
                 } else {
                     Err(GetError::Integrity(format!(
-                        "the file's root {} does not match the metadata's {}",
+                        "the file's BLAKE3 hash {} does not match the metadata's {}",
                         blake3::Hash::from(digest).to_hex(),
-                        blake3::Hash::from(m.root).to_hex()
+                        blake3::Hash::from(m.content_hash).to_hex()
                     )))
                 }
             })

@@ -101,7 +101,7 @@ pub(crate) enum Decision {
     /// Not yet.
     Wait,
     /// Adopt this metadata; exclude these sources (with why).
-    Adopt(Candidate, Vec<(NodeIx, String)>),
+    Adopt(Box<Candidate>, Vec<(NodeIx, String)>),
     /// Give up, with why.
     Fail(String),
 }
@@ -263,7 +263,7 @@ impl MetadataPhase {
             })
             .collect();
         match self.candidates.iter().find(|c| c.metadata.root == chosen) {
-            Some(c) => Decision::Adopt(c.clone(), excluded),
+            Some(c) => Decision::Adopt(Box::new(c.clone()), excluded),
             None => Decision::Wait,
         }
     }
@@ -327,6 +327,7 @@ mod tests {
             data_chunks: 2,
             pages: 1,
             root: [root; 32],
+            content_hash: [root; 32],
             description: String::new(),
             signature: [0; 64],
         };

@@ -18,6 +18,7 @@ pub mod overlay;
 pub mod part_file;
 pub mod publisher;
 pub mod publisher_key;
+pub mod publisher_reads;
 pub mod rv;
 pub mod security;
 pub mod temp_file;

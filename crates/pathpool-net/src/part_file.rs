@@ -7,9 +7,9 @@
 //! run goes to the writer thread, which writes it with one call and hashes it while it is in
 //! memory if it continues the hashed prefix. Bytes written out of order are hashed when the
 //! prefix reaches them, read back from the file (only those). At the end the writer has the
-//! digest of the whole file (BLAKE3, or the hash tree's root: `FileDigest`) without reading it again, and the file is synced to disk; the
-//! kernel has been writing it out all along, so the sync has little left to do, and the pages
-//! already on disk have left the page cache (a download streams through it, as with Linux's
+//! BLAKE3 hash of the whole file, which the signed metadata carries (D181), without reading it
+//! again, and the file is synced to disk; the kernel has been writing it out all along, so
+//! the sync has little left to do, and the pages already on disk have left the page cache (a download streams through it, as with Linux's
 //! `RWF_DONTCACHE`, rather than filling it).
 //!
 //! The file itself is a [`TempFile`] beside the output: a random name, created with
@@ -28,7 +28,6 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 
 use nix::fcntl::{posix_fadvise, PosixFadviseAdvice};
-use pathpool_wire::hash_tree::StreamingRoot;
 
 use crate::temp_file::TempFile;
 
@@ -51,55 +50,8 @@ struct Run {
     data: Vec<u8>,
 }
 
-/// The whole file as the writer saw it: its digest ([`FileDigest`]), once every byte was
-/// written.
+/// The whole file as the writer saw it: its BLAKE3 hash, once every byte was written.
 pub type Digest = [u8; 32];
-
-/// What the writer hashes the file into, for the whole-content check before the rename
-/// (wire version 2, issue 18).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileDigest {
-    /// The BLAKE3 hash of the whole file (security off: the metadata's root).
-    Blake3,
-    /// The root of the hash tree over chunks of `chunk_bytes` (security on).
-    TreeRoot {
-        /// The content's chunk size.
-        chunk_bytes: u32,
-    },
-}
-
-/// The writer's hasher.
-enum Hasher {
-    Blake3(Box<blake3::Hasher>),
-    Tree(Box<StreamingRoot>),
-}
-
-impl Hasher {
-    fn new(kind: FileDigest) -> Hasher {
-        match kind {
-            FileDigest::Blake3 => Hasher::Blake3(Box::new(blake3::Hasher::new())),
-            FileDigest::TreeRoot { chunk_bytes } => {
-                Hasher::Tree(Box::new(StreamingRoot::new(chunk_bytes)))
-            }
-        }
-    }
-
-    fn update(&mut self, bytes: &[u8]) {
-        match self {
-            Hasher::Blake3(h) => {
-                h.update(bytes);
-            }
-            Hasher::Tree(t) => t.update(bytes),
-        }
-    }
-
-    fn finish(self) -> Result<Digest, String> {
-        match self {
-            Hasher::Blake3(h) => Ok(*h.finalize().as_bytes()),
-            Hasher::Tree(t) => t.finish().map_err(|e| e.to_string()),
-        }
-    }
-}
 
 /// A download's partial file (see the module documentation).
 pub struct PartFile {
@@ -129,13 +81,13 @@ impl std::fmt::Debug for PartFile {
 
 impl PartFile {
     /// Creates the partial file of a download to `out`, `size_bytes` long, under a new random
-    /// name beside `out` (`temp_file.rs`), and starts its writer, which hashes it into `digest`. Nothing at `out` or at any
-    /// other existing name is opened.
+    /// name beside `out` (`temp_file.rs`), and starts its writer, which hashes it with BLAKE3.
+    /// Nothing at `out` or at any other existing name is opened.
     ///
     /// # Errors
     /// The file cannot be created or sized, or the thread cannot start; the message names
     /// the file.
-    pub fn create(out: &Path, size_bytes: u64, digest: FileDigest) -> io::Result<PartFile> {
+    pub fn create(out: &Path, size_bytes: u64) -> io::Result<PartFile> {
         let temp = TempFile::create_beside(out)?;
         let path = temp.path().to_path_buf();
         let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
@@ -148,7 +100,7 @@ impl PartFile {
             file,
             path: path.clone(),
             size_bytes,
-            hasher: Hasher::new(digest),
+            hasher: Box::new(blake3::Hasher::new()),
             hashed_to: 0,
             unhashed: BTreeMap::new(),
             written_back_to: 0,
@@ -306,7 +258,7 @@ struct Writer {
     file: File,
     path: PathBuf,
     size_bytes: u64,
-    hasher: Hasher,
+    hasher: Box<blake3::Hasher>,
     /// Every byte before this offset has been written and hashed.
     hashed_to: u64,
     /// Written but not yet hashed: start → end of each run beyond the hashed prefix.
@@ -353,7 +305,7 @@ impl Writer {
         self.file
             .sync_data()
             .map_err(|e| format!("{}: {e}", self.path.display()))?;
-        self.hasher.finish()
+        Ok(*self.hasher.finalize().as_bytes())
     }
 
     /// Writes a run, hashes it if it continues the hashed prefix, then hashes whatever
@@ -438,7 +390,7 @@ mod tests {
 
     /// Writes `content` as chunks of `chunk` bytes in the order `order` (chunk indices).
     fn write_in_order(path: &Path, content: &[u8], chunk: usize, order: &[usize]) -> PartFile {
-        let mut f = PartFile::create(path, content.len() as u64, FileDigest::Blake3).unwrap();
+        let mut f = PartFile::create(path, content.len() as u64).unwrap();
         for &i in order {
             let start = i * chunk;
             let end = (start + chunk).min(content.len());
@@ -461,31 +413,6 @@ mod tests {
         f.persist().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), data);
         assert!(crate::temp_file::leftovers(&path).is_empty());
-    }
-
-    /// With security on the writer gives the hash tree's root, as the publisher built it.
-    #[test]
-    fn the_tree_root_of_chunks_out_of_order() {
-        use pathpool_wire::hash_tree::{leaf_hash, HashTree};
-        let path = scratch("tree");
-        let data = content(50_000);
-        let leaves = data
-            .chunks(1119)
-            .enumerate()
-            .map(|(i, c)| leaf_hash(i as u64, c))
-            .collect();
-        let root = HashTree::from_leaves(leaves, 1119).unwrap().root();
-        let mut f = PartFile::create(
-            &path,
-            data.len() as u64,
-            FileDigest::TreeRoot { chunk_bytes: 1119 },
-        )
-        .unwrap();
-        for i in (0..data.len().div_ceil(1119)).rev() {
-            let end = ((i + 1) * 1119).min(data.len());
-            f.write((i * 1119) as u64, &data[i * 1119..end]).unwrap();
-        }
-        assert_eq!(f.finish().unwrap(), root);
     }
 
     #[test]
@@ -545,7 +472,7 @@ mod tests {
     #[test]
     fn a_write_past_the_end_stops_the_download() {
         let path = scratch("past-end");
-        let mut f = PartFile::create(&path, 100, FileDigest::Blake3).unwrap();
+        let mut f = PartFile::create(&path, 100).unwrap();
         f.write(50, &[1; 100]).unwrap();
         let e = f.finish().unwrap_err();
         assert!(e.contains("past the end (100)"), "{e}");

@@ -5,15 +5,15 @@
 //!
 //! Wire version 2 (issue 18): opening the file hashes it once into the hash tree of
 //! `pathpool_wire::hash_tree` and signs the metadata with the publisher's key; the tree's
-//! pages are served as chunks `0..P`, the data after them. Every data chunk read from disk is
-//! checked against its leaf before it is sent, so a file changed or truncated after it was
-//! published is answered with DATA_ERROR "content unavailable" (logged once), never with
-//! bytes the signature does not cover (D153).
+//! pages are served as chunks `0..P`, the data after them. Once the file is found changed
+//! after it was published (its `fstat` differs, `publisher_reads.rs`), or always with
+//! `ReadCheck::Hash`, every data chunk read from disk is checked against its leaf before it
+//! is sent, and one that fails is answered with DATA_ERROR "content unavailable" (logged
+//! once), never with bytes the signature does not cover (D153, D181).
 
 use std::fs::File;
 use std::io::{self, Read};
 use std::net::SocketAddr;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use pathpool_core::{Dur, Time};
@@ -28,6 +28,7 @@ use pathpool_wire::{
 };
 
 use crate::node::{Endpoint, NodeIo};
+use crate::publisher_reads::{FileIdentity, ReadAhead, ReadCheck};
 use crate::rv::HOP_LIMIT;
 
 /// Default chunk size: 1119 bytes, so that a chunk's datagram is 1200 bytes with 256-bit
@@ -51,6 +52,8 @@ pub struct FileStore {
     content: ContentId,
     metadata: SignedMetadata,
     tree: Option<HashTree>,
+    /// The file as it was hashed.
+    identity: FileIdentity,
 }
 
 impl FileStore {
@@ -76,8 +79,9 @@ impl FileStore {
                 "chunk size {chunk_bytes} B: must be 64 to {max} B"
             )));
         }
-        let mut file = File::open(path)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+        let mut file = File::open(path).map_err(named)?;
+        let before = FileIdentity::of(&file.metadata().map_err(named)?);
         // Blocks of whole chunks, so each leaf is hashed from one slice.
         let cb = chunk_bytes as usize;
         let mut block = vec![0u8; HASH_BLOCK_BYTES.div_ceil(cb) * cb];
@@ -85,8 +89,7 @@ impl FileStore {
         let mut whole = blake3::Hasher::new();
         let mut size = 0u64;
         loop {
-            let n = read_full(&mut file, &mut block)
-                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            let n = read_full(&mut file, &mut block).map_err(named)?;
             if n == 0 {
                 break;
             }
@@ -94,9 +97,10 @@ impl FileStore {
                 for c in block[..n].chunks(cb) {
                     leaves.push(leaf_hash(leaves.len() as u64, c));
                 }
-            } else {
-                whole.update(&block[..n]);
             }
+            // The whole content's hash, for the subscriber's check of the assembled file
+            // (D181); BLAKE3 hashes a 1 MiB block many chunks at a time (SIMD).
+            whole.update(&block[..n]);
             size += n as u64;
             if n < block.len() {
                 break;
@@ -104,6 +108,17 @@ impl FileStore {
         }
         if size == 0 {
             return Err(invalid(format!("{}: the file is empty", path.display())));
+        }
+        let identity = FileIdentity::of(&file.metadata().map_err(named)?);
+        if identity != before || identity.len() != size {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                format!(
+                    "{}: the file changed while it was being hashed; publish it once it is \
+                     complete",
+                    path.display()
+                ),
+            ));
         }
         let data_chunks = u32::try_from(size.div_ceil(u64::from(chunk_bytes)))
             .map_err(|_| invalid(format!("{}: too many chunks", path.display())))?;
@@ -124,6 +139,7 @@ impl FileStore {
             root: tree
                 .as_ref()
                 .map_or(*whole.finalize().as_bytes(), HashTree::root),
+            content_hash: *whole.finalize().as_bytes(),
             description: format!("{name} ({size} bytes)"),
             signature: [0; 64],
         };
@@ -138,6 +154,7 @@ impl FileStore {
             content: ContentId::from_name(name.as_str()),
             metadata,
             tree,
+            identity,
         })
     }
 
@@ -182,44 +199,6 @@ fn read_full(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
     Ok(n)
 }
 
-/// Bytes a publisher reads from its file at once: Linux's default read-ahead window
-/// (`read_ahead_kb` = 128), about 115 chunks of 1135 bytes.
-pub const READ_AHEAD_BYTES: usize = 128 << 10;
-
-/// A window of the file held in memory, so that consecutive chunks cost one `pread` between
-/// them instead of one each (a `pread` per chunk was the publisher's largest cost, D108).
-/// Requests come mostly in ascending runs (Algorithm 1 hands each subflow the next idle
-/// chunks); any other chunk just moves the window.
-#[derive(Debug, Default)]
-struct ReadAhead {
-    data: Vec<u8>,
-    /// Where `data` starts in the file.
-    start: u64,
-}
-
-impl ReadAhead {
-    /// Copies chunk `index` of `store` into `out` (its length), reading the window from the
-    /// chunk on when the chunk is not all in it.
-    fn read(&mut self, store: &FileStore, index: u32, out: &mut [u8]) -> io::Result<()> {
-        let offset = store.offset(index);
-        let end = offset + out.len() as u64;
-        let held_to = self.start + self.data.len() as u64;
-        if offset < self.start || end > held_to {
-            let len =
-                (store.metadata.size_bytes - offset).min(READ_AHEAD_BYTES.max(out.len()) as u64);
-            self.data.resize(len as usize, 0);
-            self.start = offset;
-            if let Err(e) = store.file.read_exact_at(&mut self.data, offset) {
-                self.data.clear();
-                return Err(e);
-            }
-        }
-        let from = (offset - self.start) as usize;
-        out.copy_from_slice(&self.data[from..from + out.len()]);
-        Ok(())
-    }
-}
-
 /// Counters of a publisher.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PublisherStats {
@@ -252,7 +231,7 @@ pub struct PublisherEndpoint {
     next_announce: Time,
     buf: Vec<u8>,
     read_ahead: ReadAhead,
-    /// Whether the file was found changed (logged once).
+    /// Whether a chunk was found changed (logged once).
     changed_logged: bool,
     stats: PublisherStats,
 }
@@ -262,6 +241,7 @@ impl PublisherEndpoint {
     #[must_use]
     pub fn new(store: FileStore, name: ContentName, node: NodeIx, rendezvous: SocketAddr) -> Self {
         PublisherEndpoint {
+            read_ahead: ReadAhead::new(store.identity, ReadCheck::default()),
             store,
             name,
             node,
@@ -269,10 +249,16 @@ impl PublisherEndpoint {
             overlay_key: None,
             next_announce: Time::ZERO,
             buf: vec![0; MAX_PACKET_BYTES],
-            read_ahead: ReadAhead::default(),
             changed_logged: false,
             stats: PublisherStats::default(),
         }
+    }
+
+    /// Checks chunks read from disk as `check` says (default [`ReadCheck::Stat`]).
+    #[must_use]
+    pub fn with_read_check(mut self, check: ReadCheck) -> Self {
+        self.read_ahead = ReadAhead::new(self.store.identity, check);
+        self
     }
 
     /// Seals its DATA_ERRORs with `key`'s MAC, so subscribers believe them.
@@ -358,20 +344,34 @@ impl PublisherEndpoint {
             .data_len(data)
             .ok_or(ErrorKind::IndexOutOfRange)?;
         let out = &mut self.buf[start..start + len];
-        let read = self.read_ahead.read(&self.store, data, out);
+        let read = self.read_ahead.read(
+            &self.store.file,
+            self.store.metadata.size_bytes,
+            self.store.offset(data),
+            out,
+        );
+        if matches!(read, Ok(true)) {
+            eprintln!(
+                "publisher: {}: the file changed after it was published: checking every chunk \
+                 read against the published hashes from now on",
+                self.store.path.display()
+            );
+        }
         let intact = read.is_ok()
-            && self.store.tree.as_ref().is_none_or(|t| {
-                t.leaf(data).is_some_and(|leaf| {
-                    blake3::Hash::from(*leaf) == blake3::Hash::from(leaf_hash(u64::from(data), out))
-                })
-            });
+            && (!self.read_ahead.check_chunks()
+                || self.store.tree.as_ref().is_none_or(|t| {
+                    t.leaf(data).is_some_and(|leaf| {
+                        blake3::Hash::from(*leaf)
+                            == blake3::Hash::from(leaf_hash(u64::from(data), out))
+                    })
+                }));
         if !intact {
             self.stats.unavailable += 1;
             if !self.changed_logged {
                 self.changed_logged = true;
                 let why = match read {
                     Err(e) => e.to_string(),
-                    Ok(()) => "its bytes differ from what was published".into(),
+                    Ok(_) => "its bytes differ from what was published".into(),
                 };
                 eprintln!(
                     "publisher: {}: data chunk {data}: {why}; the file changed or was truncated \
@@ -506,6 +506,7 @@ impl Endpoint for PublisherEndpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::publisher_reads::READ_AHEAD_BYTES;
 
     /// Chunks read through the window are the file's bytes, in any order, the short last one
     /// included.
@@ -531,12 +532,20 @@ mod tests {
         order.extend((0..n).rev());
         let mut rng = pathpool_core::Rng::seed_from_u64(3);
         order.extend((0..n).map(|_| rng.below(u64::from(n)) as u32));
-        let mut ra = ReadAhead::default();
+        let mut ra = ReadAhead::new(store.identity, ReadCheck::Stat);
         for index in order {
             let start = store.offset(index) as usize;
             let len = store.data_len(index).unwrap();
             let mut out = vec![0; len];
-            ra.read(&store, index, &mut out).unwrap();
+            let changed = ra
+                .read(
+                    &store.file,
+                    store.metadata.size_bytes,
+                    store.offset(index),
+                    &mut out,
+                )
+                .unwrap();
+            assert!(!changed);
             assert_eq!(out, &content[start..start + len], "chunk {index}");
         }
         let _ = std::fs::remove_dir_all(&dir);

@@ -89,6 +89,7 @@ fn forged_metadata(data: &[u8], publisher: NodeIx, key: &PublisherKey) -> Signed
         data_chunks: data.len().div_ceil(DEFAULT_CHUNK_BYTES as usize) as u32,
         pages: t.shape().pages(),
         root: t.root(),
+        content_hash: *blake3::hash(data).as_bytes(),
         description: "forged".into(),
         signature: [0; 64],
     };

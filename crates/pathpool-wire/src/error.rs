@@ -48,6 +48,8 @@ pub enum Field {
     Sizes,
     /// The root hash of a metadata reply.
     Root,
+    /// The whole content's hash in a metadata reply.
+    ContentHash,
     /// The version of a data message (first 8 bytes of the root).
     Version,
     /// The token of a data message.

@@ -356,65 +356,6 @@ impl Verifier {
     }
 }
 
-/// A tree root computed from a content's bytes given in order, in pieces of any size: what
-/// a downloader's writer hashes as it writes, for the whole-content check at the end.
-#[derive(Clone, Debug)]
-pub struct StreamingRoot {
-    chunk_bytes: usize,
-    current: blake3::Hasher,
-    in_chunk: usize,
-    leaves: Vec<Hash>,
-}
-
-impl StreamingRoot {
-    /// A hasher for chunks of `chunk_bytes` (at least 1).
-    #[must_use]
-    pub fn new(chunk_bytes: u32) -> Self {
-        let mut current = blake3::Hasher::new_derive_key(LEAF_CONTEXT);
-        current.update(&0u64.to_be_bytes());
-        StreamingRoot {
-            chunk_bytes: (chunk_bytes as usize).max(1),
-            current,
-            in_chunk: 0,
-            leaves: Vec::new(),
-        }
-    }
-
-    /// Hashes the next `bytes` of the content.
-    pub fn update(&mut self, mut bytes: &[u8]) {
-        while !bytes.is_empty() {
-            let take = (self.chunk_bytes - self.in_chunk).min(bytes.len());
-            let (now, rest) = bytes.split_at(take);
-            self.current.update(now);
-            self.in_chunk += take;
-            bytes = rest;
-            if self.in_chunk == self.chunk_bytes {
-                self.close_leaf();
-            }
-        }
-    }
-
-    fn close_leaf(&mut self) {
-        self.leaves.push(*self.current.finalize().as_bytes());
-        self.current = blake3::Hasher::new_derive_key(LEAF_CONTEXT);
-        self.current
-            .update(&(self.leaves.len() as u64).to_be_bytes());
-        self.in_chunk = 0;
-    }
-
-    /// The root of everything hashed.
-    ///
-    /// # Errors
-    /// As [`HashTree::from_leaves`] (an empty content, chunks under 64 bytes).
-    pub fn finish(mut self) -> Result<Hash, TreeError> {
-        if self.in_chunk > 0 {
-            self.close_leaf();
-        }
-        let chunk_bytes = u32::try_from(self.chunk_bytes).unwrap_or(u32::MAX);
-        HashTree::from_leaves(self.leaves, chunk_bytes).map(|t| t.root())
-    }
-}
-
 #[cfg(test)]
 #[path = "hash_tree_tests.rs"]
 mod tests;

@@ -119,20 +119,6 @@ fn a_chunk_before_its_page_waits_and_an_index_beyond_is_invalid() {
     assert_eq!(v.check(7, &c[..64]), Check::Invalid);
 }
 
-#[test]
-fn streaming_root_matches_in_any_piece_sizes() {
-    let c = content(5000);
-    let want = tree_of(&c, 100).root();
-    for piece in [1, 7, 100, 333, 5000] {
-        let mut s = StreamingRoot::new(100);
-        for p in c.chunks(piece) {
-            s.update(p);
-        }
-        assert_eq!(s.finish().unwrap(), want, "pieces of {piece}");
-    }
-    assert_eq!(StreamingRoot::new(100).finish(), Err(TreeError::Empty));
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 

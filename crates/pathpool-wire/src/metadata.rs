@@ -37,6 +37,9 @@ pub struct SignedMetadata {
     pub pages: u32,
     /// The hash tree's root; with security off, the BLAKE3 hash of the whole content.
     pub root: Hash,
+    /// The BLAKE3 hash of the whole content, which the subscriber's writer checks the file
+    /// against before the rename (D181); equal to the root with security off.
+    pub content_hash: Hash,
     /// A short description, at most [`MAX_DESCRIPTION_BYTES`].
     pub description: String,
     /// Ed25519 over [`SIGNATURE_CONTEXT`] and the fields from the name to the description;
@@ -53,6 +56,8 @@ pub enum MetadataError {
     WrongChunkCount,
     /// The page count is neither 0 nor the tree's.
     WrongPageCount,
+    /// No pages (security off), yet the content hash is not the root.
+    ContentHashNotRoot,
     /// No tree over these sizes.
     Tree(TreeError),
 }
@@ -67,6 +72,9 @@ impl core::fmt::Display for MetadataError {
             MetadataError::WrongPageCount => {
                 f.write_str("page count does not match the hash tree's")
             }
+            MetadataError::ContentHashNotRoot => {
+                f.write_str("no hash tree, yet the content hash is not the root")
+            }
             MetadataError::Tree(e) => e.fmt(f),
         }
     }
@@ -77,7 +85,7 @@ impl std::error::Error for MetadataError {}
 impl SignedMetadata {
     /// Bytes of the signed fields on the wire (name to description).
     pub(crate) fn fields_len(&self) -> usize {
-        1 + self.name.as_str().len() + 4 + 8 + 4 + 4 + 4 + 32 + 1 + self.description.len()
+        1 + self.name.as_str().len() + 4 + 8 + 4 + 4 + 4 + 32 + 32 + 1 + self.description.len()
     }
 
     /// Bytes on the wire, the signature included.
@@ -100,6 +108,7 @@ impl SignedMetadata {
         w.u32(self.data_chunks)?;
         w.u32(self.pages)?;
         w.put(&self.root)?;
+        w.put(&self.content_hash)?;
         w.short_bytes(Field::Description, self.description.as_bytes())
     }
 
@@ -119,6 +128,7 @@ impl SignedMetadata {
             data_chunks: r.u32(Field::Sizes)?,
             pages: r.u32(Field::Sizes)?,
             root: r.array(Field::Root)?,
+            content_hash: r.array(Field::ContentHash)?,
             description: r
                 .short_str(Field::Description, MAX_DESCRIPTION_BYTES)?
                 .to_owned(),
@@ -179,7 +189,11 @@ impl SignedMetadata {
             return Err(MetadataError::WrongChunkCount);
         }
         if self.pages == 0 {
-            return Ok(None);
+            return if self.content_hash == self.root {
+                Ok(None)
+            } else {
+                Err(MetadataError::ContentHashNotRoot)
+            };
         }
         let shape =
             TreeShape::new(self.data_chunks, self.chunk_bytes).map_err(MetadataError::Tree)?;

@@ -49,6 +49,7 @@ fn signed_metadata() -> SignedMetadata {
         data_chunks: 1,
         pages: 1,
         root: tree.root(),
+        content_hash: *blake3::hash(content).as_bytes(),
         description: "greeting".into(),
         signature: [0; 64],
     };
@@ -369,6 +370,9 @@ fn signatures_and_data_error_macs() {
     let mut root = m.clone();
     root.root[31] ^= 1;
     assert!(!root.verify(&key.public()));
+    let mut whole = m.clone();
+    whole.content_hash[0] ^= 1;
+    assert!(!whole.verify(&key.public()));
 
     let overlay = auth::OverlayKey::from_bytes([9; 32]);
     let (_, p) = vector_values().remove(8);

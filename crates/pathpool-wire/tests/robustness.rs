@@ -133,6 +133,7 @@ fn build(g: &Gen) -> Packet<'_> {
                 data_chunks: g.b,
                 pages: g.a ^ g.b,
                 root: [g.a as u8; 32],
+                content_hash: [g.b as u8; 32],
                 description: g.text.clone(),
                 signature: [g.b as u8; 64],
             };

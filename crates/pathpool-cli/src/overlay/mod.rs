@@ -16,6 +16,7 @@ use pathpool_net::node::{run, Endpoint, NodeIo, Relay};
 use pathpool_net::overlay::{Overlay, SecurityMode};
 use pathpool_net::publisher::{FileStore, PublisherEndpoint, DEFAULT_CHUNK_BYTES};
 use pathpool_net::publisher_key;
+use pathpool_net::publisher_reads::ReadCheck;
 use pathpool_net::rv::RvEndpoint;
 use pathpool_psi::{ContentName, Matching};
 use pathpool_topo::NodeIx;
@@ -93,6 +94,12 @@ pub struct PublishArgs {
     /// overlay file. Not read with `security = "off"`.
     #[arg(long, value_name = "FILE")]
     pub key: Option<PathBuf>,
+    /// When chunks read from the file are checked against the published hashes: `stat`
+    /// once the file's size or times show it changed after publishing (an `fstat` per
+    /// 128 KiB read), `hash` every chunk always (for files changed through `mmap` or on
+    /// file systems that do not keep the times; a third more CPU).
+    #[arg(long, default_value = "stat", value_name = "stat|hash")]
+    pub check_reads: ReadCheck,
     /// The overlay and this node.
     #[command(flatten)]
     pub node: NodeArgs,
@@ -423,7 +430,8 @@ pub fn publish_command(a: &PublishArgs) -> Result<(), CliError> {
     let stop = crate::sweep::signal_flag()?;
     let mut io = bind(&overlay, node, a.node.seed)?;
     let mut publisher = PublisherEndpoint::new(store, name.clone(), node, rv)
-        .with_overlay_key(overlay.overlay_key().cloned());
+        .with_overlay_key(overlay.overlay_key().cloned())
+        .with_read_check(a.check_reads);
     let m = publisher.metadata();
     eprintln!(
         "publishing {name} ({} bytes, {} chunks of {} B, {} pages, root {}) from {}; Ctrl-C stops",
