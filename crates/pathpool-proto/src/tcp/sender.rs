@@ -301,8 +301,8 @@ impl TcpSender {
 
     fn on_duplicate_ack<C: MultipathController>(&mut self, cc: &mut C) {
         self.dupacks += 1;
-        let outstanding = self.flight_bytes().div_ceil(self.config.mss.max(1));
-        self.dup_acked.on_duplicate(outstanding);
+        self.dup_acked
+            .on_duplicate(self.flight_bytes(), self.config.mss);
         if self.in_recovery {
             cc.on_recovery_ack(self.path, RecoveryAck::Duplicate);
             return;
@@ -482,6 +482,15 @@ impl TcpSender {
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Time> {
         self.rto_deadline.map(|d| self.on_tick(d))
+    }
+
+    /// Whether the retransmission timer is running. A transmission leaves a running timer as
+    /// it is, so a caller that tracks [`poll_timeout`](Self::poll_timeout) need not ask again
+    /// after one.
+    #[must_use]
+    #[inline]
+    pub fn timer_running(&self) -> bool {
+        self.rto_deadline.is_some()
     }
 
     /// The first tick of the timer at or after `deadline`.
