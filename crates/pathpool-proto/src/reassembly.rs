@@ -109,7 +109,9 @@ impl Reassembly {
 }
 
 /// Adds `[start, end)` to `ranges` (sorted, disjoint and not adjacent, and kept so, merging
-/// what it meets) and returns how many of its bytes were not in them before.
+/// what it meets) and returns how many of its bytes were not in them before. Always inlined:
+/// a caller that ignores the count does not pay for it.
+#[inline(always)]
 pub(crate) fn merge_range(ranges: &mut Vec<(u64, u64)>, start: u64, end: u64) -> u64 {
     // First range that ends at or after `start` (could merge with the new one).
     let i = ranges.partition_point(|r| r.1 < start);

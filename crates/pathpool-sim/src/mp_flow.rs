@@ -10,7 +10,7 @@
 use pathpool_cc::{AnyController, CcMetrics, MultipathController};
 use pathpool_core::Time;
 use pathpool_proto::mptcp::{DataAck, MpReceiver, MpSegment, MpSender, SubflowState};
-use pathpool_proto::tcp::{AckSegment, DataSegment, SackBlocks, SenderStats, TcpSender};
+use pathpool_proto::tcp::{AckSegment, DataSegment, SenderStats, TcpSender};
 
 use crate::overhead::SendOverhead;
 use crate::packet::Packet;
@@ -298,44 +298,30 @@ impl MpConn {
         {
             self.completed_at = Some(now);
         }
-        let sack = self.receiver.subflows()[sf].sack_blocks();
-        let data_ack = self.data_ack();
-        let channels = &mut self.sack;
-        ack.map(|a| {
-            ack_packet(
-                &self.opened,
-                channels,
-                self.header_bytes,
-                sf,
-                (a, sack, data_ack),
-            )
-        })
-    }
-
-    /// The data-level acknowledgement the sink's ACKs carry now (none is read without a
-    /// receive window: the sender infers it, D32).
-    #[inline]
-    fn data_ack(&self) -> DataAck {
-        if self.windowed {
-            self.receiver.data_ack()
-        } else {
-            DataAck::default()
-        }
+        let a = ack?;
+        // The SACK option and DATA_ACK are read only for a subflow with a channel.
+        let seq = match self.sack.get_mut(sf) {
+            Some(ch) => ch.send_with_data_ack(
+                a,
+                self.receiver.subflows()[sf].sack_blocks(),
+                data_ack(&self.receiver, self.windowed),
+            ),
+            None => a.ack,
+        };
+        Some(ack_packet(&self.opened, self.header_bytes, sf, a, seq))
     }
 
     /// The sink's delayed-ACK timers.
     pub(crate) fn on_sink_timer(&mut self, now: Time, mut send: impl FnMut(Packet)) {
         // Timers deliver nothing, so the data-level acknowledgement is the same for them all.
-        let data_ack = self.data_ack();
+        let data_ack = data_ack(&self.receiver, self.windowed);
         let (opened, channels, header) = (&self.opened, &mut self.sack, self.header_bytes);
         self.receiver.handle_timeout(now, |sf, a, sack| {
-            send(ack_packet(
-                opened,
-                channels,
-                header,
-                sf,
-                (a, sack, data_ack),
-            ));
+            let seq = match channels.get_mut(sf) {
+                Some(ch) => ch.send_with_data_ack(a, sack, data_ack),
+                None => a.ack,
+            };
+            send(ack_packet(opened, header, sf, a, seq));
         });
     }
 
@@ -393,20 +379,28 @@ fn earlier(a: Option<Time>, b: Option<Time>) -> Option<Time> {
     }
 }
 
-/// The packet carrying subflow `sf`'s acknowledgement `a`, with its SACK option and
-/// data-level acknowledgement, back to the source.
+/// The data-level acknowledgement a sink's ACKs carry now (none is read without a receive
+/// window, `windowed`: the sender infers it, D32).
+#[inline]
+fn data_ack(receiver: &MpReceiver, windowed: bool) -> DataAck {
+    if windowed {
+        receiver.data_ack()
+    } else {
+        DataAck::default()
+    }
+}
+
+/// The packet carrying subflow `sf`'s acknowledgement `a` back to the source, with `seq` in
+/// place of the acknowledgement number: `a.ack`, or the ACK's number in the subflow's channel,
+/// which keeps its SACK option and data-level acknowledgement.
 #[inline]
 fn ack_packet(
     opened: &[SubflowRoutes],
-    channels: &mut [SackChannel],
     header_bytes: u32,
     sf: usize,
-    (a, sack, data_ack): (AckSegment, &SackBlocks, DataAck),
+    a: AckSegment,
+    seq: u64,
 ) -> Packet {
-    let seq = match channels.get_mut(sf) {
-        Some(ch) => ch.send_with_data_ack(a, sack, data_ack),
-        None => a.ack,
-    };
     Packet::with_subflow(
         seq,
         a.ts_echo,

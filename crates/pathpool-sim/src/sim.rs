@@ -74,8 +74,9 @@ impl Elements {
         self.push(Slot::Link(self.links.len() as u32 - 1))
     }
     /// Adds a TCP flow's source and sink and returns their element indices.
-    pub(crate) fn add_tcp_flow(&mut self, src: TcpSource, sink: TcpSink) -> (u32, u32) {
+    pub(crate) fn add_tcp_flow(&mut self, mut src: TcpSource, sink: TcpSink) -> (u32, u32) {
         // Source and sink share one index, so that a source finds its sink's SACK channel.
+        src.sack_channel = sink.sack.is_some();
         self.tcp_sources.push(src);
         self.tcp_sinks.push(sink);
         let i = self.tcp_sources.len() as u32 - 1;
@@ -772,7 +773,11 @@ impl Simulation {
                     events: &mut self.events,
                 };
                 // A TCP flow's source and sink share their index (`add_tcp_flow`).
-                let sack = tcp_sinks[s as usize].sack.as_deref_mut();
+                let sack = if src.sack_channel {
+                    tcp_sinks[s as usize].sack.as_deref_mut()
+                } else {
+                    None
+                };
                 src.on_ack(now, &pkt, sack, |p| launcher.send(p));
                 arm_lazily(&mut self.events, elem, src.deadline());
             }

@@ -34,6 +34,10 @@ pub(crate) struct TcpSource {
     pub(crate) stop: Option<Time>,
     pub(crate) state: SourceState,
     stopped: bool,
+    /// Whether the sink sends its ACKs through a [`SackChannel`], so that an arriving ACK
+    /// must be taken from there (kept here, so that an ACK of a flow without SACK never
+    /// touches its sink).
+    pub(crate) sack_channel: bool,
     /// `tcp.send_overhead`, when on.
     overhead: Option<Box<SendOverhead>>,
 }
@@ -57,6 +61,7 @@ impl TcpSource {
             stop,
             state: SourceState::Waiting,
             stopped: false,
+            sack_channel: false,
             overhead,
         }
     }

@@ -538,8 +538,13 @@ impl MpSender {
             len,
         });
         self.last_scheduled = Some(i);
+        let timer_was_running = sf.sender.timer_running();
         let seg = sf.sender.push_and_transmit(now, len);
-        self.deadlines.set(i, sf.sender.poll_timeout());
+        if !timer_was_running {
+            // A transmission starts a stopped timer and leaves a running one alone (RFC 6298
+            // §5.1), so only then has the deadline changed.
+            self.deadlines.set(i, sf.sender.poll_timeout());
+        }
         MpSegment { subflow: i, seg }
     }
 

@@ -35,11 +35,21 @@ pub(crate) struct DupAckedSegments {
 }
 
 impl DupAckedSegments {
-    /// A duplicate ACK: one more segment above the hole reached the receiver. The count stays
-    /// below the segments outstanding, so the hole is always in flight (Linux
+    /// A duplicate ACK with `flight_bytes` outstanding in segments of `mss` bytes: one more
+    /// segment above the hole reached the receiver. The count stays below the segments
+    /// outstanding, `⌈flight / mss⌉`, so the hole is always in flight (Linux
     /// `tcp_limit_reno_sacked`).
-    pub(crate) fn on_duplicate(&mut self, outstanding_segments: u64) {
-        self.segments = (self.segments + 1).min(outstanding_segments.saturating_sub(1));
+    #[inline]
+    pub(crate) fn on_duplicate(&mut self, flight_bytes: u64, mss: u64) {
+        let mss = mss.max(1);
+        let next = self.segments + 1;
+        // `⌈flight / mss⌉ ≥ next + 1` exactly when `flight > next · mss`: the usual case needs
+        // no division (duplicate ACKs are a third of a congested dumbbell's ACKs).
+        self.segments = if flight_bytes > next * mss {
+            next
+        } else {
+            next.min(flight_bytes.div_ceil(mss).saturating_sub(1))
+        };
     }
 
     /// A partial ACK covering `acked_segments`: one of them was the retransmitted hole, the
@@ -73,24 +83,42 @@ mod tests {
     fn duplicates_count_up_to_all_but_the_hole() {
         let mut d = DupAckedSegments::default();
         for _ in 0..12 {
-            d.on_duplicate(10);
+            d.on_duplicate(10_000, 1000);
         }
         assert_eq!(d.segments(), 9, "the hole stays in flight");
         assert_eq!(d.bytes(1000), 9000);
     }
 
     #[test]
+    fn the_cap_without_division_is_the_cap_with_it() {
+        for mss in [1u64, 7, 1000, 1460] {
+            for start in 0..6u64 {
+                for flight in 0..12 * mss + 3 {
+                    let mut d = DupAckedSegments { segments: start };
+                    d.on_duplicate(flight, mss);
+                    let expected = (start + 1).min(flight.div_ceil(mss).saturating_sub(1));
+                    assert_eq!(
+                        d.segments(),
+                        expected,
+                        "mss {mss}, from {start}, flight {flight}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn a_partial_ack_removes_what_it_covers_less_the_hole() {
         let mut d = DupAckedSegments::default();
         for _ in 0..6 {
-            d.on_duplicate(20);
+            d.on_duplicate(20_000, 1000);
         }
         // The retransmitted hole and three segments the duplicates had reported.
         d.on_partial_ack(4);
         assert_eq!(d.segments(), 3);
         d.on_partial_ack(10);
         assert_eq!(d.segments(), 0, "never below zero");
-        d.on_duplicate(20);
+        d.on_duplicate(20_000, 1000);
         d.reset();
         assert_eq!(d.segments(), 0);
     }

@@ -86,29 +86,27 @@ impl TcpReceiver {
         if seg.seq <= self.last_ack_sent && seg.ts >= self.ts_recent {
             self.ts_recent = seg.ts;
         }
-        let filled_gap = match self.received.insert(seg.seq, seg.end()) {
-            Inserted::Duplicate => {
-                // A duplicate: ACK at once so the sender learns where we are (RFC 5681 §4.2).
+        let inserted = self.received.insert(seg.seq, seg.end());
+        let Inserted::InOrder { filled_gap } = inserted else {
+            // A duplicate, or above a gap and stored: ACK at once so the sender learns where
+            // we are (RFC 5681 §4.2). One arm for both, so that they share the code.
+            if inserted == Inserted::Duplicate {
                 self.stats.duplicate_segments += 1;
-                if self.config.sack {
-                    self.note_sack_block(seg.seq);
-                }
-                return Some(self.ack_now());
-            }
-            Inserted::AboveGap => {
-                // Above a gap: store it and send a duplicate ACK at once (RFC 5681 §4.2).
+            } else {
                 self.stats.out_of_order_segments += 1;
-                if self.config.sack {
-                    self.note_sack_block(seg.seq);
-                }
-                return Some(self.ack_now());
             }
-            Inserted::InOrder { filled_gap } => filled_gap,
+            if self.config.sack {
+                self.note_sack_block(seg.seq);
+            }
+            return Some(self.ack_now());
         };
-        if filled_gap && self.config.sack {
-            self.drop_acknowledged_blocks();
+        if filled_gap {
+            if self.config.sack {
+                self.drop_acknowledged_blocks();
+            }
+            return Some(self.ack_now());
         }
-        if filled_gap || !self.config.delayed_ack {
+        if !self.config.delayed_ack {
             return Some(self.ack_now());
         }
         self.unacked_segments += 1;

@@ -192,49 +192,73 @@ impl TcpSender {
         }
     }
 
+    /// A new cumulative ACK. Outside recovery (nearly every ACK) this is the whole work;
+    /// recovery's bookkeeping is out of line, so that the common path stays small enough to
+    /// inline into a simulator's ACK handling.
+    #[inline]
     fn on_new_ack<C: MultipathController>(&mut self, now: Time, ack: &AckSegment, cc: &mut C) {
-        let acked = ack.ack - self.snd_una;
         if self.in_recovery {
-            self.dup_acked
-                .on_partial_ack(acked.div_ceil(self.config.mss.max(1)));
-        } else {
-            self.dup_acked.reset();
+            self.on_new_ack_in_recovery(now, ack, cc);
+            return;
         }
+        let acked = ack.ack - self.snd_una;
+        self.dup_acked.reset();
         self.snd_una = ack.ack;
         self.snd_nxt = self.snd_nxt.max(self.snd_una);
         let sample = self.take_rtt_sample(now, ack);
+        self.dupacks = 0;
+        // With the count of duplicate-ACKed segments just cleared, the pipe is the FlightSize
+        // whichever `FlightEstimate` is in use.
+        self.report_ack(now, acked, sample, self.flight_bytes(), cc);
+        self.restart_timer(now, true);
+    }
+
+    /// A new cumulative ACK in NewReno recovery: full or partial (RFC 6582 §3.2 step 3).
+    #[inline(never)]
+    fn on_new_ack_in_recovery<C: MultipathController>(
+        &mut self,
+        now: Time,
+        ack: &AckSegment,
+        cc: &mut C,
+    ) {
+        let acked = ack.ack - self.snd_una;
+        self.dup_acked
+            .on_partial_ack(acked.div_ceil(self.config.mss.max(1)));
+        self.snd_una = ack.ack;
+        self.snd_nxt = self.snd_nxt.max(self.snd_una);
+        self.take_rtt_sample(now, ack);
         let mut restart_timer = true;
-        if self.in_recovery {
-            if self.recover.is_some_and(|r| ack.ack >= r) {
-                // RFC 6582 §3.2 step 3: full acknowledgement ends recovery.
-                self.in_recovery = false;
-                self.dupacks = 0;
-                self.dup_acked.reset();
-                let flight = self.reported_flight();
-                cc.on_recovery_ack(
-                    self.path,
-                    RecoveryAck::Full {
-                        flight_bytes: flight,
-                    },
-                );
-            } else {
-                // Partial acknowledgement: retransmit the next hole; reset the timer only for
-                // the first partial ACK of this recovery ("Impatient" variant, RFC 6582 §4).
-                self.retransmit_pending = true;
-                cc.on_recovery_ack(self.path, RecoveryAck::Partial { acked_bytes: acked });
-                restart_timer = !self.partial_ack_seen
-                    || self.config.partial_ack_timer == PartialAckTimer::SlowButSteady;
-                self.partial_ack_seen = true;
-            }
-        } else {
+        if self.recover.is_some_and(|r| ack.ack >= r) {
+            // RFC 6582 §3.2 step 3: full acknowledgement ends recovery.
+            self.in_recovery = false;
             self.dupacks = 0;
-            self.report_ack(now, acked, sample, cc);
+            self.dup_acked.reset();
+            let flight = self.reported_flight();
+            cc.on_recovery_ack(
+                self.path,
+                RecoveryAck::Full {
+                    flight_bytes: flight,
+                },
+            );
+        } else {
+            // Partial acknowledgement: retransmit the next hole; reset the timer only for
+            // the first partial ACK of this recovery ("Impatient" variant, RFC 6582 §4).
+            self.retransmit_pending = true;
+            cc.on_recovery_ack(self.path, RecoveryAck::Partial { acked_bytes: acked });
+            restart_timer = !self.partial_ack_seen
+                || self.config.partial_ack_timer == PartialAckTimer::SlowButSteady;
+            self.partial_ack_seen = true;
         }
+        self.restart_timer(now, restart_timer);
+    }
+
+    /// After a new ACK: RFC 6298 §5.2, everything acknowledged turns the timer off; otherwise
+    /// §5.3, restart it if `restart`.
+    #[inline]
+    fn restart_timer(&mut self, now: Time, restart: bool) {
         if self.snd_una == self.snd_max {
-            // RFC 6298 §5.2: everything acknowledged, turn the timer off.
             self.rto_deadline = None;
-        } else if restart_timer {
-            // RFC 6298 §5.3.
+        } else if restart {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
     }
@@ -250,14 +274,16 @@ impl TcpSender {
         sample
     }
 
-    /// Tells the controller of `acked` new bytes outside recovery, then holds cwnd within the
-    /// receive window (D127).
+    /// Tells the controller of `acked` new bytes outside recovery with `flight_bytes` in
+    /// flight (what [`reported_flight`](Self::reported_flight) gives then), then holds cwnd
+    /// within the receive window (D127).
     #[inline]
     fn report_ack<C: MultipathController>(
         &self,
         now: Time,
         acked: u64,
         rtt_sample: Option<Dur>,
+        flight_bytes: u64,
         cc: &mut C,
     ) {
         let sample = AckSample {
@@ -265,7 +291,7 @@ impl TcpSender {
             acked_bytes: acked,
             rtt_sample,
             srtt: self.rtt.srtt().unwrap_or(Dur::ZERO),
-            flight_bytes: self.reported_flight(),
+            flight_bytes,
         };
         cc.on_ack(self.path, &sample);
         if self.config.rwnd_bytes != u64::MAX {
@@ -275,8 +301,8 @@ impl TcpSender {
 
     fn on_duplicate_ack<C: MultipathController>(&mut self, cc: &mut C) {
         self.dupacks += 1;
-        let outstanding = self.flight_bytes().div_ceil(self.config.mss.max(1));
-        self.dup_acked.on_duplicate(outstanding);
+        self.dup_acked
+            .on_duplicate(self.flight_bytes(), self.config.mss);
         if self.in_recovery {
             cc.on_recovery_ack(self.path, RecoveryAck::Duplicate);
             return;
@@ -456,6 +482,15 @@ impl TcpSender {
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Time> {
         self.rto_deadline.map(|d| self.on_tick(d))
+    }
+
+    /// Whether the retransmission timer is running. A transmission leaves a running timer as
+    /// it is, so a caller that tracks [`poll_timeout`](Self::poll_timeout) need not ask again
+    /// after one.
+    #[must_use]
+    #[inline]
+    pub fn timer_running(&self) -> bool {
+        self.rto_deadline.is_some()
     }
 
     /// The first tick of the timer at or after `deadline`.
