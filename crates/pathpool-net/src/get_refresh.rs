@@ -72,20 +72,20 @@ impl GetEndpoint {
         self.send_subscribe(io, request_id);
     }
 
-    /// Whether `set` answers the renewal in flight; if so, the paths the download uses get
-    /// their new tickets. A path is the same if its publisher and both FIDs are; paths the
+    /// If `set` answers the renewal in flight, the paths the download uses get their new
+    /// tickets (any other FID set is ignored). A path is the same if its publisher and both FIDs are; paths the
     /// topology manager now computes differently are not taken up mid-download, and those
     /// it no longer gives keep their old tickets until they expire.
-    pub(super) fn on_renewed_fid_set(&mut self, now: Time, set: &FidSetMsg) -> bool {
+    pub(super) fn on_renewed_fid_set(&mut self, now: Time, set: &FidSetMsg) {
         let Some(TicketRenewal {
             outstanding: Some((request_id, _)),
             ..
         }) = self.renewal
         else {
-            return false;
+            return;
         };
         if set.request_id != request_id {
-            return false;
+            return;
         }
         let mut renewed = Vec::new();
         for p in &mut self.paths {
@@ -112,6 +112,5 @@ impl GetEndpoint {
                 due: r.due.max(now + SUBSCRIBE_RETRY),
                 ..r
             });
-        true
     }
 }
