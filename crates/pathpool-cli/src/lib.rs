@@ -12,15 +12,13 @@ use clap::{Parser, Subcommand};
 
 pub mod bench;
 pub mod keygen;
-pub mod output;
 pub mod overlay;
-mod progress;
-pub mod report;
 pub mod reproduce;
 pub mod sweep;
 pub mod testbed;
 
-pub use progress::{run_stepwise, run_with_progress};
+use pathpool_lab::run::RunOneError;
+use pathpool_lab::{output, report, LabError};
 
 /// Exit code for bad input (command line or scenario).
 pub const EXIT_BAD_INPUT: u8 = 2;
@@ -191,6 +189,16 @@ pub enum CliError {
     Interrupted(String),
 }
 
+impl From<LabError> for CliError {
+    fn from(e: LabError) -> Self {
+        match e {
+            LabError::BadInput(m) => CliError::BadInput(m),
+            LabError::Failed(m) => CliError::Failed(m),
+            LabError::Interrupted(m) => CliError::Interrupted(m),
+        }
+    }
+}
+
 /// Options of `pathpool run`.
 #[derive(clap::Args, Debug)]
 struct RunArgs {
@@ -276,9 +284,22 @@ fn out_dir_error(e: output::OutDirError) -> CliError {
 fn run_command(a: &RunArgs) -> Result<(), CliError> {
     let loaded = load(&a.scenario, &a.set)?;
     let seed = a.seed.unwrap_or_else(|| loaded.default_seed());
-    let mut sim = loaded
-        .compile(Some(seed))
-        .map_err(|e| CliError::BadInput(e.to_string()))?;
+    let source = a.scenario.display().to_string();
+    let overrides = parse_overrides(&a.set)?;
+    let label = a
+        .scenario
+        .file_stem()
+        .map_or("run".into(), |s| s.to_string_lossy().into_owned());
+    let spec = pathpool_lab::run::RunSpec {
+        scenario: &loaded,
+        source: &source,
+        overrides: &overrides,
+        seed,
+        command: std::env::args().collect(),
+        label: &label,
+        progress: !a.quiet,
+    };
+    let sim = pathpool_lab::run::compile(&spec).map_err(|e| CliError::BadInput(e.to_string()))?;
     let dir = a
         .out
         .clone()
@@ -287,38 +308,18 @@ fn run_command(a: &RunArgs) -> Result<(), CliError> {
         // Before the run, not after it: a refused directory costs nothing.
         output::check_out_dir(&dir, a.force).map_err(out_dir_error)?;
     }
-    if sim.name().is_none() {
-        let stem = a
-            .scenario
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned());
-        sim.set_name(stem);
-    }
-    let started_unix_s = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64());
-    let label = a
-        .scenario
-        .file_stem()
-        .map_or("run".into(), |s| s.to_string_lossy().into_owned());
-    let wall = run_with_progress(&mut sim, !a.quiet, &label);
-    let results = sim.results();
+    let record = pathpool_lab::run_one(&spec, sim, |s, until| {
+        s.run_until(until);
+        Ok::<(), std::convert::Infallible>(())
+    })
+    .map_err(|e| match e {
+        RunOneError::Record(e) => CliError::Failed(e),
+        RunOneError::Step(never) => match never {},
+    })?;
+    let (results, wall) = (&record.results, record.wall_time_s);
     if !a.no_write {
-        let provenance = output::Provenance {
-            schema: "pathpool.provenance/1",
-            scenario_source: a.scenario.display().to_string(),
-            scenario: serde_json::to_value(&loaded.scenario)
-                .map_err(|e| CliError::Failed(e.to_string()))?,
-            overrides: a.set.clone(),
-            seed,
-            version: env!("CARGO_PKG_VERSION"),
-            git_commit: output::git_commit(),
-            wall_time_s: wall,
-            started_unix_s,
-            command: std::env::args().collect(),
-            files: Vec::new(),
-        };
-        output::write_results(&results, wall, &provenance, &dir, a.force).map_err(out_dir_error)?;
+        output::write_results(results, wall, &record.provenance, &dir, a.force)
+            .map_err(out_dir_error)?;
         if !a.quiet && !a.json {
             eprintln!("results written to {}", dir.display());
         }
@@ -328,7 +329,7 @@ fn run_command(a: &RunArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::Failed(e.to_string()))?;
         println!("{s}");
     } else if !a.quiet {
-        print!("{}", report::summary_text(&results, wall));
+        print!("{}", report::summary_text(results, wall));
     }
     Ok(())
 }

@@ -499,9 +499,7 @@ fn a_two_path_nmcc_download_takes_half_a_tbf_bottleneck_from_kernel_tcp_reno() {
     });
     drop(ns);
     let _ = std::fs::remove_dir_all(&dir);
-    eprintln!(
-        "acceptance 5 summary (gap threshold 3): NMCC {nmcc:.1}%, Uncoupled {uncoupled:.1}%"
-    );
+    eprintln!("acceptance 5 summary (gap threshold 3): NMCC {nmcc:.1}%, Uncoupled {uncoupled:.1}%");
     if let Some((single, n, u)) = more {
         eprintln!(
             "acceptance 5, more: one mmTP path {single:.1}%; timer-only: NMCC {n:.1}%, \

@@ -8,12 +8,13 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pathpool_cli::output::{self, Provenance};
-use pathpool_cli::sweep::def::{
+use pathpool_cli::sweep::Host;
+use pathpool_lab::output::{self, Provenance};
+use pathpool_lab::sweep::def::{
     read_sweep_file, Param, ParamValue, ScenarioText, SweepDef, SweepError, SweepOptions,
 };
-use pathpool_cli::sweep::plan::{Plan, RunError, RunTask};
-use pathpool_cli::sweep::{gather, pool, replicates, ClusterRunner, ExecError, Host};
+use pathpool_lab::sweep::plan::{Plan, RunError, RunTask};
+use pathpool_lab::sweep::{gather, pool, replicates, ClusterRunner, ExecError};
 use pathpool_sim::{Column, LoadedScenario, Results, ScenarioError as SimScenarioError};
 use pyo3::create_exception;
 use pyo3::exceptions::{
@@ -170,7 +171,7 @@ impl RunHandle {
 
     /// The text summary the CLI prints.
     fn summary_text(&self) -> String {
-        pathpool_cli::report::summary_text(&self.results, self.wall_time_s)
+        pathpool_lab::report::summary_text(&self.results, self.wall_time_s)
     }
 
     /// Writes the result files (Parquet tables, summary.json, provenance.json) into `dir`,
@@ -234,7 +235,7 @@ fn run(
         .map_or(0.0, |d| d.as_secs_f64());
     let label = sim.name().unwrap_or("run").to_string();
     // Step through the run without the GIL, and check for Ctrl-C between steps.
-    let wall = pathpool_cli::run_stepwise(&mut sim, progress, &label, |s, until| {
+    let wall = pathpool_lab::run_stepwise(&mut sim, progress, &label, |s, until| {
         py.detach(|| s.run_until(until));
         py.check_signals()
     })?;
@@ -447,7 +448,7 @@ fn sweep_plan_file(
 /// Whether `text` is a sweep file (a TOML document with a top-level `scenario` key).
 #[pyfunction]
 fn is_sweep_file(text: &str) -> bool {
-    pathpool_cli::sweep::def::is_sweep_file(text)
+    pathpool_lab::sweep::def::is_sweep_file(text)
 }
 
 /// Runs one run described by `task` (JSON from `SweepPlan.task`) without the GIL and returns

@@ -85,7 +85,7 @@ impl Score {
 
 /// The scoreboard as a text table with a total row.
 #[must_use]
-pub(super) fn table(scores: &[Score]) -> String {
+pub fn table(scores: &[Score]) -> String {
     let mut rows: Vec<Vec<String>> = scores
         .iter()
         .map(|s| {

@@ -1,10 +1,9 @@
-//! Runs many scenario variants over seeds, in parallel, in a deterministic order.
-
-use std::io::Write as _;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+//! Runs many scenario variants over seeds, in parallel (on the lab's executor), in a
+//! deterministic order, and keeps their results in memory.
 
 use pathpool_sim::{LoadedScenario, Results};
+
+use crate::exec;
 
 /// One run: a scenario text, overrides and a seed.
 #[derive(Clone, Debug)]
@@ -59,11 +58,11 @@ impl Runner {
         }
     }
 
-    /// Runs every job; results in job order. Each run is independent and deterministic, so
-    /// the outcome does not depend on the number of workers.
+    /// Runs every job on the lab's executor; results in job order. Each run is independent
+    /// and deterministic, so the outcome does not depend on the number of workers.
     ///
     /// # Errors
-    /// The first scenario error (with file, line and field).
+    /// The first scenario error (with file, line and field), or the first run to fail.
     pub fn run(&self, jobs: &[Job]) -> Result<Vec<Results>, String> {
         // Check every variant before spending time on any.
         let loaded: Vec<LoadedScenario> = jobs
@@ -74,45 +73,31 @@ impl Runner {
                 LoadedScenario::from_toml(j.text, j.file, &overrides).map_err(|e| e.to_string())
             })
             .collect::<Result<_, _>>()?;
-        let next = AtomicUsize::new(0);
-        let done = AtomicUsize::new(0);
-        let slots: Vec<Mutex<Option<Result<Results, String>>>> =
-            jobs.iter().map(|_| Mutex::new(None)).collect();
-        let n = jobs.len();
-        std::thread::scope(|s| {
-            for _ in 0..self.workers.min(n.max(1)) {
-                s.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= n {
-                        break;
-                    }
-                    let r = loaded[i]
-                        .compile(Some(jobs[i].seed))
-                        .map_err(|e| e.to_string())
-                        .map(|mut sim| {
-                            sim.run();
-                            sim.results()
-                        });
-                    *slots[i].lock().expect("no worker panics holding a slot") = Some(r);
-                    let k = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    if self.progress {
-                        let mut e = std::io::stderr().lock();
-                        let _ = write!(e, "\r  {k}/{n} runs");
-                        if k == n {
-                            let _ = write!(e, "\r{:20}\r", "");
-                        }
-                        let _ = e.flush();
-                    }
-                });
-            }
-        });
-        slots
+        let bar = exec::runs_bar("  ", jobs.len(), self.progress);
+        let outcome = exec::run_jobs(
+            jobs.len(),
+            self.workers,
+            &bar,
+            || false,
+            |_, _| {},
+            |i, _| {
+                let mut sim = loaded[i]
+                    .compile(Some(jobs[i].seed))
+                    .map_err(|e| e.to_string())?;
+                sim.run();
+                Ok(Some(sim.results()))
+            },
+        );
+        if let Some((_, e)) = outcome.failed.iter().min_by_key(|(i, _)| *i) {
+            return Err(e.clone());
+        }
+        let mut slots: Vec<Option<Results>> = jobs.iter().map(|_| None).collect();
+        for (i, r) in outcome.done {
+            slots[i] = Some(r);
+        }
+        Ok(slots
             .into_iter()
-            .map(|m| {
-                m.into_inner()
-                    .expect("no worker panics holding a slot")
-                    .expect("every job ran")
-            })
-            .collect()
+            .map(|r| r.expect("every job ran: none failed, none was stopped"))
+            .collect())
     }
 }

@@ -1,4 +1,4 @@
-//! `pathpool reproduce`: the documents' experiments, run and compared with their published
+//! The documents' experiments, run and compared with their published
 //! figures.
 //!
 //! Each experiment has a scenario file in `scenarios/reproductions/` (embedded in the binary
@@ -12,7 +12,7 @@ mod domain_scale;
 mod mmtp_multisource;
 mod partial_congestion;
 mod runner;
-mod scoreboard;
+pub mod scoreboard;
 mod shared_bottleneck;
 mod short_transfers;
 mod sqrt_n;
@@ -22,58 +22,14 @@ mod tm_assistance;
 mod wischik;
 
 use std::fs;
-use std::io::{IsTerminal as _, Write as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use clap::Args;
-
-use crate::CliError;
+use crate::LabError;
 use serde::Serialize;
 
 pub use runner::{Job, Runner};
 pub use scoreboard::{Score, Verdict};
 pub use stats::Estimate;
-
-/// Options of `pathpool reproduce`.
-#[derive(Args, Debug)]
-pub struct ReproduceArgs {
-    /// Experiment id (see --list), or `all`.
-    pub id: Option<String>,
-    /// List the experiments and exit.
-    #[arg(long)]
-    pub list: bool,
-    /// A reduced version: fewer repetitions, shorter runs, same conclusions.
-    #[arg(long)]
-    pub quick: bool,
-    /// Print one JSON object per compared figure on standard output (nothing else there).
-    #[arg(long)]
-    pub json: bool,
-    /// After the experiments, print the fidelity scoreboard: per experiment, the figures
-    /// whose 95% interval lies in the tolerance band, meets it, or misses it. With --json,
-    /// print only the scoreboard's rows, one JSON object each.
-    #[arg(long)]
-    pub summary: bool,
-    /// Repetitions (seeds) per configuration; default: the experiment's (fewer with --quick).
-    #[arg(long)]
-    pub seeds: Option<u32>,
-    /// Worker threads (default: every core).
-    #[arg(long)]
-    pub jobs: Option<usize>,
-    /// Where figures and per-run tables go (default results/reproduce/<id>).
-    #[arg(long, short = 'o')]
-    pub out: Option<PathBuf>,
-    /// No progress on standard error.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
-    /// Override a field in every run (repeatable), e.g. `tcp.min_rto=1s`: a what-if on top
-    /// of the experiment; the published values stay those of the documents.
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
-    /// domain-scale: a directory of Topology Zoo GML files (NAME.gml) to use instead of the
-    /// topohub package's JSON files.
-    #[arg(long, value_name = "DIR")]
-    pub zoo_dir: Option<PathBuf>,
-}
 
 /// One published figure next to what we measured.
 #[derive(Clone, Debug, Serialize)]
@@ -222,134 +178,30 @@ pub const EXPERIMENTS: &[Experiment] = &[
     domain_scale::EXPERIMENT,
 ];
 
-/// `pathpool reproduce`.
+/// The experiment `id`, or every experiment for `all`.
 ///
 /// # Errors
-/// An unknown id or bad option (bad input), or an experiment that could not run or write
-/// its outputs (failure; the other experiments still run).
-pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
-    if args.list || args.id.is_none() {
-        for e in EXPERIMENTS {
-            println!("{:<26} {}  [{}]", e.id, e.title, e.source);
-        }
-        if args.id.is_none() && !args.list {
-            return Err(CliError::BadInput(
-                "give an experiment id (listed above) or `all`: pathpool reproduce ID [--quick] [--json]".into(),
-            ));
-        }
-        return Ok(());
+/// An unknown id, with the known ones.
+pub fn select(id: &str) -> Result<Vec<&'static Experiment>, LabError> {
+    if id == "all" {
+        return Ok(EXPERIMENTS.iter().collect());
     }
-    let id = args.id.as_deref().unwrap_or_default();
-    let selected: Vec<&Experiment> = if id == "all" {
-        EXPERIMENTS.iter().collect()
-    } else {
-        match EXPERIMENTS.iter().find(|e| e.id == id) {
-            Some(e) => vec![e],
-            None => {
-                let ids: Vec<&str> = EXPERIMENTS.iter().map(|e| e.id).collect();
-                return Err(CliError::BadInput(format!(
-                    "unknown experiment {id:?}; known: {}, all",
-                    ids.join(", ")
-                )));
-            }
-        }
-    };
-    if args.seeds == Some(0) {
-        return Err(CliError::BadInput("--seeds must be at least 1".into()));
-    }
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
-    let progress = !args.quiet && !args.json && std::io::stderr().is_terminal();
-    let extra = crate::parse_overrides(&args.set)?;
-    let runner = Runner::new(jobs, progress, extra.clone());
-    let stop = crate::sweep::signal_flag()?;
-    let mut failed = Vec::new();
-    let mut scores = Vec::new();
-    for e in selected {
-        let out = args
-            .out
-            .clone()
-            .map(|o| if id == "all" { o.join(e.id) } else { o })
-            .unwrap_or_else(|| PathBuf::from("results/reproduce").join(e.id));
-        let ctx = Ctx {
-            quick: args.quick,
-            seeds: args.seeds,
-            runner: &runner,
-            out: out.clone(),
-            zoo_dir: args.zoo_dir.clone(),
-            jobs,
-            progress: !args.quiet && !args.json,
-            extra: extra.clone(),
-            stop: std::sync::Arc::clone(&stop),
-        };
-        if !args.json {
-            println!(
-                "== {} — {} [{}]{}",
-                e.id,
-                e.title,
-                e.source,
-                if args.quick { " (quick)" } else { "" }
-            );
-        }
-        let started = std::time::Instant::now();
-        let report = match (e.run)(&ctx) {
-            Ok(r) => r,
-            Err(msg) => {
-                eprintln!("error: {}: {msg}", e.id);
-                failed.push(e.id);
-                continue;
-            }
-        };
-        if let Err(msg) = write_outputs(e, &report, &out) {
-            eprintln!("error: {}: {msg}", e.id);
-            failed.push(e.id);
-        }
-        scores.push(Score::of(e.id, args.quick, &report.comparisons));
-        if args.json {
-            if args.summary {
-                // Only the scoreboard's rows, after the experiments.
-                continue;
-            }
-            let stdout = std::io::stdout();
-            let mut lock = stdout.lock();
-            for c in &report.comparisons {
-                let _ = writeln!(lock, "{}", serde_json::to_string(c).unwrap_or_default());
-            }
-        } else {
-            print!("{}", text_report(&report));
-            let score = scores.last().expect("pushed above");
-            println!(
-                "{} of {} figures within tolerance by their 95% interval ({} by the mean alone); {:.1} s; figure and tables in {}\n",
-                score.within,
-                score.total,
-                score.mean_within,
-                started.elapsed().as_secs_f64(),
-                out.display()
-            );
-        }
-    }
-    if args.summary {
-        if args.json {
-            for s in &scores {
-                println!("{}", serde_json::to_string(s).unwrap_or_default());
-            }
-        } else {
-            println!(
-                "== scoreboard (within: the 95% interval of the mean lies in the tolerance band)"
-            );
-            print!("{}", scoreboard::table(&scores));
-        }
-    }
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(CliError::Failed(format!("failed: {}", failed.join(", "))))
-    }
+    EXPERIMENTS
+        .iter()
+        .find(|e| e.id == id)
+        .map(|e| vec![e])
+        .ok_or_else(|| {
+            let ids: Vec<&str> = EXPERIMENTS.iter().map(|e| e.id).collect();
+            LabError::BadInput(format!(
+                "unknown experiment {id:?}; known: {}, all",
+                ids.join(", ")
+            ))
+        })
 }
 
-fn text_report(r: &Report) -> String {
+/// The report as text tables: the comparisons, then the figures measured only.
+#[must_use]
+pub fn text_report(r: &Report) -> String {
     let mut rows: Vec<Vec<String>> = r
         .comparisons
         .iter()
@@ -398,7 +250,12 @@ fn text_report(r: &Report) -> String {
     out
 }
 
-fn write_outputs(e: &Experiment, r: &Report, dir: &PathBuf) -> Result<(), String> {
+/// Writes `comparisons.jsonl`, `observations.json`, the comparison chart and the
+/// experiment's own files into `dir`.
+///
+/// # Errors
+/// A file that cannot be written.
+pub fn write_outputs(e: &Experiment, r: &Report, dir: &Path) -> Result<(), String> {
     fs::create_dir_all(dir).map_err(|err| format!("{}: {err}", dir.display()))?;
     let write = |name: &str, text: &str| {
         let p = dir.join(name);

@@ -1,25 +1,16 @@
-//! `pathpool sweep`: a scenario run over a grid of overrides × repetitions, in parallel on
-//! the local cores (or on a Dask cluster through the Python package), resumable, gathered
-//! into one table. The format and the rules are in `docs/sweeps.md`.
-//!
-//! The pieces: [`def`] reads a sweep (command line or sweep file), [`plan`] validates it and
-//! lists its runs (stable ids, seeds) and owns the sweep directory, [`pool`] runs pending
-//! runs on threads, [`gather`] builds `sweep.parquet` and `sweep.csv`.
+//! `pathpool sweep`: the command line of the lab's sweeps (`pathpool_lab::sweep`;
+//! `docs/sweeps.md`).
 
-pub mod def;
-pub mod gather;
-pub mod plan;
-pub mod pool;
-pub mod replicates;
-
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use pathpool_lab::sweep::def::{SweepError, SweepOptions};
+use pathpool_lab::sweep::plan::Plan;
+use pathpool_lab::sweep::{default_out_dir, definition, execute, pool, ClusterRunner, Executor};
+
 use crate::CliError;
-use def::{is_sweep_file, read_sweep_file, ScenarioText, SweepDef, SweepError, SweepOptions};
-use plan::Plan;
 
 /// Options of `pathpool sweep`.
 #[derive(clap::Args, Debug)]
@@ -65,31 +56,6 @@ pub struct SweepArgs {
     pub quiet: bool,
 }
 
-/// Why runs handed to a cluster did not all finish.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ExecError {
-    /// The user interrupted (Ctrl-C).
-    Interrupted,
-    /// Something failed; the message says what.
-    Failed(String),
-}
-
-/// Runs a sweep's pending runs elsewhere (a Dask cluster) and stores each finished one with
-/// [`Plan::store`]. The Python package provides one.
-pub trait ClusterRunner {
-    /// Runs `pending` (indices into `plan.runs`) on the cluster at `address`.
-    ///
-    /// # Errors
-    /// Interrupted, or a failure (the runs already stored stay stored).
-    fn run(
-        &self,
-        plan: &Arc<Plan>,
-        pending: &[usize],
-        address: &str,
-        progress: bool,
-    ) -> Result<(), ExecError>;
-}
-
 /// What the program running the command line provides to `pathpool sweep`.
 #[derive(Clone, Copy, Default)]
 pub struct Host<'a> {
@@ -102,43 +68,6 @@ pub struct Host<'a> {
 
 fn bad(e: &SweepError) -> CliError {
     CliError::BadInput(e.to_string())
-}
-
-/// The sweep a command line describes: a sweep file, or a scenario file with options; and
-/// whether `input` is a sweep file.
-///
-/// # Errors
-/// Unreadable files and everything [`SweepDef::apply_options`] rejects.
-pub fn definition(input: &Path, opts: &SweepOptions) -> Result<(SweepDef, bool), SweepError> {
-    let text = std::fs::read_to_string(input)
-        .map_err(|e| SweepError::at(input.display().to_string(), e.to_string()))?;
-    let sweep_file = is_sweep_file(&text);
-    let mut def = if sweep_file {
-        read_sweep_file(input)?
-    } else {
-        SweepDef::new(ScenarioText {
-            text,
-            format: "toml".into(),
-            source: input.display().to_string(),
-        })
-    };
-    def.apply_options(opts)?;
-    Ok((def, sweep_file))
-}
-
-/// The default sweep directory: `results/<stem>` for a sweep file, `results/<stem>-sweep`
-/// for a scenario file.
-#[must_use]
-pub fn default_out_dir(input: &Path, sweep_file: bool) -> PathBuf {
-    let stem = input
-        .file_stem()
-        .map_or("sweep".into(), |s| s.to_string_lossy().into_owned());
-    let name = if sweep_file {
-        stem
-    } else {
-        format!("{stem}-sweep")
-    };
-    PathBuf::from("results").join(name)
 }
 
 fn plan_from_args(a: &SweepArgs) -> Result<Plan, CliError> {
@@ -254,75 +183,41 @@ pub fn sweep_command(a: &SweepArgs, host: &Host<'_>) -> Result<(), CliError> {
         &|| own_flag.load(Ordering::Relaxed)
     };
     plan.prepare().map_err(|e| bad(&e))?;
-    let pending = plan.pending();
+    let pending = plan.pending().len();
     let jobs = a.jobs.unwrap_or_else(pool::default_jobs);
     if !a.quiet {
         let place = a.cluster.as_ref().map_or_else(
-            || format!("on {} worker threads", jobs.min(pending.len().max(1))),
+            || format!("on {} worker threads", jobs.min(pending.max(1))),
             |c| format!("on {c}"),
         );
         eprintln!(
-            "sweep: {total} runs ({} points x {} reps), {} already done, {} to run {place}; \
-             results in {}",
+            "sweep: {total} runs ({} points x {} reps), {} already done, {pending} to run \
+             {place}; results in {}",
             plan.points(),
             plan.def.reps,
-            total - pending.len(),
-            pending.len(),
+            total - pending,
             plan.out.display()
         );
     }
     let started = Instant::now();
-    let plan = Arc::new(plan);
-    if let (Some(address), Some(cluster)) = (&a.cluster, host.cluster) {
-        match cluster.run(&plan, &pending, address, !a.quiet) {
-            Ok(()) => {}
-            Err(ExecError::Interrupted) => return Err(interrupted(&plan, pending.len())),
-            Err(ExecError::Failed(e)) => return Err(CliError::Failed(e)),
-        }
-    } else {
-        let report = pool::run_local(&plan, &pending, jobs, !a.quiet, check);
-        if report.interrupted {
-            return Err(interrupted(&plan, pending.len()));
-        }
-        if !report.failed.is_empty() {
-            return Err(CliError::Failed(format!(
-                "{} of {} runs failed (above); the {} finished ones are kept: run the same \
-                 command again to retry the others",
-                report.failed.len(),
-                pending.len(),
-                report.ran.len()
-            )));
-        }
-    }
-    let left = plan.pending().len();
-    if left > 0 {
-        return Err(CliError::Failed(format!(
-            "{left} runs did not finish; run the same command again to retry them"
-        )));
-    }
-    let (table, [parquet, csv]) = gather::gather_and_write(&plan).map_err(CliError::Failed)?;
+    let executor = match (&a.cluster, host.cluster) {
+        (Some(address), Some(runner)) => Executor::Cluster { runner, address },
+        _ => Executor::Local { jobs },
+    };
+    let done = execute(plan, executor, !a.quiet, check)?;
     if !a.quiet {
         eprintln!(
             "sweep: {} runs done ({} now, in {:.1} s); {} rows gathered",
-            total,
-            pending.len(),
+            done.total,
+            done.ran_now,
             started.elapsed().as_secs_f64(),
-            table.rows()
+            done.rows
         );
     }
-    if let Some(same) = replicates::identical_replicates(&plan).map_err(CliError::Failed)? {
+    if let Some(same) = &done.identical {
         eprintln!("warning: {}", same.message());
     }
-    println!("{}", parquet.display());
-    println!("{}", csv.display());
+    println!("{}", done.parquet.display());
+    println!("{}", done.csv.display());
     Ok(())
-}
-
-fn interrupted(plan: &Plan, pending: usize) -> CliError {
-    let left = plan.pending().len();
-    CliError::Interrupted(format!(
-        "interrupted: {} of {pending} runs finished and are kept, {left} left unfinished; run \
-         the same command again to resume",
-        pending - left.min(pending)
-    ))
 }

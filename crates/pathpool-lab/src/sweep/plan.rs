@@ -11,7 +11,8 @@ use pathpool_sim::{LoadedScenario, ScenarioError};
 use serde::{Deserialize, Serialize};
 
 use super::def::{GatherTable, SweepDef, SweepError};
-use crate::output::{self, Provenance};
+use crate::output;
+use crate::run::RunOneError;
 
 /// The completion marker of a run, written last.
 pub const DONE_MARKER: &str = "done.json";
@@ -140,23 +141,6 @@ impl RunTask {
     pub fn run(&self, stop: &dyn Fn() -> bool) -> Result<Vec<(String, Vec<u8>)>, RunError> {
         let failed = |e: String| RunError::Failed(format!("run {}: {e}", self.id));
         let loaded = load(&self.scenario, &self.overrides).map_err(|e| failed(e.to_string()))?;
-        let mut sim = loaded
-            .compile(Some(self.seed))
-            .map_err(|e| failed(e.to_string()))?;
-        if sim.name().is_none() && !self.scenario.source.starts_with('<') {
-            let stem = Path::new(&self.scenario.source).file_stem();
-            sim.set_name(stem.map(|s| s.to_string_lossy().into_owned()));
-        }
-        let started_unix_s = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_secs_f64());
-        let wall = crate::run_stepwise(&mut sim, false, &self.id, |s, until| {
-            if stop() {
-                return Err(RunError::Stopped);
-            }
-            s.run_until(until);
-            Ok(())
-        })?;
         let mut command = vec![
             "pathpool".to_string(),
             "run".into(),
@@ -168,24 +152,29 @@ impl RunTask {
             command.push("--set".into());
             command.push(format!("{k}={v}"));
         }
-        let provenance = Provenance {
-            schema: "pathpool.provenance/1",
-            scenario_source: self.scenario.source.clone(),
-            scenario: serde_json::to_value(&loaded.scenario).map_err(|e| failed(e.to_string()))?,
-            overrides: self
-                .overrides
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect(),
+        let spec = crate::run::RunSpec {
+            scenario: &loaded,
+            source: &self.scenario.source,
+            overrides: &self.overrides,
             seed: self.seed,
-            version: env!("CARGO_PKG_VERSION"),
-            git_commit: output::git_commit(),
-            wall_time_s: wall,
-            started_unix_s,
             command,
-            files: Vec::new(),
+            label: &self.id,
+            progress: false,
         };
-        output::result_files(&sim.results(), wall, &provenance).map_err(failed)
+        let sim = crate::run::compile(&spec).map_err(|e| failed(e.to_string()))?;
+        let record = crate::run_one(&spec, sim, |s, until| {
+            if stop() {
+                return Err(RunError::Stopped);
+            }
+            s.run_until(until);
+            Ok(())
+        })
+        .map_err(|e| match e {
+            RunOneError::Step(e) => e,
+            RunOneError::Record(e) => failed(e),
+        })?;
+        output::result_files(&record.results, record.wall_time_s, &record.provenance)
+            .map_err(failed)
     }
 }
 

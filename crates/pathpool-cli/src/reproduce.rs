@@ -1,0 +1,167 @@
+//! `pathpool reproduce`: the command line of the lab's reproductions
+//! (`pathpool_lab::reproduce`; `docs/reproductions.md`).
+
+use std::io::{IsTerminal as _, Write as _};
+use std::path::PathBuf;
+
+use clap::Args;
+use pathpool_lab::reproduce::{
+    scoreboard, select, text_report, write_outputs, Ctx, Experiment, Runner, Score, EXPERIMENTS,
+};
+
+use crate::CliError;
+
+/// Options of `pathpool reproduce`.
+#[derive(Args, Debug)]
+pub struct ReproduceArgs {
+    /// Experiment id (see --list), or `all`.
+    pub id: Option<String>,
+    /// List the experiments and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// A reduced version: fewer repetitions, shorter runs, same conclusions.
+    #[arg(long)]
+    pub quick: bool,
+    /// Print one JSON object per compared figure on standard output (nothing else there).
+    #[arg(long)]
+    pub json: bool,
+    /// After the experiments, print the fidelity scoreboard: per experiment, the figures
+    /// whose 95% interval lies in the tolerance band, meets it, or misses it. With --json,
+    /// print only the scoreboard's rows, one JSON object each.
+    #[arg(long)]
+    pub summary: bool,
+    /// Repetitions (seeds) per configuration; default: the experiment's (fewer with --quick).
+    #[arg(long)]
+    pub seeds: Option<u32>,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Where figures and per-run tables go (default results/reproduce/<id>).
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+    /// No progress on standard error.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Override a field in every run (repeatable), e.g. `tcp.min_rto=1s`: a what-if on top
+    /// of the experiment; the published values stay those of the documents.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// domain-scale: a directory of Topology Zoo GML files (NAME.gml) to use instead of the
+    /// topohub package's JSON files.
+    #[arg(long, value_name = "DIR")]
+    pub zoo_dir: Option<PathBuf>,
+}
+
+/// `pathpool reproduce`.
+///
+/// # Errors
+/// An unknown id or bad option (bad input), or an experiment that could not run or write
+/// its outputs (failure; the other experiments still run).
+pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
+    if args.list || args.id.is_none() {
+        for e in EXPERIMENTS {
+            println!("{:<26} {}  [{}]", e.id, e.title, e.source);
+        }
+        if args.id.is_none() && !args.list {
+            return Err(CliError::BadInput(
+                "give an experiment id (listed above) or `all`: pathpool reproduce ID [--quick] [--json]".into(),
+            ));
+        }
+        return Ok(());
+    }
+    let id = args.id.as_deref().unwrap_or_default();
+    let selected: Vec<&Experiment> = select(id)?;
+    if args.seeds == Some(0) {
+        return Err(CliError::BadInput("--seeds must be at least 1".into()));
+    }
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let progress = !args.quiet && !args.json && std::io::stderr().is_terminal();
+    let extra = crate::parse_overrides(&args.set)?;
+    let runner = Runner::new(jobs, progress, extra.clone());
+    let stop = crate::sweep::signal_flag()?;
+    let mut failed = Vec::new();
+    let mut scores = Vec::new();
+    for e in selected {
+        let out = args
+            .out
+            .clone()
+            .map(|o| if id == "all" { o.join(e.id) } else { o })
+            .unwrap_or_else(|| PathBuf::from("results/reproduce").join(e.id));
+        let ctx = Ctx {
+            quick: args.quick,
+            seeds: args.seeds,
+            runner: &runner,
+            out: out.clone(),
+            zoo_dir: args.zoo_dir.clone(),
+            jobs,
+            progress: !args.quiet && !args.json,
+            extra: extra.clone(),
+            stop: std::sync::Arc::clone(&stop),
+        };
+        if !args.json {
+            println!(
+                "== {} — {} [{}]{}",
+                e.id,
+                e.title,
+                e.source,
+                if args.quick { " (quick)" } else { "" }
+            );
+        }
+        let started = std::time::Instant::now();
+        let report = match (e.run)(&ctx) {
+            Ok(r) => r,
+            Err(msg) => {
+                eprintln!("error: {}: {msg}", e.id);
+                failed.push(e.id);
+                continue;
+            }
+        };
+        if let Err(msg) = write_outputs(e, &report, &out) {
+            eprintln!("error: {}: {msg}", e.id);
+            failed.push(e.id);
+        }
+        scores.push(Score::of(e.id, args.quick, &report.comparisons));
+        if args.json {
+            if args.summary {
+                // Only the scoreboard's rows, after the experiments.
+                continue;
+            }
+            let stdout = std::io::stdout();
+            let mut lock = stdout.lock();
+            for c in &report.comparisons {
+                let _ = writeln!(lock, "{}", serde_json::to_string(c).unwrap_or_default());
+            }
+        } else {
+            print!("{}", text_report(&report));
+            let score = scores.last().expect("pushed above");
+            println!(
+                "{} of {} figures within tolerance by their 95% interval ({} by the mean alone); {:.1} s; figure and tables in {}\n",
+                score.within,
+                score.total,
+                score.mean_within,
+                started.elapsed().as_secs_f64(),
+                out.display()
+            );
+        }
+    }
+    if args.summary {
+        if args.json {
+            for s in &scores {
+                println!("{}", serde_json::to_string(s).unwrap_or_default());
+            }
+        } else {
+            println!(
+                "== scoreboard (within: the 95% interval of the mean lies in the tolerance band)"
+            );
+            print!("{}", scoreboard::table(&scores));
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::Failed(format!("failed: {}", failed.join(", "))))
+    }
+}
