@@ -116,8 +116,9 @@ def _is_number(text: str) -> bool:
 
 def split_runs(header: Sequence[str], rows: Sequence[Sequence[str]]) -> RunsTable:
     """Splits a per-run table: a column of numbers with a fraction anywhere is measured, any
-    other column but ``seed`` that takes several values is configuration. A long table (``metric`` and ``value``
-    columns, as wischik-nsdi11's) is widened first: one measured column per metric."""
+    other column but ``seed`` that takes several values is configuration. A long table
+    (``metric`` and ``value`` columns, as wischik-nsdi11's) is widened first: one measured
+    column per metric."""
     records = [dict(zip(header, r)) for r in rows if len(r) == len(header)]
     cols = list(header)
     if "metric" in cols and "value" in cols:
