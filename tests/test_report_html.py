@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from pathpool import report_html
@@ -269,6 +270,16 @@ def test_bad_rows_are_named(tmp_path):
         write_html([{**row, "verdict": "maybe"}], tmp_path)
     with pytest.raises(ReportError, match="row 2: missing field 'runs'"):
         write_html([row, {k: v for k, v in row.items() if k != "runs"}], tmp_path)
+    with pytest.raises(
+        ReportError, match=re.escape("row 1: field 'runs' must be a whole number, not 3.5")
+    ):
+        write_html([{**row, "runs": 3.5}], tmp_path)
+    with pytest.raises(ReportError, match="row 1: field 'published' must be a number, not True"):
+        write_html([{**row, "published": True}], tmp_path)
+    # DataFrame records (NumPy scalars) are rows too.
+    records = pd.DataFrame([row, {**row, "metric": "n", "verdict": "outside"}]).to_dict("records")
+    page = write_html(records, tmp_path, docs=parse_docs("", Path("r.md")))
+    assert page.read_text().count('class="comparison ') == 2
     with pytest.raises(ReportError, match="several experiments"):
         write_html([row, {**row, "experiment": "y"}], tmp_path)
     bad = tmp_path / "rows.jsonl"

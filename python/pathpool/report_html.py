@@ -29,11 +29,14 @@ import csv
 import html
 import json
 import math
+import numbers
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+import numpy as np
 
 from .report_docs import DocBlock, DocsError, ReproductionDocs, read_docs, render_markdown
 from .report_figures import Deviation, deviation_chart, runs_chart, split_runs
@@ -68,34 +71,48 @@ class Comparison:
         """Checks one row's fields; ``where`` (file and line, or row number) names it in
         errors."""
 
-        def get(key: str, kinds: tuple[type, ...], what: str) -> Any:
+        # Booleans are numbers to Python and NumPy; neither is a number here. NumPy scalars
+        # are accepted so that DataFrame records (`df.to_dict("records")`) pass.
+        booleans = (bool, np.bool_)
+        kinds: dict[str, tuple[str, Callable[[object], bool]]] = {
+            "string": ("a string", lambda v: isinstance(v, str)),
+            "number": (
+                "a number",
+                lambda v: isinstance(v, numbers.Real) and not isinstance(v, booleans),
+            ),
+            "whole": (
+                "a whole number",
+                lambda v: isinstance(v, numbers.Integral) and not isinstance(v, booleans),
+            ),
+            "bool": ("true or false", lambda v: isinstance(v, booleans)),
+        }
+
+        def get(key: str, kind: str) -> Any:
+            what, ok = kinds[kind]
             if key not in obj:
                 raise ReportError(f"{where}: missing field {key!r} ({what})")
             value = obj[key]
-            if isinstance(value, bool) and bool not in kinds:
-                raise ReportError(f"{where}: field {key!r} must be {what}, not {value!r}")
-            if not isinstance(value, kinds):
+            if not ok(value):
                 raise ReportError(f"{where}: field {key!r} must be {what}, not {value!r}")
             return value
 
-        number = (int, float)
-        verdict = get("verdict", (str,), "a string")
+        verdict = get("verdict", "string")
         if verdict not in VERDICTS:
             raise ReportError(
                 f"{where}: field 'verdict' is {verdict!r}; allowed: {', '.join(VERDICTS)}"
             )
         return cls(
-            experiment=get("experiment", (str,), "a string"),
-            metric=get("metric", (str,), "a string"),
-            unit=get("unit", (str,), "a string"),
-            published=float(get("published", number, "a number")),
-            measured=float(get("measured", number, "a number")),
-            ci95=float(get("ci95", number, "a number")),
-            runs=int(get("runs", (int,), "a whole number")),
-            tolerance=float(get("tolerance", number, "a number")),
-            within=bool(get("within", (bool,), "true or false")),
+            experiment=get("experiment", "string"),
+            metric=get("metric", "string"),
+            unit=get("unit", "string"),
+            published=float(get("published", "number")),
+            measured=float(get("measured", "number")),
+            ci95=float(get("ci95", "number")),
+            runs=int(get("runs", "whole")),
+            tolerance=float(get("tolerance", "number")),
+            within=bool(get("within", "bool")),
             verdict=verdict,
-            source=get("source", (str,), "a string"),
+            source=get("source", "string"),
         )
 
 
