@@ -263,14 +263,29 @@ def _setup_section(
         out += [f'<div class="doc">{render_markdown(b.markdown)}</div>' for b in blocks]
     else:
         out.append(
-            f'<p class="note">{_e(_docs_name(docs))} has no <code>report:setup {_e(experiment)}'
-            "</code> block: the set-up is not described here.</p>"
+            f'<p class="note">{_no_docs(docs, "setup", experiment)}: the set-up is not '
+            "described here.</p>"
         )
     return "\n".join(out)
 
 
+def _no_docs(docs: ReproductionDocs | None, kind: str, experiment: str) -> str:
+    """Why a page has no paragraph of the docs: none found, or no matching block."""
+    if docs is None:
+        return (
+            "docs/reproductions.md was not found (the package does not run from a checkout; "
+            "give <code>docs=</code> or <code>--docs</code>)"
+        )
+    return (
+        f"{_e(_docs_name(docs))} has no matching <code>report:{kind} {_e(experiment)}</code> block"
+    )
+
+
 def _docs_name(docs: ReproductionDocs | None) -> str:
-    return "docs/reproductions.md" if docs is None else f"docs/{docs.path.name}"
+    if docs is None:
+        return "docs/reproductions.md"
+    parent = docs.path.parent.name
+    return f"{parent}/{docs.path.name}" if parent else docs.path.name
 
 
 def _sort_key(v: str) -> tuple[int, float, str]:
@@ -309,9 +324,8 @@ def _explanations(
     if unexplained:
         names = "".join(f"<li>{_e(r.metric)}</li>" for r in unexplained)
         out.append(
-            f'<div class="explain missing" id="unexplained"><p>{_e(_docs_name(docs))} gives no '
-            f"explanation (no matching <code>report:misses {_e(experiment)}</code> block) "
-            f"for:</p><ul>{names}</ul></div>"
+            f'<div class="explain missing" id="unexplained"><p>No explanation: '
+            f"{_no_docs(docs, 'misses', experiment)} for:</p><ul>{names}</ul></div>"
         )
     return links, "\n".join(out)
 
