@@ -177,3 +177,92 @@ def runs_chart(table: RunsTable, title: str, max_panels: int = 4) -> bytes | Non
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return _png(fig)
+
+
+@dataclass(frozen=True)
+class LineSpec:
+    """How to draw one of the other tables a reproduction writes: ``y`` against ``x``, one
+    panel per value of ``panel``, one line per combination of ``lines``, the mean over the
+    rows that differ only in the remaining columns (e.g. the seeds)."""
+
+    file: str
+    x: str
+    y: str
+    panel: str
+    lines: tuple[str, ...]
+    title: str
+
+
+# The tables besides runs.csv that are worth a figure, by file name. convergence's is the
+# thesis's own kind of figure (Figs. 5.2-5.5: the per-second share averaged over the
+# repetitions); domain-scale's e7b table is Fig. 4.17's gain per topology.
+LINE_CHARTS = (
+    LineSpec(
+        "share_per_second.csv",
+        "second",
+        "share",
+        "setting",
+        ("cc",),
+        "multipath share per second (%), mean over the seeds (share_per_second.csv)",
+    ),
+    LineSpec(
+        "e7b_gains.csv",
+        "topology",
+        "mean_gain_pct",
+        "core_rate",
+        ("paths", "tm"),
+        "multipath gain per topology (%), ascending density (e7b_gains.csv)",
+    ),
+)
+
+
+def line_chart(
+    spec: LineSpec, header: Sequence[str], rows: Sequence[Sequence[str]]
+) -> bytes | None:
+    """The chart ``spec`` describes, or ``None`` when the table lacks one of its columns or
+    has no row with a number in ``y``."""
+    needed = (spec.x, spec.y, spec.panel, *spec.lines)
+    if any(c not in header for c in needed):
+        return None
+    at = {c: header.index(c) for c in needed}
+    sums: dict[str, dict[str, dict[str, list[float]]]] = {}
+    xs: list[str] = []
+    for r in rows:
+        if len(r) != len(header) or not _is_number(r[at[spec.y]]):
+            continue
+        x = r[at[spec.x]]
+        if x not in xs:
+            xs.append(x)
+        line = ", ".join(r[at[c]] for c in spec.lines)
+        panel = sums.setdefault(r[at[spec.panel]], {})
+        panel.setdefault(line, {}).setdefault(x, []).append(float(r[at[spec.y]]))
+    if not sums:
+        return None
+    numeric_x = all(_is_number(x) for x in xs)
+    position = {x: (float(x) if numeric_x else float(i)) for i, x in enumerate(xs)}
+    columns = min(len(sums), 3)
+    rows_n = -(-len(sums) // columns)
+    fig, axes = plt.subplots(
+        rows_n, columns, figsize=(4.2 * columns, 2.8 * rows_n + 0.6), squeeze=False, sharey=True
+    )
+    for ax, (name, lines) in zip(axes.flat, sums.items()):
+        for label, points in lines.items():
+            order = sorted(points, key=lambda x: position[x])
+            ax.plot(
+                [position[x] for x in order],
+                [sum(points[x]) / len(points[x]) for x in order],
+                linewidth=0.9,
+                label=label,
+            )
+        ax.set_title(f"{spec.panel} = {name}", fontsize=9)
+        ax.grid(color="#eee")
+        ax.tick_params(labelsize=7)
+        if not numeric_x:
+            ax.set_xticks(range(len(xs)))
+            ax.set_xticklabels(xs, rotation=60, ha="right", fontsize=6)
+        ax.legend(fontsize=6, title=", ".join(spec.lines), title_fontsize=6)
+    for ax in list(axes.flat)[len(sums) :]:
+        ax.set_visible(False)
+    fig.suptitle(spec.title, fontsize=10)
+    fig.tight_layout()
+    return _png(fig)

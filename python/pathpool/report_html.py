@@ -39,7 +39,14 @@ from typing import Any, Literal
 import numpy as np
 
 from .report_docs import DocBlock, DocsError, ReproductionDocs, read_docs, render_markdown
-from .report_figures import Deviation, deviation_chart, runs_chart, split_runs
+from .report_figures import (
+    LINE_CHARTS,
+    Deviation,
+    deviation_chart,
+    line_chart,
+    runs_chart,
+    split_runs,
+)
 
 Verdict = Literal["within", "overlaps", "outside"]
 VERDICTS: tuple[Verdict, ...] = ("within", "overlaps", "outside")
@@ -412,6 +419,12 @@ def _figures_section(experiment: str, rows: Sequence[Comparison], results_dir: P
                 out.append(f'<p class="note">Not drawn from runs.csv: {_e(rest)}.</p>')
     elif results_dir is None:
         out.append('<p class="note">No results directory given: per-run figures omitted.</p>')
+    for spec in LINE_CHARTS:
+        if results_dir is not None and (results_dir / spec.file).is_file():
+            header, data = _read_csv(results_dir / spec.file)
+            png = line_chart(spec, header, data)
+            if png is not None:
+                out.append(_img(png, spec.file))
     return "\n".join(out)
 
 
