@@ -26,6 +26,7 @@ import pytest
 
 from pathpool import report_html
 from pathpool.report_docs import DocsError, parse_docs, read_docs, render_markdown
+from pathpool.report_figures import LINE_CHARTS, line_chart, runs_chart, split_runs
 from pathpool.report_html import MARKS, ReportError, write_html
 
 IDS = ("nmcc-short-transfers", "nmcc-partial-congestion")
@@ -294,3 +295,44 @@ def test_bad_rows_are_named(tmp_path):
         code = report_html.main(["--json", str(bad), "-o", str(tmp_path)])
     assert code == 2
     assert f"{bad}:2: not a JSON object" in err.getvalue()
+
+
+def test_runs_table_is_split_into_configuration_and_measures():
+    # A long table (wischik-nsdi11's shape) is widened; a constant column varies nothing.
+    header = ["case", "algorithm", "seed", "metric", "value", "completed"]
+    rows = [
+        [case, alg, seed, metric, f"{v:.2f}", "true"]
+        for case in ("a", "b")
+        for alg in ("NMCC", "LIA")
+        for seed in ("1", "2")
+        for metric, v in (("share", 50.5), ("utilisation", 99.0))
+    ]
+    table = split_runs(header, rows)
+    assert table.config == ["case", "algorithm"]
+    assert table.measured == ["share", "utilisation"]
+    assert len(table.rows) == 8
+    png = runs_chart(table, "t")
+    assert png is not None and decoded_size(png)[0] > 0
+
+
+def test_line_chart_draws_the_mean_over_seeds_or_nothing():
+    spec = LINE_CHARTS[0]
+    header = ["setting", "cc", "seed", "second", "share"]
+    rows = [
+        ["default", cc, s, str(t), str(40 + t)]
+        for cc in ("lia", "nmcc")
+        for s in "12"
+        for t in range(5)
+    ]
+    png = line_chart(spec, header, rows)
+    assert png is not None
+    height, width = decoded_size(png)
+    assert height > 0 and width > 0
+    assert line_chart(spec, ["setting", "cc", "seed", "second"], [r[:4] for r in rows]) is None
+    assert line_chart(spec, header, [[*r[:4], "n/a"] for r in rows]) is None
+
+
+def decoded_size(png: bytes) -> tuple[int, int]:
+    import matplotlib.image
+
+    return matplotlib.image.imread(io.BytesIO(png)).shape[:2]
