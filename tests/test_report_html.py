@@ -132,6 +132,7 @@ def test_page_loads_draws_every_figure_and_shows_the_json_rows(reports, browser,
         assert img["src"].startswith("data:image/png;base64")
     assert state["resources"] == []  # self-contained: nothing fetched
     assert state["broken"] == []
+    assert "index.html" in state["links"]  # written with the index, so linked to it
 
     shown = table_rows(browser)
     assert len(shown) == len(rows[id_])

@@ -446,6 +446,7 @@ def write_html(
     quick: bool | None = None,
     command: str | None = None,
     docs: str | Path | ReproductionDocs | None = None,
+    index_link: bool = False,
 ) -> Path:
     """Writes ``OUT_DIR/ID.html`` for one reproduction and returns its path.
 
@@ -458,6 +459,8 @@ def write_html(
         quick: whether the run was ``--quick`` (``None``: the page says it was not given).
         command: the command that ran it, shown as given.
         docs: ``reproductions.md`` (path or parsed); default: the checkout's, if any.
+        index_link: link to ``index.html`` beside the page (:func:`write_reports` sets it
+            when it writes one).
 
     Raises:
         ReportError: no rows, rows of several experiments, or a malformed row or file.
@@ -483,6 +486,7 @@ def write_html(
     within, mean_within, total = _score(comps)
     body = "\n".join(
         [
+            '<p class="note"><a href="index.html">all reproductions</a></p>' if index_link else "",
             f"<h1>{_e(experiment)}</h1>",
             f'<p class="sub">{_e(comps[0].source)}</p>',
             f'<p class="score" id="score">{within} of {total} figures pass (95% interval in '
@@ -574,7 +578,13 @@ def write_reports(
                     "(several experiments need one directory each, as `reproduce all -o` writes)"
                 )
         page = write_html(
-            group, out_dir, results_dir=own, quick=quick, command=command, docs=parsed_docs
+            group,
+            out_dir,
+            results_dir=own,
+            quick=quick,
+            command=command,
+            docs=parsed_docs,
+            index_link=len(groups) > 1,
         )
         pages.append((page, group))
     paths = [p for p, _ in pages]
