@@ -146,6 +146,14 @@ def test_page_loads_draws_every_figure_and_shows_the_json_rows(reports, browser,
         assert ("yes" if row["within"] else "no") in tr["text"].split("\t")
         assert f"{row['runs']}" in tr["text"].split("\t")
 
+    # The scenario files the docs name for it, each in full.
+    files = browser.execute_script(
+        "return Array.from(document.querySelectorAll('details.scenario pre'))"
+        ".map(p => p.textContent)"
+    )
+    named = read_docs(ROOT / "docs" / "reproductions.md").scenarios(id_)
+    assert files == [p.read_text() for p in named]
+
     score = browser.find_element("id", "score").text
     within = sum(r["verdict"] == "within" for r in rows[id_])
     assert score.startswith(f"{within} of {len(rows[id_])} figures pass")
@@ -215,6 +223,8 @@ def test_every_reproduction_has_a_setup_block_and_known_ids():
     assert {b.experiment for b in docs.blocks} <= ids  # no marker names an unknown id
     for id_ in sorted(ids):
         assert docs.setup(id_), f"docs/reproductions.md: no <!-- report:setup {id_} --> block"
+        for scenario in docs.scenarios(id_):
+            assert scenario.is_file(), f"{id_}: scenarios= names {scenario}, which is not there"
 
 
 def test_metric_patterns_pick_the_paragraph_of_each_miss():
@@ -236,6 +246,8 @@ def test_metric_patterns_pick_the_paragraph_of_each_miss():
         ('<!-- report:misses x metric="(" -->\n<!-- /report -->\n', "not a regular expression"),
         ("<!-- report:setup x -->\n<!-- report:setup y -->\n", "inside the block opened on line 1"),
         ("a\n<!-- report:setup -->\n", "malformed report marker"),
+        ('<!-- report:setup x metric="a" -->\n', "report:setup takes scenarios=, not metric="),
+        ('<!-- report:setup x scenarios="a/b.toml" -->\n', "expected file names ending in .toml"),
     ],
 )
 def test_malformed_markers_name_file_and_line(text, message):

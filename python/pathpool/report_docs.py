@@ -5,6 +5,8 @@ Each reproduction's section marks what a report quotes with HTML comments, which
 viewers do not display, so the document's text stays as it is (D210)::
 
     <!-- report:setup ID -->          what was run: the set-up and the parameters
+    <!-- report:setup ID scenarios="A.toml B.toml" -->   ... run from these files of
+                                      scenarios/reproductions/
     <!-- report:misses ID -->         why figures miss their published values
     <!-- report:misses ID metric="REGEX" -->   ... only for the metrics REGEX finds
     <!-- /report -->                  ends the block
@@ -25,8 +27,10 @@ BlockKind = Literal["setup", "misses"]
 
 _OPEN = re.compile(
     r"^<!--\s*report:(?P<kind>\S+)\s+(?P<id>[a-z0-9][a-z0-9-]*)"
-    r'(?:\s+metric="(?P<metric>[^"]*)")?\s*-->\s*$'
+    r'(?:\s+(?P<attr>[a-z]+)="(?P<value>[^"]*)")?\s*-->\s*$'
 )
+# The one attribute each kind of block may carry.
+_ATTRIBUTE = {"setup": "scenarios", "misses": "metric"}
 _CLOSE = re.compile(r"^<!--\s*/report\s*-->\s*$")
 _ANY_MARKER = re.compile(r"^<!--\s*/?report\b")
 
@@ -45,6 +49,8 @@ class DocBlock:
     metric: re.Pattern[str] | None
     line: int
     """1-based line of the opening marker in the file."""
+    scenarios: tuple[str, ...] = ()
+    """Scenario files (names in ``scenarios/reproductions/``) a setup block names."""
 
     def explains(self, metric: str) -> bool:
         """Whether this block is about ``metric`` (every metric when the marker has no
@@ -67,6 +73,12 @@ class ReproductionDocs:
         """The experiment's explanation blocks, in document order."""
         return [b for b in self.blocks if b.kind == "misses" and b.experiment == experiment]
 
+    def scenarios(self, experiment: str) -> list[Path]:
+        """The scenario files the experiment's setup blocks name, as paths beside the docs
+        directory (``DOCS/../scenarios/reproductions/NAME``), in document order."""
+        base = self.path.resolve().parent.parent / "scenarios" / "reproductions"
+        return [base / name for b in self.setup(experiment) for name in b.scenarios]
+
 
 def parse_docs(text: str, path: Path) -> ReproductionDocs:
     """Finds the marked blocks of ``text`` (the contents of ``path``, named in errors).
@@ -76,7 +88,7 @@ def parse_docs(text: str, path: Path) -> ReproductionDocs:
             block, a ``/report`` without its opening marker, or a block never closed.
     """
     blocks: list[DocBlock] = []
-    current: tuple[BlockKind, str, re.Pattern[str] | None, int] | None = None
+    current: tuple[BlockKind, str, re.Pattern[str] | None, int, tuple[str, ...]] | None = None
     body: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
         where = f"{path}:{number}"
@@ -84,8 +96,9 @@ def parse_docs(text: str, path: Path) -> ReproductionDocs:
         if _CLOSE.match(line.strip()):
             if current is None:
                 raise DocsError(f"{where}: <!-- /report --> without an opening report: marker")
-            kind_open, experiment, metric, start = current
-            blocks.append(DocBlock(kind_open, experiment, "\n".join(body).strip(), metric, start))
+            kind_open, experiment, metric, start, files = current
+            text_md = "\n".join(body).strip()
+            blocks.append(DocBlock(kind_open, experiment, text_md, metric, start, files))
             current, body = None, []
         elif opened is not None:
             if current is not None:
@@ -100,12 +113,24 @@ def parse_docs(text: str, path: Path) -> ReproductionDocs:
                 )
             kind: BlockKind = "setup" if kind_text == "setup" else "misses"
             pattern: re.Pattern[str] | None = None
-            if opened["metric"] is not None:
+            scenarios: tuple[str, ...] = ()
+            attr, value = opened["attr"], opened["value"]
+            if attr is not None and attr != _ATTRIBUTE[kind]:
+                raise DocsError(f"{where}: report:{kind} takes {_ATTRIBUTE[kind]}=, not {attr}=")
+            if attr == "metric":
                 try:
-                    pattern = re.compile(opened["metric"])
+                    pattern = re.compile(value)
                 except re.error as e:
                     raise DocsError(f"{where}: metric=: not a regular expression: {e}") from e
-            current = (kind, opened["id"], pattern, number)
+            elif attr == "scenarios":
+                scenarios = tuple(value.split())
+                bad = [n for n in scenarios if "/" in n or not n.endswith(".toml")]
+                if bad or not scenarios:
+                    raise DocsError(
+                        f"{where}: scenarios=: expected file names ending in .toml "
+                        f"(in scenarios/reproductions/), got {value!r}"
+                    )
+            current = (kind, opened["id"], pattern, number, scenarios)
         elif _ANY_MARKER.match(line.strip()):
             raise DocsError(
                 f"{where}: malformed report marker {line.strip()!r}; expected "

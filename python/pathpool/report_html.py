@@ -213,7 +213,9 @@ tr.outside td.mark{background:#f6d0d0}td.mark{white-space:nowrap;font-weight:600
 .doc{font-size:.88em}.explain{border-left:4px solid #ccc;padding:.1em 1em;margin:1em 0;
  background:#fafafa}.explain.missing{border-color:#d62728}
 img.figure{max-width:100%;height:auto;display:block;margin:.8em 0}
-code{background:#f3f3f3;padding:0 .2em}.note{color:#555;font-size:.9em}
+code{background:#f3f3f3;padding:0 .2em}details.scenario{margin:.4em 0}
+details.scenario pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.82em}
+.note{color:#555;font-size:.9em}
 a{color:#1f5fa8}
 """
 
@@ -273,6 +275,16 @@ def _setup_section(
             f'<p class="note">{_no_docs(docs, "setup", experiment)}: the set-up is not '
             "described here.</p>"
         )
+    for scenario in docs.scenarios(experiment) if docs is not None else []:
+        name = f"scenarios/reproductions/{scenario.name}"
+        if scenario.is_file():
+            out.append(
+                f'<details class="scenario"><summary>Scenario file <code>{_e(name)}</code> '
+                "(the command varies it with overrides)</summary>"
+                f"<pre>{_e(scenario.read_text(encoding='utf-8'))}</pre></details>"
+            )
+        else:
+            out.append(f'<p class="note">Scenario file <code>{_e(name)}</code> not found.</p>')
     return "\n".join(out)
 
 
