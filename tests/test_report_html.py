@@ -78,7 +78,14 @@ def browser() -> Iterator[Any]:
     )
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,900"):
+    # --no-sandbox: CI runs as root; --disable-dev-shm-usage: containers with a small /dev/shm.
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1200,900",
+    ):
         options.add_argument(arg)
     # Every console message, so that errors can be asserted absent.
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
