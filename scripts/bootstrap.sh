@@ -2,7 +2,8 @@
 # Installs what pathpool needs and builds it, on a fresh machine or an existing checkout.
 # Idempotent: a second run only rebuilds what changed. Used by `make demo` and `make test`.
 #
-#   system packages (apt-get, when missing): python3, python3-venv, a C compiler, curl
+#   system packages (apt-get, when missing): python3, python3-venv, a C compiler, curl,
+#   chromium and chromium-driver (for the HTML reports' browser test)
 #   Rust (rustup, when cargo is missing), a virtualenv in .venv with the Python dependencies,
 #   and the pathpool extension module built in release mode (maturin develop).
 set -euo pipefail
@@ -14,6 +15,10 @@ command -v python3 >/dev/null 2>&1 || missing+=(python3)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
 command -v curl >/dev/null 2>&1 || missing+=(curl ca-certificates)
+# The HTML reports' test drives a real headless browser (tests/test_report_html.py): Debian's
+# Chromium and its chromedriver, not a browser download of Selenium's or Playwright's own.
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 if ((${#missing[@]})); then
   if command -v apt-get >/dev/null 2>&1; then
     sudo=""
@@ -46,7 +51,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   "$VENV/bin/python" -m pip install -q --upgrade pip
   "$VENV/bin/python" -m pip install -q "maturin>=1.5,<2" "numpy>=1.22" "pandas>=1.5" \
     "matplotlib>=3.5" "pyarrow>=12" "pytest>=7" "hypothesis>=6" "ruff>=0.4" \
-    "dask[distributed]>=2023.1" "topohub>=1.5"
+    "dask[distributed]>=2023.1" "topohub>=1.5" "selenium>=4.11"
   touch "$stamp"
 fi
 
