@@ -701,7 +701,8 @@ fn e7a(tables: &BTreeMap<&'static str, Vec<Row>>, report: &mut Report) -> Result
         for i in 0..len {
             let _ = writeln!(
                 csv,
-                "{label},{:.5},{:.0},{:.0},{:.3},{:.5},{:.5}",
+                // The label has a comma ("10 Mb/s, 5-125 ms"): quoted (RFC 4180).
+                "\"{label}\",{:.5},{:.0},{:.0},{:.3},{:.5},{:.5}",
                 (i as f64 + 0.5) / len as f64,
                 n[i],
                 l[i],
