@@ -25,6 +25,7 @@ from typing import Any, Union
 from . import _pathpool
 from ._pathpool import ScenarioError
 from ._sweep import IdenticalReplicatesWarning, sweep
+from .reproduce import Reproduction, reproduce, reproductions
 from .results import Results
 from .scenario import (
     Scenario,
@@ -106,6 +107,7 @@ def read_results(directory: str | os.PathLike[str]) -> Results:
 
 __all__ = [
     "IdenticalReplicatesWarning",
+    "Reproduction",
     "Results",
     "Scenario",
     "ScenarioError",
@@ -124,6 +126,8 @@ __all__ = [
     "random_drop",
     "read_results",
     "red",
+    "reproduce",
+    "reproductions",
     "run",
     "subflow",
     "sweep",

@@ -136,3 +136,19 @@ def sweep_run_task(task: str) -> list[tuple[str, bytes]]:
 
 def is_sweep_file(text: str) -> bool:
     """Whether ``text`` is a sweep file (a TOML document with a top-level ``scenario`` key)."""
+
+def reproductions() -> list[tuple[str, str, str]]:
+    """Every reproduction: (id, title, source), in documentation order."""
+
+def reproduce(
+    id: str,
+    out: str,
+    quick: bool = True,
+    seeds: int | None = None,
+    jobs: int | None = None,
+    overrides: list[tuple[str, str]] = ...,
+    zoo_dir: str | None = None,
+    progress: bool = False,
+) -> tuple[str, str]:
+    """Runs reproduction ``id``, writes ``out``; returns (comparisons as JSON lines,
+    observations as a JSON list)."""

@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 pub mod bench;
 pub mod keygen;
 pub mod overlay;
+mod python;
 pub mod reproduce;
 pub mod sweep;
 pub mod testbed;

@@ -2,7 +2,8 @@
 //! (`pathpool_lab::reproduce`; `docs/reproductions.md`).
 
 use std::io::{IsTerminal as _, Write as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
 use clap::Args;
 use pathpool_lab::reproduce::{
@@ -50,6 +51,11 @@ pub struct ReproduceArgs {
     /// topohub package's JSON files.
     #[arg(long, value_name = "DIR")]
     pub zoo_dir: Option<PathBuf>,
+    /// Also write an HTML report into DIR: one self-contained page per experiment (measured
+    /// next to published, the explanation of each miss, the figures), and index.html for
+    /// several. Drawn by the Python package (`python -m pathpool.report_html`).
+    #[arg(long, value_name = "DIR")]
+    pub html: Option<PathBuf>,
 }
 
 /// `pathpool reproduce`.
@@ -84,6 +90,7 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
     let stop = crate::sweep::signal_flag()?;
     let mut failed = Vec::new();
     let mut scores = Vec::new();
+    let mut rows = String::new();
     for e in selected {
         let out = args
             .out
@@ -124,6 +131,10 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
             failed.push(e.id);
         }
         scores.push(Score::of(e.id, args.quick, &report.comparisons));
+        for c in &report.comparisons {
+            rows += &serde_json::to_string(c).unwrap_or_default();
+            rows.push('\n');
+        }
         if args.json {
             if args.summary {
                 // Only the scoreboard's rows, after the experiments.
@@ -159,9 +170,68 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
             print!("{}", scoreboard::table(&scores));
         }
     }
+    if let Some(dir) = &args.html {
+        let results = match &args.out {
+            Some(o) => o.clone(),
+            None if id == "all" => PathBuf::from("results/reproduce"),
+            None => PathBuf::from("results/reproduce").join(id),
+        };
+        if rows.is_empty() {
+            failed.push("html (no comparisons to report)");
+        } else if let Err(msg) = write_html(&rows, &results, dir, args.quick) {
+            eprintln!("error: --html: {msg}");
+            failed.push("html");
+        }
+    }
     if failed.is_empty() {
         Ok(())
     } else {
         Err(CliError::Failed(format!("failed: {}", failed.join(", "))))
+    }
+}
+
+/// Writes the HTML report of `rows` (JSON lines) through the Python package, which prints
+/// the pages it wrote (on standard error here: standard output may be `--json`'s).
+fn write_html(rows: &str, results: &Path, dir: &Path, quick: bool) -> Result<(), String> {
+    let python = crate::python::interpreter();
+    let command: Vec<String> = std::env::args().collect();
+    let mut child = Command::new(&python)
+        .args(["-m", "pathpool.report_html", "--json", "-", "--results"])
+        .arg(results)
+        .arg("-o")
+        .arg(dir)
+        .arg(if quick { "--quick" } else { "--full" })
+        .arg("--command")
+        .arg(command.join(" "))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            format!(
+                "{}: {e}; the HTML report is drawn by the Python package (pip install \
+                 pathpool; PATHPOOL_PYTHON names its interpreter)",
+                python.display()
+            )
+        })?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(rows.as_bytes())
+            .map_err(|e| format!("writing the rows to {}: {e}", python.display()))?;
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("{}: {e}", python.display()))?;
+    for page in String::from_utf8_lossy(&out.stdout).lines() {
+        eprintln!("report: {page}");
+    }
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} -m pathpool.report_html failed ({}); is the Python package installed for \
+             this interpreter? (PATHPOOL_PYTHON names another)",
+            python.display(),
+            out.status
+        ))
     }
 }

@@ -4,6 +4,8 @@
 //! This is the only crate that depends on PyO3. The Python façade (`python/pathpool`) owns the
 //! user-facing API and documentation; the stubs are in `_pathpool.pyi`.
 
+mod reproduce;
+
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -603,6 +605,8 @@ fn _pathpool(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce::reproduce, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce::reproductions, m)?)?;
     m.add_class::<SweepPlan>()?;
     m.add_function(wrap_pyfunction!(sweep_plan, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_plan_file, m)?)?;
