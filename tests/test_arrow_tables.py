@@ -93,6 +93,15 @@ def test_tables_equal_those_of_the_column_protocol():
             assert now[name][table] == before[name][table], f"{name}.{table}"
 
 
+def test_results_read_back_have_the_dtypes_of_the_run(tmp_path):
+    """`pp.read_results` reads the files as the run's tables cross (D205): equal frames,
+    dtypes included (it used `pandas.read_parquet`, which gave optional counts as floats)."""
+    res = pp.run(ROOT / "scenarios" / "mmtp-cache.toml", seed=1, set={"measure.interval": "1s"})
+    back = pp.read_results(res.save(tmp_path / "run"))
+    assert results_doc(back) == results_doc(res)
+    assert str(back.flows["size_bytes"].dtype) == "UInt64"
+
+
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
         sys.exit("usage: python tests/test_arrow_tables.py --write")
