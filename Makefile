@@ -22,6 +22,7 @@ lint:
 	cargo clippy --release --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff check python tests examples
 	$(VENV)/bin/ruff format --check python tests examples
+	$(VENV)/bin/mypy
 
 # The Python binding crate has no Rust tests (it needs a Python interpreter); pytest covers it.
 # The fast-test profile is release without whole-program LTO (Cargo.toml).

@@ -12,12 +12,16 @@ from __future__ import annotations
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pathpool as pp
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "dumbbell.toml"
-GRID = {"links.bottleneck.rate": ["10Mbps", "20Mbps"], "tcp.delayed_ack": [False, True]}
+GRID: dict[str, list[Any]] = {
+    "links.bottleneck.rate": ["10Mbps", "20Mbps"],
+    "tcp.delayed_ack": [False, True],
+}
 FIXED = {"duration": "20s", "measure.start": "5s"}
 
 

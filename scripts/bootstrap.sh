@@ -50,7 +50,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "bootstrap: installing Python dependencies"
   "$VENV/bin/python" -m pip install -q --upgrade pip
   "$VENV/bin/python" -m pip install -q "maturin>=1.5,<2" "numpy>=1.22" "pandas>=1.5" \
-    "matplotlib>=3.5" "pyarrow>=12" "pytest>=7" "hypothesis>=6" "ruff>=0.4" \
+    "matplotlib>=3.5" "pyarrow>=12" "pytest>=7" "hypothesis>=6" "ruff>=0.4" "mypy>=1.10" \
     "dask[distributed]>=2023.1" "topohub>=1.5" "selenium>=4.11"
   touch "$stamp"
 fi

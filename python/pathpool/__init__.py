@@ -11,18 +11,18 @@ Build or load a scenario, run it, look at the results::
     grid = {"links.bottleneck.rate": ["10Mbps", "20Mbps"]}
     table = pp.sweep("scenarios/dumbbell.toml", grid, reps=3)  # a row per run per flow
 
-The simulation runs in Rust with the GIL released. See ``docs/python-api.md``.
+The simulation runs in Rust with the GIL released; a :class:`Scenario` is parsed once, however
+often it runs (``sc.run(seed=s)``, ``sc.sweep(grid)``). See ``docs/python-api.md``.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Union
 
-from . import _pathpool
+from . import _pathpool, types
 from ._pathpool import ScenarioError
 from ._sweep import IdenticalReplicatesWarning, sweep
 from .reproduce import Reproduction, reproduce, reproductions
@@ -93,11 +93,7 @@ def run(
     sc = _as_scenario(scenario)
     for k, v in (set or {}).items():
         sc = sc.set(k, v)
-    if progress is None:
-        progress = sys.stderr.isatty()
-    text, fmt, source, overrides = sc._payload()
-    handle = _pathpool.run(text, fmt, source, overrides, seed, progress)
-    return Results._from_handle(handle)
+    return sc.run(seed, progress=progress)
 
 
 def read_results(directory: str | os.PathLike[str]) -> Results:
@@ -132,6 +128,7 @@ __all__ = [
     "subflow",
     "sweep",
     "tcp",
+    "types",
     "udp_cbr",
     "udp_onoff",
 ]

@@ -23,13 +23,9 @@ class RunHandle:
     @property
     def seed(self) -> int:
         """The seed of the run."""
-    def tables(self) -> dict[str, list[tuple[str, str, bytes | list[str | None], bytes | None]]]:
-        """``{table: [(column, kind, data, mask), ...]}``.
-
-        ``kind`` is ``"f64"``, ``"u64"`` or ``"bool"`` (``data`` is little-endian bytes) or
-        ``"str"`` (``data`` is a list). ``mask`` (bytes of 0/1, 1 = present) is given for
-        columns with missing values, else ``None``.
-        """
+    def tables(self) -> dict[str, bytes]:
+        """``{table: Parquet bytes}``, in the encoding of the result files; read them with
+        ``pathpool._tables.frame`` (pyarrow)."""
     def summary_json(self) -> str:
         """The run's ``summary.json`` document."""
     def summary_text(self) -> str:
@@ -39,26 +35,43 @@ class RunHandle:
         replacing only files pathpool wrote there; raises ``FileExistsError`` for a directory
         of other files unless ``force``."""
 
-def run(
-    text: str,
-    format: str,
-    source_name: str,
-    overrides: list[tuple[str, str]],
-    seed: int | None = None,
-    progress: bool = False,
-) -> RunHandle:
-    """Compile and run a scenario (``format`` is ``"toml"`` or ``"json"``) without the GIL.
+class CompiledScenario:
+    """A scenario parsed by the Rust core: each check, run and sweep starts from it."""
 
-    Raises :class:`ScenarioError` for invalid scenarios and ``KeyboardInterrupt`` on Ctrl-C.
-    """
+    def __init__(
+        self, text: str, format: str, source_name: str, overrides: list[tuple[str, str]]
+    ) -> None:
+        """Parse ``text`` (``format`` is ``"toml"`` or ``"json"``) with ``overrides`` applied.
 
-def check(
-    text: str, format: str, source_name: str, overrides: list[tuple[str, str]]
-) -> tuple[int, int, float]:
-    """Validate a scenario; return (flows, directed links, duration in seconds)."""
+        Raises :class:`ScenarioError` for a malformed scenario (syntax, unknown fields, bad
+        values or overrides)."""
+    @property
+    def source(self) -> str:
+        """Where the scenario came from (a file name, or ``<scenario>``)."""
+    def check(self) -> tuple[int, int, float]:
+        """Validate the whole scenario; return (flows, directed links, duration in seconds)."""
+    def normalized_json(self) -> str:
+        """The scenario as JSON after overrides, with every field spelled out."""
+    def run(self, seed: int | None = None, progress: bool = False) -> RunHandle:
+        """Compile and run the scenario without the GIL.
 
-def normalize(text: str, format: str, source_name: str, overrides: list[tuple[str, str]]) -> str:
-    """The scenario as JSON after overrides, with every field spelled out."""
+        Raises :class:`ScenarioError` for an invalid scenario and ``KeyboardInterrupt`` on
+        Ctrl-C.
+        """
+    def sweep_plan(
+        self,
+        grid: list[tuple[str, list[str]]],
+        set: list[tuple[str, str]],
+        reps: int | None,
+        seed: int | None,
+        table: str | None,
+        metrics: list[str] | None,
+        out: str,
+    ) -> SweepPlan:
+        """Validate a sweep of this scenario (every value and grid point is compiled)."""
+
+def parse_count() -> int:
+    """How many scenario texts the extension has parsed (for tests)."""
 
 def cli_main(
     argv: list[str],
@@ -100,24 +113,10 @@ class SweepPlan:
         Raises ``KeyboardInterrupt`` on Ctrl-C (finished runs stay done) and ``RuntimeError``
         if runs failed.
         """
-    def gather(self) -> list[tuple[str, str, bytes | list[str | None], bytes | None]]:
-        """Write ``sweep.parquet`` and ``sweep.csv``; return the columns as ``RunHandle.tables``."""
+    def gather(self) -> bytes:
+        """Write ``sweep.parquet`` and ``sweep.csv``; return the table as Parquet bytes."""
     def identical_replicates(self) -> str | None:
         """The warning when some grid point's replicates are identical, or None."""
-
-def sweep_plan(
-    text: str,
-    format: str,
-    source_name: str,
-    overrides: list[tuple[str, str]],
-    grid: list[tuple[str, list[str]]],
-    reps: int | None,
-    seed: int | None,
-    table: str | None,
-    metrics: list[str] | None,
-    out: str,
-) -> SweepPlan:
-    """Validate a sweep of a scenario (every value and grid point is compiled)."""
 
 def sweep_plan_file(
     path: str,

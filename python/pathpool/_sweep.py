@@ -12,15 +12,17 @@ import os
 import sys
 import tempfile
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any, Union
 
 import pandas as pd
 
 from . import _pathpool
-from .results import _column
+from ._tables import frame
 from .scenario import Scenario, _override_text
+from .types import SweepTable
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -53,7 +55,7 @@ def _run_on_cluster(
             "running a sweep on a cluster needs dask.distributed: pip install 'pathpool[dask]'"
         ) from e
     own = not isinstance(cluster, Client)
-    client = Client(cluster) if own else cluster
+    client = cluster if isinstance(cluster, Client) else Client(cluster)
     futures = []
     try:
         index = {}
@@ -87,7 +89,8 @@ def _run_on_cluster(
             client.close()
 
 
-def _grid_items(grid: Mapping[str, Sequence[Any]] | None) -> list[tuple[str, list[str]]]:
+def grid_items(grid: Mapping[str, Sequence[Any]] | None) -> list[tuple[str, list[str]]]:
+    """The grid as the extension takes it: ``(key, [value text, ...])``."""
     items = []
     for key, values in (grid or {}).items():
         if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
@@ -98,8 +101,48 @@ def _grid_items(grid: Mapping[str, Sequence[Any]] | None) -> list[tuple[str, lis
     return items
 
 
-def _frame(columns: list[tuple[str, str, Any, bytes | None]]) -> pd.DataFrame:
-    return pd.DataFrame({c: _column(kind, data, mask) for c, kind, data, mask in columns})
+def _outside_level() -> int:
+    """The ``stacklevel`` for a warning raised by this module's caller of this function that
+    names the first frame outside pathpool: the user's ``pp.sweep`` or ``sc.sweep`` line."""
+    level = 2
+    f: FrameType | None = sys._getframe(2)
+    while f is not None and str(f.f_globals.get("__name__", "")).startswith("pathpool"):
+        level += 1
+        f = f.f_back
+    return level
+
+
+def execute(
+    make_plan: Callable[[str], _pathpool.SweepPlan],
+    *,
+    out: str | os.PathLike[str] | None,
+    jobs: int | None,
+    cluster: Cluster | None,
+    progress: bool | None,
+) -> pd.DataFrame:
+    """Plans a sweep into ``out`` (default: a temporary directory, removed afterwards), runs
+    what is pending (locally or on ``cluster``) and returns the gathered table."""
+    if progress is None:
+        progress = sys.stderr.isatty()
+    tmp = None
+    if out is None:
+        tmp = tempfile.TemporaryDirectory(prefix="pathpool-sweep-")
+        out = tmp.name
+    try:
+        plan = make_plan(str(out))
+        plan.prepare()
+        if cluster is None:
+            plan.run_local(jobs, progress)
+        else:
+            _run_on_cluster(plan, plan.pending(), cluster, progress)
+        table = frame(plan.gather())
+        same = plan.identical_replicates()
+        if same is not None:
+            warnings.warn(same, IdenticalReplicatesWarning, stacklevel=_outside_level())
+        return table
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
 
 
 def sweep(
@@ -109,7 +152,7 @@ def sweep(
     reps: int | None = None,
     seed: int | None = None,
     set: Mapping[str, Any] | None = None,
-    table: str | None = None,
+    table: SweepTable | None = None,
     metrics: Sequence[str] | None = None,
     jobs: int | None = None,
     out: str | os.PathLike[str] | None = None,
@@ -149,55 +192,31 @@ def sweep(
         KeyboardInterrupt: interrupted; finished runs stay in ``out`` for a later call.
         RuntimeError: some runs failed (the others are kept).
     """
-    if progress is None:
-        progress = sys.stderr.isatty()
-    grid_items = _grid_items(grid)
-    set_items = [(k, _override_text(v)) for k, v in (set or {}).items()]
-    metric_list = None if metrics is None else list(metrics)
-    tmp = None
-    if out is None:
-        tmp = tempfile.TemporaryDirectory(prefix="pathpool-sweep-")
-        out = tmp.name
-    try:
-        path = Path(scenario) if isinstance(scenario, (str, os.PathLike)) else None
-        if path is not None and _pathpool.is_sweep_file(path.read_text(encoding="utf-8")):
-            plan = _pathpool.sweep_plan_file(
-                str(path),
-                grid_items,
-                [f"{k}={v}" for k, v in set_items],
-                reps,
-                seed,
-                table,
-                metric_list,
-                str(out),
-            )
-        else:
-            from . import _as_scenario
+    path = Path(scenario) if isinstance(scenario, (str, os.PathLike)) else None
+    if path is None or not _pathpool.is_sweep_file(path.read_text(encoding="utf-8")):
+        from . import _as_scenario
 
-            sc = _as_scenario(scenario)
-            text, fmt, source, overrides = sc._payload()
-            plan = _pathpool.sweep_plan(
-                text,
-                fmt,
-                source,
-                overrides + set_items,
-                grid_items,
-                reps,
-                seed,
-                table,
-                metric_list,
-                str(out),
-            )
-        plan.prepare()
-        if cluster is None:
-            plan.run_local(jobs, progress)
-        else:
-            _run_on_cluster(plan, plan.pending(), cluster, progress)
-        frame = _frame(plan.gather())
-        same = plan.identical_replicates()
-        if same is not None:
-            warnings.warn(same, IdenticalReplicatesWarning, stacklevel=2)
-        return frame
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
+        return _as_scenario(scenario).sweep(
+            grid,
+            reps=reps,
+            seed=seed,
+            set=set,
+            table=table,
+            metrics=metrics,
+            jobs=jobs,
+            out=out,
+            cluster=cluster,
+            progress=progress,
+        )
+    items = grid_items(grid)
+    set_args = [f"{k}={_override_text(v)}" for k, v in (set or {}).items()]
+    metric_list = None if metrics is None else list(metrics)
+    return execute(
+        lambda directory: _pathpool.sweep_plan_file(
+            str(path), items, set_args, reps, seed, table, metric_list, directory
+        ),
+        out=out,
+        jobs=jobs,
+        cluster=cluster,
+        progress=progress,
+    )

@@ -88,7 +88,7 @@ class ResultsPlot:
         many = len(ids) > 12
         for fid in ids:
             d = ts[ts["flow"] == fid]
-            kw = {"linewidth": 0.6, "alpha": 0.5} if many else {"linewidth": 1.2}
+            kw: dict[str, Any] = {"linewidth": 0.6, "alpha": 0.5} if many else {"linewidth": 1.2}
             kw.update(line_kw)
             ax.plot(d["time_s"], d["goodput_bps"] / 1e6, label=None if many else fid, **kw)
         if total:

@@ -7,44 +7,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from . import _pathpool
-
-_DTYPES = {"f64": "<f8", "u64": "<u8"}
-
-
-def _column(kind: str, data: Any, mask: bytes | None) -> Any:
-    present = None if mask is None else np.frombuffer(mask, dtype=np.uint8).astype(bool)
-    if kind == "str":
-        return pd.array(list(data), dtype=object)
-    if kind == "bool":
-        values = np.frombuffer(data, dtype=np.uint8).astype(bool)
-        return values if present is None else pd.arrays.BooleanArray(values, ~present)
-    values = np.frombuffer(data, dtype=_DTYPES[kind]).copy()
-    if present is None:
-        return values
-    if kind == "f64":
-        values[~present] = np.nan
-        return values
-    return pd.arrays.IntegerArray(values, ~present)
+from ._tables import frame
 
 
 def _frames(handle: _pathpool.RunHandle) -> dict[str, pd.DataFrame]:
-    out = {}
-    for name, cols in handle.tables().items():
-        out[name] = pd.DataFrame({c: _column(kind, data, mask) for c, kind, data, mask in cols})
-    return out
-
-
-def _nullable_bools(df: pd.DataFrame) -> pd.DataFrame:
-    """Optional boolean columns come back from Parquet as objects; make them ``boolean`` as
-    in freshly run results."""
-    for c in df.columns:
-        if df[c].dtype == object and df[c].map(lambda v: v is None or isinstance(v, bool)).all():
-            df[c] = df[c].astype("boolean")
-    return df
+    return {name: frame(parquet) for name, parquet in handle.tables().items()}
 
 
 class Results:
@@ -113,7 +83,8 @@ class Results:
         optional = [
             n for n in ("subflows", "subflow_timeseries", "caches") if (d / f"{n}.parquet").exists()
         ]
-        frames = {n: _nullable_bools(pd.read_parquet(d / f"{n}.parquet")) for n in names + optional}
+        # As the tables of a fresh run: the same bytes, read the same way.
+        frames = {n: frame((d / f"{n}.parquet").read_bytes()) for n in names + optional}
         summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
         return cls(frames, summary)
 
@@ -125,12 +96,14 @@ class Results:
     @property
     def jain_index(self) -> float | None:
         """Jain's fairness index over all flows active in the summary window."""
-        return self.summary["jain_index"]
+        value: float | None = self.summary["jain_index"]
+        return value
 
     @property
     def afct_s(self) -> float | None:
         """Mean completion time of the finite flows that completed."""
-        return self.summary["afct_s"]
+        value: float | None = self.summary["afct_s"]
+        return value
 
     @property
     def wall_time_s(self) -> float:

@@ -20,6 +20,11 @@ the number 10 has no unit``): ``rate=10`` could mean bit/s or Mb/s, and the fact
 mistake gives a link that silently carries nothing. Numbers go in through keywords that name
 their unit: ``link(..., rate_bps=10e6, delay_s=0.005)``, ``flow(..., start_s=1,
 size_bytes=1e6)``. Queue sizes given as ints are packets (``droptail(100)``), as documented.
+
+The builders return the ``TypedDict`` types of :mod:`pathpool.types`, whose closed vocabularies
+(``kind``, ``cc``, ``scheduler``, ...) are ``Literal`` types for a type checker. A
+:class:`Scenario` is parsed by the Rust core once, when first checked, run or swept, and
+every later check, run and sweep starts from the parsed scenario.
 """
 
 from __future__ import annotations
@@ -27,16 +32,53 @@ from __future__ import annotations
 import copy
 import json
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, cast
 
 from . import _pathpool
+from .types import (
+    Cache,
+    CaIncrease,
+    CongestionControl,
+    ConstantSizes,
+    DropTailQueue,
+    ExponentialSizes,
+    FlightEstimate,
+    Flow,
+    FlowKind,
+    LiaOptions,
+    Link,
+    Measure,
+    Mmtp,
+    NmccOptions,
+    Outage,
+    ParetoSizes,
+    PartialAckTimer,
+    Periods,
+    Poisson,
+    Quantity,
+    Queue,
+    RandomDropQueue,
+    RecoveryExit,
+    RedQueue,
+    Routing,
+    Scheduler,
+    SizeDistribution,
+    Subflow,
+    SweepTable,
+    Tcp,
+    TopologyManager,
+    WvegasOptions,
+)
 
-#: A quantity with its unit, as a string: ``"10Mbps"``, ``"5ms"``, ``"1.5MB"``. Numbers are
-#: passed on unchanged and refused by the scenario's validation with the field's name.
-Quantity = Union[str, int, float]
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ._sweep import Cluster
+    from .results import Results
 
 
 def _num(x: float) -> str:
@@ -81,7 +123,7 @@ def _clean(d: dict[str, Any]) -> dict[str, Any]:
 # Queues
 
 
-def droptail(size: Quantity) -> dict[str, Any]:
+def droptail(size: Quantity) -> DropTailQueue:
     """A drop-tail (FIFO) queue holding ``size`` packets (``"100pkts"``, or an int) or bytes.
 
     >>> droptail(100)
@@ -101,7 +143,7 @@ def red(
     weight: float = 0.002,
     gentle: bool = False,
     mean_packet: Quantity | None = None,
-) -> dict[str, Any]:
+) -> RedQueue:
     """A RED queue (Floyd & Jacobson 1993). Sizes and thresholds are packets when given as
     ints, otherwise strings with a unit (all three in the same unit).
 
@@ -112,23 +154,26 @@ def red(
     def pk(x: Quantity) -> str:
         return f"{x}pkts" if isinstance(x, int) else str(x)
 
-    return _clean(
-        {
-            "type": "red",
-            "size": pk(size),
-            "min_th": pk(min_th),
-            "max_th": pk(max_th),
-            "max_p": max_p,
-            "weight": weight,
-            "gentle": gentle,
-            "mean_packet": _size(mean_packet),
-        }
+    return cast(
+        RedQueue,
+        _clean(
+            {
+                "type": "red",
+                "size": pk(size),
+                "min_th": pk(min_th),
+                "max_th": pk(max_th),
+                "max_p": max_p,
+                "weight": weight,
+                "gentle": gentle,
+                "mean_packet": _size(mean_packet),
+            }
+        ),
     )
 
 
 def random_drop(
     size: Quantity, *, band: Quantity | None = None, p: float | None = None
-) -> dict[str, Any]:
+) -> RandomDropQueue:
     """htsim's random-drop queue: drop-tail whose top ``band`` (default 3 packets, or 4500B
     when ``size`` is in bytes) drops arrivals with probability ``p`` (default 0.1). Ints are
     packets.
@@ -142,7 +187,9 @@ def random_drop(
     def pk(x: Quantity | None) -> str | None:
         return f"{x}pkts" if isinstance(x, int) else (None if x is None else str(x))
 
-    return _clean({"type": "random", "size": pk(size), "band": pk(band), "p": p})
+    return cast(
+        RandomDropQueue, _clean({"type": "random", "size": pk(size), "band": pk(band), "p": p})
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -155,7 +202,7 @@ def link(
     *,
     rate: Quantity | None = None,
     delay: Quantity | None = None,
-    queue: Mapping[str, Any] | None = None,
+    queue: Queue | None = None,
     loss: float | None = None,
     weight: float | None = None,
     id: str | None = None,
@@ -163,7 +210,7 @@ def link(
     failures: Sequence[tuple[Quantity, Quantity | None]] | None = None,
     rate_bps: float | None = None,
     delay_s: float | None = None,
-) -> dict[str, Any]:
+) -> Link:
     """A link between nodes ``a`` and ``b``: duplex by default, one-way from ``a`` to ``b``
     with ``duplex=False``. ``rate`` and ``delay`` are strings with units (``"10Mbps"``,
     ``"5ms"``), or numbers through ``rate_bps`` and ``delay_s``; the rate defaults to
@@ -196,30 +243,47 @@ def link(
         if failures is not None
         else None,
     )
-    return _clean(d)
+    return cast(Link, _clean(d))
 
 
-def tcp(**fields: Any) -> dict[str, Any]:
-    """TCP parameters (see the ``[tcp]`` table of the scenario reference).
+def tcp(
+    *,
+    cc: CongestionControl | None = None,
+    mss: Quantity | None = None,
+    header: Quantity | None = None,
+    initial_window: int | None = None,
+    initial_ssthresh: int | None = None,
+    abc_limit: int | None = None,
+    recovery_exit: RecoveryExit | None = None,
+    ca_increase: CaIncrease | None = None,
+    dupack_threshold: int | None = None,
+    min_rto: Quantity | None = None,
+    initial_rto: Quantity | None = None,
+    max_rto: Quantity | None = None,
+    delayed_ack: bool | None = None,
+    delack_timeout: Quantity | None = None,
+    rwnd: Quantity | None = None,
+    limited_transmit: bool | None = None,
+    partial_ack_timer: PartialAckTimer | None = None,
+    flight_estimate: FlightEstimate | None = None,
+    timer_granularity: Quantity | None = None,
+    sack: bool | None = None,
+    send_overhead: Quantity | None = None,
+    nmcc: NmccOptions | None = None,
+    lia: LiaOptions | None = None,
+    wvegas: WvegasOptions | None = None,
+) -> Tcp:
+    """TCP parameters (the ``[tcp]`` table of the scenario reference; ``None``: the default).
+    Times and sizes are strings with units (``rwnd`` may be ``"unlimited"``).
 
     >>> tcp(mss="1460B", min_rto="1s")
     {'mss': '1460B', 'min_rto': '1s'}
     """
-    conv = {
-        "rwnd": lambda v: v if v == "unlimited" else _size(v),
-        "mss": _size,
-        "header": _size,
-        "min_rto": _time,
-        "initial_rto": _time,
-        "max_rto": _time,
-        "delack_timeout": _time,
-    }
-    out = {}
-    for k, v in fields.items():
-        if v is None:
-            continue
-        out[k] = conv[k](v) if k in conv else v
-    return out
+    fields = dict(locals())
+    for k in ("nmcc", "lia", "wvegas"):
+        if fields[k] is not None:
+            fields[k] = dict(fields[k])
+    return cast(Tcp, _clean(fields))
 
 
 def flow(
@@ -227,7 +291,7 @@ def flow(
     dst: str,
     *,
     id: str | None = None,
-    kind: str = "tcp",
+    kind: FlowKind = "tcp",
     start: Quantity | None = None,
     start_spread: Quantity | None = None,
     stop: Quantity | None = None,
@@ -235,29 +299,29 @@ def flow(
     count: int | None = None,
     route: Sequence[str] | None = None,
     paths: Sequence[Sequence[str]] | None = None,
-    subflows: Sequence[Mapping[str, Any]] | None = None,
+    subflows: Sequence[Subflow] | None = None,
     k_paths: int | None = None,
-    tm: Mapping[str, Any] | None = None,
-    scheduler: str | None = None,
+    tm: TopologyManager | None = None,
+    scheduler: Scheduler | None = None,
     receive_buffer: Quantity | None = None,
     opportunistic_retransmission: bool | None = None,
     penalisation: bool | None = None,
-    cc: str | None = None,
-    tcp: Mapping[str, Any] | None = None,
+    cc: CongestionControl | None = None,
+    tcp: Tcp | None = None,
     rate: Quantity | None = None,
     packet_size: Quantity | None = None,
     on: Quantity | None = None,
     off: Quantity | None = None,
-    periods: str | None = None,
-    outages: Sequence[Mapping[str, Any]] | None = None,
-    mmtp: Mapping[str, Any] | None = None,
+    periods: Periods | None = None,
+    outages: Sequence[Outage] | None = None,
+    mmtp: Mmtp | None = None,
     content: str | None = None,
     start_s: float | None = None,
     start_spread_s: float | None = None,
     stop_s: float | None = None,
     size_bytes: float | None = None,
     rate_bps: float | None = None,
-) -> dict[str, Any]:
+) -> Flow:
     """A flow from host ``src`` to host ``dst`` (TCP by default).
 
     Times, sizes and rates are strings with units (``start="1s"``, ``size="10MB"``,
@@ -286,49 +350,55 @@ def flow(
     >>> flow("a", "b", size_bytes=1e7, start_s=1)
     {'from': 'a', 'to': 'b', 'kind': 'tcp', 'start': '1s', 'size': '10000000B'}
     """
-    return _clean(
-        {
-            "id": id,
-            "from": src if isinstance(src, str) else None,
-            "sources": None if isinstance(src, str) else list(src),
-            "to": dst,
-            "kind": kind,
-            "start": _with_unit("start", start, "start_s", start_s, "s"),
-            "start_spread": _with_unit(
-                "start_spread", start_spread, "start_spread_s", start_spread_s, "s"
-            ),
-            "stop": _with_unit("stop", stop, "stop_s", stop_s, "s"),
-            "size": _with_unit("size", size, "size_bytes", size_bytes, "B"),
-            "count": count,
-            "route": list(route) if route is not None else None,
-            "paths": [list(p) for p in paths] if paths is not None else None,
-            "subflows": [dict(sf) for sf in subflows] if subflows is not None else None,
-            "k_paths": k_paths,
-            "tm": dict(tm) if tm is not None else None,
-            "scheduler": scheduler,
-            "receive_buffer": _size(receive_buffer),
-            "opportunistic_retransmission": opportunistic_retransmission,
-            "penalisation": penalisation,
-            "cc": cc,
-            "tcp": dict(tcp) if tcp is not None else None,
-            "rate": _with_unit("rate", rate, "rate_bps", rate_bps, "bps"),
-            "packet_size": _size(packet_size),
-            "on": _time(on),
-            "off": _time(off),
-            "periods": periods,
-            "outages": [
-                {k: (_time(v) if k in ("start", "stop") else v) for k, v in o.items()}
-                for o in outages
-            ]
-            if outages is not None
-            else None,
-            "mmtp": dict(mmtp) if mmtp is not None else None,
-            "content": content,
-        }
+    return cast(
+        Flow,
+        _clean(
+            {
+                "id": id,
+                "from": src if isinstance(src, str) else None,
+                "sources": None if isinstance(src, str) else list(src),
+                "to": dst,
+                "kind": kind,
+                "start": _with_unit("start", start, "start_s", start_s, "s"),
+                "start_spread": _with_unit(
+                    "start_spread", start_spread, "start_spread_s", start_spread_s, "s"
+                ),
+                "stop": _with_unit("stop", stop, "stop_s", stop_s, "s"),
+                "size": _with_unit("size", size, "size_bytes", size_bytes, "B"),
+                "count": count,
+                "route": list(route) if route is not None else None,
+                "paths": [list(p) for p in paths] if paths is not None else None,
+                "subflows": [dict(sf) for sf in subflows] if subflows is not None else None,
+                "k_paths": k_paths,
+                "tm": dict(tm) if tm is not None else None,
+                "scheduler": scheduler,
+                "receive_buffer": _size(receive_buffer),
+                "opportunistic_retransmission": opportunistic_retransmission,
+                "penalisation": penalisation,
+                "cc": cc,
+                "tcp": dict(tcp) if tcp is not None else None,
+                "rate": _with_unit("rate", rate, "rate_bps", rate_bps, "bps"),
+                "packet_size": _size(packet_size),
+                "on": _time(on),
+                "off": _time(off),
+                "periods": periods,
+                "outages": [
+                    {
+                        k: (_time(cast(Quantity, v)) if k in ("start", "stop") else v)
+                        for k, v in o.items()
+                    }
+                    for o in outages
+                ]
+                if outages is not None
+                else None,
+                "mmtp": dict(mmtp) if mmtp is not None else None,
+                "content": content,
+            }
+        ),
     )
 
 
-def cache(node: str, capacity: Quantity) -> dict[str, Any]:
+def cache(node: str, capacity: Quantity) -> Cache:
     """An on-path chunk cache at router ``node`` holding ``capacity`` bytes (least recently
     used out): it keeps the mmTP replies that cross the router and answers requests for what
     it holds.
@@ -336,7 +406,7 @@ def cache(node: str, capacity: Quantity) -> dict[str, Any]:
     >>> cache("r2", "20MB")
     {'node': 'r2', 'capacity': '20MB'}
     """
-    return {"node": node, "capacity": _size(capacity)}
+    return {"node": node, "capacity": capacity}
 
 
 def subflow(
@@ -345,65 +415,66 @@ def subflow(
     group: int | None = None,
     start: Quantity | None = None,
     stop: Quantity | None = None,
-) -> dict[str, Any]:
+) -> Subflow:
     """One subflow of a multipath :func:`flow`: its route, coupling group (subflows in
     different groups are not coupled), and when it opens and closes.
 
     >>> subflow(["a", "r", "b"], group=1, start="5s")
     {'route': ['a', 'r', 'b'], 'group': 1, 'start': '5s'}
     """
-    return _clean(
-        {
-            "route": list(route) if route is not None else None,
-            "group": group,
-            "start": _time(start),
-            "stop": _time(stop),
-        }
+    return cast(
+        Subflow,
+        _clean(
+            {
+                "route": list(route) if route is not None else None,
+                "group": group,
+                "start": _time(start),
+                "stop": _time(stop),
+            }
+        ),
     )
 
 
-def udp_cbr(src: str, dst: str, rate: Quantity, **kw: Any) -> dict[str, Any]:
+def udp_cbr(src: str, dst: str, rate: Quantity | None, **kw: Any) -> Flow:
     """A constant-bit-rate UDP flow (``rate`` on the wire)."""
     return flow(src, dst, kind="udp-cbr", rate=rate, **kw)
 
 
-def udp_onoff(
-    src: str, dst: str, rate: Quantity, on: Quantity, off: Quantity, **kw: Any
-) -> dict[str, Any]:
+def udp_onoff(src: str, dst: str, rate: Quantity, on: Quantity, off: Quantity, **kw: Any) -> Flow:
     """An on-off UDP flow: ``rate`` while on; on/off periods exponential with these means
     (``periods="constant"`` for fixed ones)."""
     return flow(src, dst, kind="udp-onoff", rate=rate, on=on, off=off, **kw)
 
 
-def pareto(mean: Quantity, shape: float) -> dict[str, Any]:
+def pareto(mean: Quantity, shape: float) -> ParetoSizes:
     """Pareto flow sizes with this mean (bytes, or ``"30pkts"``) and shape > 1."""
-    return {"dist": "pareto", "mean": _size(mean), "shape": shape}
+    return {"dist": "pareto", "mean": mean, "shape": shape}
 
 
-def exponential(mean: Quantity) -> dict[str, Any]:
+def exponential(mean: Quantity) -> ExponentialSizes:
     """Exponential flow sizes with this mean."""
-    return {"dist": "exponential", "mean": _size(mean)}
+    return {"dist": "exponential", "mean": mean}
 
 
-def constant(value: Quantity) -> dict[str, Any]:
+def constant(value: Quantity) -> ConstantSizes:
     """Every flow has this size."""
-    return {"dist": "constant", "value": _size(value)}
+    return {"dist": "constant", "value": value}
 
 
 def poisson(
     src: str,
     dst: str,
     *,
-    size: Mapping[str, Any],
+    size: SizeDistribution,
     arrival_rate: float | None = None,
     load: float | None = None,
     start: Quantity | None = None,
     stop: Quantity | None = None,
     max_flows: int | None = None,
     id: str | None = None,
-    cc: str | None = None,
-    tcp: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+    cc: CongestionControl | None = None,
+    tcp: Tcp | None = None,
+) -> Poisson:
     """Finite TCP flows arriving as a Poisson process: ``arrival_rate`` flows per second, or
     ``load`` = λ·E[size]/C of the route's slowest link. With ``pareto`` sizes this is the
     Poisson Pareto Burst Process.
@@ -411,21 +482,24 @@ def poisson(
     >>> poisson("a", "b", size=pareto("30pkts", 1.2), load=0.9)["kind"]
     'poisson'
     """
-    return _clean(
-        {
-            "id": id,
-            "kind": "poisson",
-            "from": src,
-            "to": dst,
-            "size": dict(size),
-            "arrival_rate": arrival_rate,
-            "load": load,
-            "start": _time(start),
-            "stop": _time(stop),
-            "max_flows": max_flows,
-            "cc": cc,
-            "tcp": dict(tcp) if tcp is not None else None,
-        }
+    return cast(
+        Poisson,
+        _clean(
+            {
+                "id": id,
+                "kind": "poisson",
+                "from": src,
+                "to": dst,
+                "size": dict(size),
+                "arrival_rate": arrival_rate,
+                "load": load,
+                "start": _time(start),
+                "stop": _time(stop),
+                "max_flows": max_flows,
+                "cc": cc,
+                "tcp": dict(tcp) if tcp is not None else None,
+            }
+        ),
     )
 
 
@@ -459,7 +533,10 @@ class Scenario:
     ``duration`` is a string with a unit (``"60s"``), or a number of seconds through
     ``duration_s``.
 
-    The scenario is data; nothing is compiled until :meth:`check` or :func:`pathpool.run`.
+    Building one only records the data. The first :meth:`check`, :meth:`run`,
+    :meth:`sweep` or :meth:`to_dict` has the Rust core parse it (a problem raises
+    :class:`pathpool.ScenarioError` there) and keeps the parsed scenario, so a scenario run a
+    thousand times is parsed once; :meth:`set` gives a copy, parsed anew when it is used.
     """
 
     def __init__(
@@ -468,13 +545,13 @@ class Scenario:
         duration: Quantity | None = None,
         hosts: Iterable[str] = (),
         routers: Iterable[str] = (),
-        links: Iterable[Mapping[str, Any]] = (),
-        flows: Iterable[Mapping[str, Any]] = (),
-        traffic: Iterable[Mapping[str, Any]] = (),
-        tcp: Mapping[str, Any] | None = None,
-        measure: Mapping[str, Any] | None = None,
-        routing: Mapping[str, Any] | None = None,
-        caches: Iterable[Mapping[str, Any]] = (),
+        links: Iterable[Link] = (),
+        flows: Iterable[Flow] = (),
+        traffic: Iterable[Poisson] = (),
+        tcp: Tcp | None = None,
+        measure: Measure | None = None,
+        routing: Routing | None = None,
+        caches: Iterable[Cache] = (),
         name: str | None = None,
         description: str | None = None,
         seed: int | None = None,
@@ -496,29 +573,27 @@ class Scenario:
                 "caches": [dict(x) for x in caches] or None,
             }
         )
-        self._data: dict[str, Any] | None = data
-        self._toml: str | None = None
-        self._source = "<scenario>"
+        self._init(data, None, "<scenario>")
+
+    def _init(self, data: dict[str, Any] | None, toml: str | None, source: str) -> None:
+        self._data = data
+        self._toml = toml
+        self._source = source
         self._overrides: list[tuple[str, str]] = []
+        self._compiled: _pathpool.CompiledScenario | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str = "<scenario>") -> Scenario:
         """A scenario from a dictionary with the structure of a scenario file."""
         sc = cls.__new__(cls)
-        sc._data = copy.deepcopy(dict(data))
-        sc._toml = None
-        sc._source = source
-        sc._overrides = []
+        sc._init(copy.deepcopy(dict(data)), None, source)
         return sc
 
     @classmethod
     def from_toml(cls, text: str, *, source: str = "<string>") -> Scenario:
         """A scenario from TOML text (errors then carry line numbers)."""
         sc = cls.__new__(cls)
-        sc._data = None
-        sc._toml = text
-        sc._source = source
-        sc._overrides = []
+        sc._init(None, text, source)
         return sc
 
     @classmethod
@@ -535,38 +610,101 @@ class Scenario:
         """
         sc = copy.copy(self)
         sc._overrides = [*self._overrides, (key, _override_text(value))]
+        sc._compiled = None
         return sc
 
-    def _payload(self) -> tuple[str, str, str, list[tuple[str, str]]]:
-        if self._toml is not None:
-            return self._toml, "toml", self._source, list(self._overrides)
-        return json.dumps(self._data), "json", self._source, list(self._overrides)
+    def _rust(self) -> _pathpool.CompiledScenario:
+        """The scenario parsed by the Rust core: parsed on first use, then kept."""
+        if self._compiled is None:
+            if self._toml is not None:
+                text, fmt = self._toml, "toml"
+            else:
+                text, fmt = json.dumps(self._data), "json"
+            self._compiled = _pathpool.CompiledScenario(
+                text, fmt, self._source, list(self._overrides)
+            )
+        return self._compiled
 
     def check(self) -> ScenarioInfo:
         """Validates the scenario; raises :class:`pathpool.ScenarioError` if it is invalid."""
-        flows, links, duration = _pathpool.check(*self._payload())
+        flows, links, duration = self._rust().check()
         return ScenarioInfo(flows=flows, links=links, duration_s=duration)
+
+    def run(self, seed: int | None = None, *, progress: bool | None = None) -> Results:
+        """Runs the scenario (see :func:`pathpool.run`) and returns its results.
+
+        ``seed`` defaults to the scenario's ``seed``, or 1; ``progress`` (a progress bar on
+        runs longer than a second) to whether standard error is a terminal.
+
+        Raises:
+            ScenarioError: the scenario is invalid (the message names the field and line).
+            KeyboardInterrupt: the run was interrupted.
+        """
+        from .results import Results
+
+        if progress is None:
+            progress = sys.stderr.isatty()
+        return Results._from_handle(self._rust().run(seed, progress))
+
+    def sweep(
+        self,
+        grid: Mapping[str, Sequence[Any]] | None = None,
+        *,
+        reps: int | None = None,
+        seed: int | None = None,
+        set: Mapping[str, Any] | None = None,
+        table: SweepTable | None = None,
+        metrics: Sequence[str] | None = None,
+        jobs: int | None = None,
+        out: str | os.PathLike[str] | None = None,
+        cluster: Cluster | None = None,
+        progress: bool | None = None,
+    ) -> pd.DataFrame:
+        """Runs the scenario over a grid of overrides x repetitions and returns one table;
+        the arguments are those of :func:`pathpool.sweep`."""
+        from ._sweep import execute, grid_items
+
+        rust = self._rust()
+        items = grid_items(grid)
+        set_items = [(k, _override_text(v)) for k, v in (set or {}).items()]
+        metric_list = None if metrics is None else list(metrics)
+        return execute(
+            lambda directory: rust.sweep_plan(
+                items, set_items, reps, seed, table, metric_list, directory
+            ),
+            out=out,
+            jobs=jobs,
+            cluster=cluster,
+            progress=progress,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The scenario as it will run (overrides applied, every field spelled out)."""
-        return json.loads(_pathpool.normalize(*self._payload()))
+        result: dict[str, Any] = json.loads(self._rust().normalized_json())
+        return result
 
     @property
     def source(self) -> str:
         """Where the scenario came from (a file name, or ``<scenario>``)."""
         return self._source
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The parsed scenario stays in this process: a copy or a pickle parses again.
+        state = dict(self.__dict__)
+        state["_compiled"] = None
+        return state
+
     def __repr__(self) -> str:
         extra = f", {len(self._overrides)} overrides" if self._overrides else ""
         return f"Scenario(source={self._source!r}{extra})"
 
 
-def _measure(m: Mapping[str, Any]) -> dict[str, Any]:
+def _measure(m: Mapping[str, Any]) -> Measure:
     out = dict(m)
     for k in ("start", "end", "interval"):
         if k in out:
             out[k] = _time(out[k])
-    return _clean(out)
+    return cast(Measure, _clean(out))
 
 
 def measure(
@@ -576,7 +714,7 @@ def measure(
     interval: Quantity | None = None,
     trace_cwnd: bool | None = None,
     trace_queues: bool | None = None,
-) -> dict[str, Any]:
+) -> Measure:
     """What to record: the summary window ``[start, end]``, the time-series ``interval``,
     and whether to trace cwnd/ssthresh/srtt and queues."""
     return _measure(

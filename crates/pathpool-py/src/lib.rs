@@ -1,5 +1,6 @@
-//! Python bindings: the scenario goes in as data, is compiled and run entirely in Rust with
-//! the GIL released, and results come back as columns.
+//! Python bindings: the scenario goes in as data and is parsed once ([`scenario`]), each
+//! run is compiled and run entirely in Rust with the GIL released, and result tables come
+//! back as Parquet bytes that pyarrow reads (D205).
 //!
 //! This is the only crate that depends on PyO3. The Python façade (`python/pathpool`) owns the
 //! user-facing API and documentation; the stubs are in `_pathpool.pyi`.
@@ -13,17 +14,19 @@ use std::sync::Arc;
 use pathpool_cli::sweep::Host;
 use pathpool_lab::output::{self, Provenance};
 use pathpool_lab::sweep::def::{
-    read_sweep_file, Param, ParamValue, ScenarioText, SweepDef, SweepError, SweepOptions,
+    read_sweep_file, Param, ParamValue, SweepDef, SweepError, SweepOptions,
 };
 use pathpool_lab::sweep::plan::{Plan, RunError, RunTask};
 use pathpool_lab::sweep::{gather, pool, replicates, ClusterRunner, ExecError};
-use pathpool_sim::{Column, LoadedScenario, Results, ScenarioError as SimScenarioError};
+use pathpool_sim::{Results, ScenarioError as SimScenarioError, Table};
 use pyo3::create_exception;
 use pyo3::exceptions::{
     PyFileExistsError, PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError,
 };
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict};
+
+mod scenario;
 
 create_exception!(
     _pathpool,
@@ -34,7 +37,7 @@ create_exception!(
 
 /// The Python exception for a scenario's problems: the message has one line per problem,
 /// and `errors` lists them.
-fn scenario_error(e: &SimScenarioError) -> PyErr {
+pub(crate) fn scenario_error(e: &SimScenarioError) -> PyErr {
     // A scenario built in code: name the builders' keywords that take plain numbers.
     let hint = " (the builders take numbers through keywords naming their unit: \
                 pp.link(..., rate_bps=10e6, delay_s=0.005), pp.flow(..., start_s=1, \
@@ -63,104 +66,30 @@ fn scenario_error_of(lines: Vec<String>) -> PyErr {
     err
 }
 
-fn load(
-    text: &str,
-    format: &str,
-    source_name: &str,
-    overrides: &[(String, String)],
-) -> PyResult<LoadedScenario> {
-    match format {
-        "toml" => LoadedScenario::from_toml(text, source_name, overrides),
-        "json" => LoadedScenario::from_json(text, source_name, overrides),
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "unknown scenario format {other:?}; use \"toml\" or \"json\""
-            )))
-        }
-    }
-    .map_err(|e| scenario_error(&e))
-}
-
 /// The results of one run, held in Rust until Python asks for them.
 #[pyclass(frozen, name = "RunHandle", module = "pathpool._pathpool")]
-struct RunHandle {
-    results: Results,
-    wall_time_s: f64,
-    provenance: Provenance,
+pub(crate) struct RunHandle {
+    pub(crate) results: Results,
+    pub(crate) wall_time_s: f64,
+    pub(crate) provenance: Provenance,
 }
 
-fn column_to_py<'py>(
-    py: Python<'py>,
-    col: &Column,
-) -> PyResult<(String, Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
-    fn le_bytes<'py, T: Copy>(
-        py: Python<'py>,
-        v: &[T],
-        f: impl Fn(T) -> [u8; 8],
-    ) -> Bound<'py, PyAny> {
-        let mut buf = Vec::with_capacity(v.len() * 8);
-        for &x in v {
-            buf.extend_from_slice(&f(x));
-        }
-        PyBytes::new(py, &buf).into_any()
-    }
-    fn mask<'py, T>(py: Python<'py>, v: &[Option<T>]) -> Bound<'py, PyAny> {
-        let m: Vec<u8> = v.iter().map(|x| u8::from(x.is_some())).collect();
-        PyBytes::new(py, &m).into_any()
-    }
-    Ok(match col {
-        Column::F64(v) => ("f64".into(), le_bytes(py, v, f64::to_le_bytes), None),
-        Column::OptF64(v) => {
-            let vals: Vec<f64> = v.iter().map(|x| x.unwrap_or(f64::NAN)).collect();
-            (
-                "f64".into(),
-                le_bytes(py, &vals, f64::to_le_bytes),
-                Some(mask(py, v)),
-            )
-        }
-        Column::U64(v) => ("u64".into(), le_bytes(py, v, u64::to_le_bytes), None),
-        Column::OptU64(v) => {
-            let vals: Vec<u64> = v.iter().map(|x| x.unwrap_or(0)).collect();
-            (
-                "u64".into(),
-                le_bytes(py, &vals, u64::to_le_bytes),
-                Some(mask(py, v)),
-            )
-        }
-        Column::Str(v) => ("str".into(), PyList::new(py, v)?.into_any(), None),
-        Column::OptStr(v) => (
-            "str".into(),
-            PyList::new(py, v)?.into_any(),
-            Some(mask(py, v)),
-        ),
-        Column::Bool(v) => {
-            let b: Vec<u8> = v.iter().map(|&x| u8::from(x)).collect();
-            ("bool".into(), PyBytes::new(py, &b).into_any(), None)
-        }
-        Column::OptBool(v) => {
-            let b: Vec<u8> = v.iter().map(|x| u8::from(x.unwrap_or(false))).collect();
-            (
-                "bool".into(),
-                PyBytes::new(py, &b).into_any(),
-                Some(mask(py, v)),
-            )
-        }
-    })
+/// A table as Parquet bytes: the encoding of the result files, which pyarrow reads into
+/// Arrow with each column's type and nullability (`pathpool._tables`).
+fn table_bytes<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = py
+        .detach(|| output::parquet_bytes(table))
+        .map_err(PyRuntimeError::new_err)?;
+    Ok(PyBytes::new(py, &bytes))
 }
 
 #[pymethods]
 impl RunHandle {
-    /// `{table: [(column, kind, data, mask or None), ...]}` with kind in f64, u64, bool
-    /// (little-endian bytes) or str (a list).
+    /// `{table: Parquet bytes}` for every result table.
     fn tables<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = PyDict::new(py);
         for table in self.results.tables() {
-            let cols = PyList::empty(py);
-            for (name, col) in &table.columns {
-                let (kind, data, mask) = column_to_py(py, col)?;
-                cols.append((name, kind, data, mask))?;
-            }
-            out.set_item(&table.name, cols)?;
+            out.set_item(&table.name, table_bytes(py, &table)?)?;
         }
         Ok(out)
     }
@@ -211,82 +140,6 @@ impl RunHandle {
     fn seed(&self) -> u64 {
         self.results.seed
     }
-}
-
-/// Compiles and runs a scenario, releasing the GIL while it runs.
-#[pyfunction]
-#[pyo3(signature = (text, format, source_name, overrides, seed=None, progress=false))]
-fn run(
-    py: Python<'_>,
-    text: &str,
-    format: &str,
-    source_name: &str,
-    overrides: Vec<(String, String)>,
-    seed: Option<u64>,
-    progress: bool,
-) -> PyResult<RunHandle> {
-    let loaded = load(text, format, source_name, &overrides)?;
-    let seed = seed.unwrap_or_else(|| loaded.default_seed());
-    let mut sim = loaded.compile(Some(seed)).map_err(|e| scenario_error(&e))?;
-    if sim.name().is_none() && !source_name.starts_with('<') {
-        let stem = std::path::Path::new(source_name).file_stem();
-        sim.set_name(stem.map(|s| s.to_string_lossy().into_owned()));
-    }
-    let started_unix_s = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64());
-    let label = sim.name().unwrap_or("run").to_string();
-    // Step through the run without the GIL, and check for Ctrl-C between steps.
-    let wall = pathpool_lab::run_stepwise(&mut sim, progress, &label, |s, until| {
-        py.detach(|| s.run_until(until));
-        py.check_signals()
-    })?;
-    let provenance = Provenance {
-        schema: "pathpool.provenance/1",
-        scenario_source: source_name.to_string(),
-        scenario: serde_json::to_value(&loaded.scenario)
-            .map_err(|e| PyValueError::new_err(e.to_string()))?,
-        overrides: overrides.iter().map(|(k, v)| format!("{k}={v}")).collect(),
-        seed,
-        version: env!("CARGO_PKG_VERSION"),
-        git_commit: output::git_commit(),
-        wall_time_s: wall,
-        started_unix_s,
-        command: vec!["python".into()],
-        files: Vec::new(),
-    };
-    Ok(RunHandle {
-        results: sim.results(),
-        wall_time_s: wall,
-        provenance,
-    })
-}
-
-/// Validates a scenario; returns (flows, directed links, duration in seconds).
-#[pyfunction]
-#[pyo3(signature = (text, format, source_name, overrides))]
-fn check(
-    text: &str,
-    format: &str,
-    source_name: &str,
-    overrides: Vec<(String, String)>,
-) -> PyResult<(usize, usize, f64)> {
-    let loaded = load(text, format, source_name, &overrides)?;
-    let sim = loaded.compile(None).map_err(|e| scenario_error(&e))?;
-    Ok((sim.flow_count(), sim.link_count(), sim.end().as_secs_f64()))
-}
-
-/// The scenario document as JSON after overrides (what a run would use).
-#[pyfunction]
-#[pyo3(signature = (text, format, source_name, overrides))]
-fn normalize(
-    text: &str,
-    format: &str,
-    source_name: &str,
-    overrides: Vec<(String, String)>,
-) -> PyResult<String> {
-    let loaded = load(text, format, source_name, &overrides)?;
-    serde_json::to_string(&loaded.scenario).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Runs sweeps' `--cluster` runs through a Python function
@@ -354,13 +207,13 @@ fn sweep_error(e: &SweepError) -> PyErr {
 /// A validated sweep with its directory, shared with the Python façade
 /// (`pathpool.sweep`).
 #[pyclass(frozen, name = "SweepPlan", module = "pathpool._pathpool")]
-struct SweepPlan {
+pub(crate) struct SweepPlan {
     plan: Arc<Plan>,
 }
 
 /// Adds Python's keyword arguments to a sweep and validates it.
 #[allow(clippy::too_many_arguments)]
-fn finish_plan(
+pub(crate) fn finish_plan(
     py: Python<'_>,
     mut def: SweepDef,
     grid: Vec<(String, Vec<String>)>,
@@ -400,32 +253,6 @@ fn finish_plan(
     Ok(SweepPlan {
         plan: Arc::new(plan),
     })
-}
-
-/// A sweep of a scenario given as text (see `run`); `overrides` apply to every run.
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (text, format, source_name, overrides, grid, reps, seed, table, metrics, out))]
-fn sweep_plan(
-    py: Python<'_>,
-    text: String,
-    format: String,
-    source_name: String,
-    overrides: Vec<(String, String)>,
-    grid: Vec<(String, Vec<String>)>,
-    reps: Option<u64>,
-    seed: Option<u64>,
-    table: Option<String>,
-    metrics: Option<Vec<String>>,
-    out: PathBuf,
-) -> PyResult<SweepPlan> {
-    let mut def = SweepDef::new(ScenarioText {
-        text,
-        format,
-        source: source_name,
-    });
-    def.set = overrides;
-    finish_plan(py, def, grid, Vec::new(), reps, seed, table, metrics, out)
 }
 
 /// A sweep read from a sweep file, with keyword arguments on top (`set` as `KEY=VALUE`).
@@ -573,17 +400,12 @@ impl SweepPlan {
     }
 
     /// Gathers every run into `sweep.parquet` and `sweep.csv` and returns the table as
-    /// `[(column, kind, data, mask or None), ...]` (see `RunHandle.tables`).
-    fn gather<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    /// Parquet bytes (see `RunHandle.tables`).
+    fn gather<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let (table, _) = py
             .detach(|| gather::gather_and_write(&self.plan))
             .map_err(PyOSError::new_err)?;
-        let cols = PyList::empty(py);
-        for (name, col) in &table.columns {
-            let (kind, data, mask) = column_to_py(py, col)?;
-            cols.append((name, kind, data, mask))?;
-        }
-        Ok(cols)
+        table_bytes(py, &table)
     }
 
     /// The warning when the replicates of some grid point are identical (nothing in the
@@ -601,14 +423,12 @@ fn _pathpool(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_class::<RunHandle>()?;
-    m.add_function(wrap_pyfunction!(run, m)?)?;
-    m.add_function(wrap_pyfunction!(check, m)?)?;
-    m.add_function(wrap_pyfunction!(normalize, m)?)?;
+    m.add_class::<scenario::Compiled>()?;
+    m.add_function(wrap_pyfunction!(scenario::parse_count, m)?)?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::reproductions, m)?)?;
     m.add_class::<SweepPlan>()?;
-    m.add_function(wrap_pyfunction!(sweep_plan, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_plan_file, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_run_task, m)?)?;
     m.add_function(wrap_pyfunction!(is_sweep_file, m)?)?;

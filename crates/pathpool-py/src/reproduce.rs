@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 
 /// Every reproduction: (id, title, source), in documentation order.
 #[pyfunction]
-pub fn reproductions() -> Vec<(&'static str, &'static str, &'static str)> {
+pub(crate) fn reproductions() -> Vec<(&'static str, &'static str, &'static str)> {
     EXPERIMENTS
         .iter()
         .map(|e| (e.id, e.title, e.source))
@@ -23,7 +23,7 @@ pub fn reproductions() -> Vec<(&'static str, &'static str, &'static str)> {
 #[pyfunction]
 #[pyo3(signature = (id, out, quick=true, seeds=None, jobs=None, overrides=Vec::new(), zoo_dir=None, progress=false))]
 #[allow(clippy::too_many_arguments)]
-pub fn reproduce(
+pub(crate) fn reproduce(
     py: Python<'_>,
     id: &str,
     out: PathBuf,
