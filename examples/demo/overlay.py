@@ -16,6 +16,7 @@ import hashlib
 import io
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -172,11 +173,14 @@ def section(fail: Failover) -> Section:
     bed = OUT / "overlay"
     if (bed / "pids").exists():  # a testbed an interrupted demo left running
         cli("testbed", "down", "--dir", bed)
-    bed.mkdir(parents=True, exist_ok=True)
+    # A fresh directory: new keys and no state of an earlier run (with the keys an earlier
+    # `up` left there, one publisher was sent nothing; not investigated further).
+    shutil.rmtree(bed, ignore_errors=True)
+    bed.mkdir(parents=True)
     spec = pp.load(SCENARIO).to_dict()
-    overlay = bed / "overlay.toml"
+    overlay = OUT / "overlay.toml"  # `testbed up` copies it into the testbed directory
     overlay.write_text(overlay_text(spec, "s"))
-    content = bed / "content.bin"
+    content = OUT / "overlay-content.bin"
     content.write_bytes(hashlib.shake_256(b"pathpool demo").digest(int(fail.size_bytes)))
     sources = sorted(fail.path_rate_bps)
     publish = [a for p in sources for a in ("--publish", f"{p}={content}={NAME}")]
