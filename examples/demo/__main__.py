@@ -35,6 +35,13 @@ def main() -> int:
     sections.append(timed(lambda: overlay.section(failover[0])))
     sections.append(timed(single_path.section))
     total_s = time.monotonic() - t0
+    summary = Section("In short")
+    summary.say(f"== {summary.title} ==\n")
+    for sec in sections:
+        for line in sec.highlights:
+            summary.say(f"- {line}")
+    summary.say()
+    sections.insert(0, summary)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     report = OUT / "report.md"
     text = "\n".join(line for s in sections for line in s.lines)

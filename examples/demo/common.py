@@ -22,6 +22,8 @@ class Section:
     lines: list[str] = dataclasses.field(default_factory=list)
     figures: list[Path] = dataclasses.field(default_factory=list)
     wall_s: float = 0.0
+    # One or two lines for the demo's closing summary: the main figure against its expectation.
+    highlights: list[str] = dataclasses.field(default_factory=list)
 
     def say(self, line: str = "") -> None:
         """Prints a line and keeps it for the report and the index page."""

@@ -153,6 +153,11 @@ def section() -> tuple[Section, Failover]:
         f"Without the failure: {healthy.completion_s:.2f} s (at full capacity,"
         f" {mbps(everyone)}: {8 * size_bytes / everyone:.2f} s plus the start-up)."
     )
+    sec.highlights.append(
+        f"failover (simulated): {failed} failed at {fail_s:g} s; the download completed at"
+        f" {end:.2f} s, {end - ideal_end:+.2f} s after the ideal\n  (the others' capacity from"
+        f" the failure on), at {mbps(after.sum())} after it ({mbps(survivors)} possible)"
+    )
     say(
         f"The failure cost {end - ideal_end:+.2f} s against that ideal: the other paths never"
         f" stopped; {failed}'s\noutstanding chunks went to them after its two timeouts, and"

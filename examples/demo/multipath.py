@@ -235,6 +235,16 @@ def explain(sec: Section, outcomes: Sequence[Outcome]) -> None:
         f" {mean(without.tcp_bps) / 1e6:.1f}: topological assistance gave"
         f" {mean(with_tm.mp_bps) / mean(without.mp_bps):.2f} times as much."
     )
+    gain = mean(with_tm.shares) / mean(without.shares)
+    sec.highlights += [
+        f"friendliness: against one TCP flow on a shared bottleneck NMCC took"
+        f" {pct(mean(nmcc.shares))} (expected\n  {pct(nmcc.expected)}), Uncoupled"
+        f" {pct(mean(unc.shares))} ({pct(unc.expected)})",
+        f"aggregation: on two disjoint paths NMCC with TM groups took {pct(mean(with_tm.shares))}"
+        f" of all goodput, {gain:.2f} times its share\n  in one coupled group (expected"
+        f" {with_tm.expected / without.expected:.2f}: {pct(with_tm.expected)} against"
+        f" {pct(without.expected)})",
+    ]
     dt = find(outcomes, "shared", "nmcc", "shared-link", droptail=True)
     dt_unc = find(outcomes, "shared", "uncoupled", "shared-link", droptail=True)
     say(

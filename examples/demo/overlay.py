@@ -169,6 +169,7 @@ def section(fail: Failover) -> Section:
     problem = loopback_problem()
     if problem:
         say(f"skipped: {problem}.\n")
+        sec.highlights.append(f"overlay: skipped ({problem})")
         return sec
     bed = OUT / "overlay"
     if (bed / "pids").exists():  # a testbed an interrupted demo left running
@@ -194,12 +195,14 @@ def section(fail: Failover) -> Section:
     up = cli("testbed", "up", overlay, "--dir", bed, "--start-timeout", "60s", *publish, timeout=90)
     if up.returncode != 0:
         say(f"skipped: `pathpool testbed up` failed:\n{up.stderr.strip()}\n")
+        sec.highlights.append("overlay: skipped (`pathpool testbed up` failed; see above)")
         content.unlink()
         return sec
     try:
         summary, stopped_at, log = download(bed, fail, sec)
     except (RuntimeError, LookupError, OSError) as e:
         say(f"the download did not complete: {e}\n")
+        sec.highlights.append("overlay: the download did not complete (see above)")
         return sec
     finally:
         down = cli("testbed", "down", "--dir", bed)
@@ -244,18 +247,26 @@ def report(
             f"{src:8} {mbps(cap):>11} {mbps(b):>12} ({pct(b / cap):>6}) {mbps(a):>12}"
             f" (exp. {exp_after / 1e6:.1f})   {mbps(fail.before[src])} / {mbps(fail.after[src])}"
         )
+    after_possible = sum(c for s, c in capacity.items() if s != fail.failed)
+    sec.highlights.append(
+        f"failover over the UDP overlay on loopback: {mbps(after.sum())} after {fail.failed}"
+        f" stopped ({mbps(after_possible)} possible,\n  simulated {mbps(fail.after.sum())})"
+        + (f"; the whole download {float(m.group(2)):.1f} Mb/s in {end:.2f} s" if m else "")
+    )
     if m:
         whole = float(m.group(2)) * 1e6
         say(
             f"\nwhole download: {mbps(whole)} over {end:.2f} s (simulated: "
             f"{mbps(8 * fail.size_bytes / fail.completion_s)} over {fail.completion_s:.2f} s)."
         )
+    load_1min = os.getloadavg()[0]
     say(
         f"A datagram carries {CHUNK_BYTES} bytes of content in {DATAGRAM_BYTES} ({pct(frac)}),"
-        f" so each capacity is {pct(frac)} of\nits link's rate. Expect the overlay a little"
-        " below the simulation: its six processes share\nthis machine's cores (with whatever"
-        " else runs), and the emulated links run on the wall clock\nof threads that wait for"
-        " a core (docs/overlay.md).\n"
+        f" so each capacity is {pct(frac)} of\nits link's rate. The overlay runs below the"
+        " simulation when the machine is busy: its six\nprocesses share the cores with"
+        " whatever else runs, and each emulated link runs on the wall\nclock of a thread"
+        f" that may wait for a core (docs/overlay.md). Load average now: {load_1min:.1f}"
+        f" on\n{os.cpu_count()} cores.\n"
     )
     fig, ax = plt.subplots(figsize=(7.5, 4))
     smooth = rates.rolling(5, min_periods=1).mean() / 1e6

@@ -35,9 +35,9 @@ def write(path: Path, sections: Sequence[Section], total_s: float, stamp: str) -
     parts = []
     for i, s in enumerate(sections):
         lines = [ln for ln in s.lines if not ln.startswith(("== ", "plot: "))]
+        took = f'<p class="meta">{s.wall_s:.1f} s</p>' if s.wall_s else ""
         parts.append(
-            f'<section id="part{i}"><h2>{html.escape(s.title)}</h2>'
-            f'<p class="meta">{s.wall_s:.1f} s</p>'
+            f'<section id="part{i}"><h2>{html.escape(s.title)}</h2>{took}'
             f"<pre>{html.escape(chr(10).join(lines).strip())}</pre>"
             + "".join(image(f) for f in s.figures)
             + "</section>"

@@ -66,6 +66,11 @@ def random_loss(sec: Section) -> None:
         err = 100 * (f["throughput_bps"] / mathis - 1)
         tput = f["throughput_bps"] / 1e6
         say(f"{p:>7.3f} {tput:>14.3f} {mathis / 1e6:>12.3f} {err:>+8.1f} {f['timeouts']:>5}")
+    errors = [100 * (r[1] / r[2] - 1) for r in rows]
+    sec.highlights.append(
+        f"single-path TCP under random loss: {min(errors):+.1f}% to {max(errors):+.1f}% off the"
+        f" Mathis formula for p = {rows[0][0]:g} to {rows[-1][0]:g}"
+    )
     say(
         "\nMathis et al. (1997): throughput = 1.22 MSS / (RTT sqrt(p)). The model ignores\n"
         "timeouts, which grow with p, so measured throughput falls below it at high loss.\n"
