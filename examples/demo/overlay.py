@@ -198,15 +198,23 @@ def section(fail: Failover) -> Section:
         sec.highlights.append("overlay: skipped (`pathpool testbed up` failed; see above)")
         content.unlink()
         return sec
+    failure: Exception | None = None
     try:
         summary, stopped_at, log = download(bed, fail, sec)
     except (RuntimeError, LookupError, OSError) as e:
-        say(f"the download did not complete: {e}\n")
-        sec.highlights.append("overlay: the download did not complete (see above)")
-        return sec
-    finally:
+        failure = e
+    finally:  # Ctrl-C included: stop every node the testbed started
         down = cli("testbed", "down", "--dir", bed)
         content.unlink()
+    if failure is not None:
+        say(f"the download did not complete: {failure}")
+        say("what each node said last (its log in results/demo/overlay/):")
+        for node_log in sorted(bed.glob("*.log")):
+            last = node_log.read_text(errors="replace").strip().splitlines()[-1:] or ["(empty)"]
+            say(f"  {node_log.stem}: {last[0]}")
+        say()
+        sec.highlights.append("overlay: the download did not complete (see above)")
+        return sec
     say("pathpool testbed get:")
     for line in summary.splitlines() or ["(no summary)"]:
         say(f"  {line}")
