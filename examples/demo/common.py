@@ -6,6 +6,7 @@ import dataclasses
 from pathlib import Path
 
 import matplotlib
+import pandas as pd
 
 matplotlib.use("Agg")
 from matplotlib.figure import Figure
@@ -48,3 +49,8 @@ def pct(x: float) -> str:
 def mbps(bps: float) -> str:
     """A rate in bit/s as '12.34 Mb/s'."""
     return f"{bps / 1e6:.2f} Mb/s"
+
+
+def cell(table: pd.DataFrame, row: str, column: str) -> float:
+    """One number of a results table indexed by id: the `column` of row `row`."""
+    return float(table[column].loc[row])

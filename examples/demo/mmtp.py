@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import pathpool as pp
-from demo.common import ROOT, Section, mbps, pct
+from demo.common import ROOT, Section, cell, mbps, pct
 
 SCENARIO = ROOT / "scenarios" / "demo" / "mmtp-failover.toml"
 FLOW = "dl"
@@ -56,11 +56,9 @@ def path_capacity_bps(links: pd.DataFrame, path: str) -> float:
 
 def download(results: pp.Results, payload_fraction: float) -> Download:
     sub = results.subflows[results.subflows["flow"] == FLOW]
-    source = {int(r.subflow): source_of(str(r.path)) for r in sub.itertuples()}
-    rate = {
-        source_of(str(r.path)): path_capacity_bps(results.links, str(r.path))
-        for r in sub.itertuples()
-    }
+    paths = dict(zip(sub["subflow"].astype(int), sub["path"].astype(str)))
+    source = {subflow: source_of(path) for subflow, path in paths.items()}
+    rate = {source_of(path): path_capacity_bps(results.links, path) for path in paths.values()}
     capacity = {s: payload_fraction * r for s, r in rate.items()}
     ts = results.subflow_timeseries
     ts = ts[ts["flow"] == FLOW].copy()
@@ -69,8 +67,8 @@ def download(results: pp.Results, payload_fraction: float) -> Download:
     acked = acked.reindex(columns=sorted(capacity)).ffill().fillna(0.0)
     dt = acked.index.to_series().diff()
     per_source = (8 * acked.diff()).div(dt, axis=0).iloc[1:]
-    flow = results.flows.set_index("id").loc[FLOW]
-    return Download(results, per_source, float(flow["fct_s"]), rate, capacity)
+    fct_s = cell(results.flows.set_index("id"), FLOW, "fct_s")
+    return Download(results, per_source, fct_s, rate, capacity)
 
 
 def timeouts(d: Download, source: str) -> int:
@@ -116,7 +114,7 @@ def section() -> tuple[Section, Failover]:
     payload_fraction = mss_bytes / (mss_bytes + byte_count(spec["tcp"]["header"] or "40B"))
     failing = download(pp.run(sc, progress=False), payload_fraction)
     healthy = download(pp.run(sc, set={"flows.dl.outages": []}, progress=False), payload_fraction)
-    size_bytes = float(failing.results.flows.set_index("id").loc[FLOW, "size_bytes"])
+    size_bytes = cell(failing.results.flows.set_index("id"), FLOW, "size_bytes")
     say(
         f"scenarios/demo/mmtp-failover.toml: {size_bytes / 1e6:.0f} MB from "
         f"{', '.join(failing.capacity_bps)}; {failed} stops answering at {fail_s:g} s."
@@ -169,8 +167,8 @@ def section() -> tuple[Section, Failover]:
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     for ax, (name, d) in zip(axes, (("all sources up", healthy), (f"{failed} fails", failing))):
         smooth = d.per_source.rolling(5, min_periods=1).mean() / 1e6
-        for src in smooth:
-            ax.plot(smooth.index, smooth[src], label=src)
+        for column in smooth:
+            ax.plot(smooth.index, smooth[column], label=str(column))
         ax.plot(smooth.index, smooth.sum(axis=1), "k", lw=1, label="total")
         ax.set_title(f"simulated mmTP download, {name}")
         ax.set_xlabel("time (s)")

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 import pathpool as pp
-from demo.common import ROOT, Section, pct
+from demo.common import ROOT, Section, cell, pct
 
 SCENARIOS = ROOT / "scenarios" / "demo"
 CONTROLLERS = ("nmcc", "lia", "uncoupled")
@@ -123,8 +123,8 @@ def run_all(cases: Sequence[Case]) -> list[Outcome]:
         outcomes.append(
             Outcome(
                 case=case,
-                shares=[float(f.loc[MP, "share"]) for f in flows],
-                mp_bps=[float(f.loc[MP, "throughput_bps"]) for f in flows],
+                shares=[cell(f, MP, "share") for f in flows],
+                mp_bps=[cell(f, MP, "throughput_bps") for f in flows],
                 tcp_bps=[float(f.loc[tcp_ids, "throughput_bps"].mean()) for f in flows],
                 groups=groups,
                 expected=expected_share(case.topology, group_sizes(case.cc, groups), len(tcp_ids)),

@@ -278,8 +278,8 @@ def report(
     )
     fig, ax = plt.subplots(figsize=(7.5, 4))
     smooth = rates.rolling(5, min_periods=1).mean() / 1e6
-    for src in smooth:
-        ax.plot(smooth.index, smooth[src], label=str(src))
+    for column in smooth:
+        ax.plot(smooth.index, smooth[column], label=str(column))
     ax.plot(smooth.index, smooth.sum(axis=1), "k", lw=1, label="total")
     if stopped_at is not None:
         ax.axvline(stopped_at, color="r", ls="--", lw=1, label=f"{fail.failed} stopped")

@@ -8,7 +8,7 @@ import math
 import matplotlib.pyplot as plt
 
 import pathpool as pp
-from demo.common import OUT, ROOT, Section
+from demo.common import OUT, ROOT, Section, cell
 
 RTT_MS = {"rtt20": 20, "rtt40": 40, "rtt80": 80, "rtt160": 160}
 
@@ -30,12 +30,13 @@ def dumbbell(sec: Section) -> None:
     flows = {name: res.flows.set_index("id") for name, res in runs.items()}
     for fid, rtt in RTT_MS.items():
         cells = "".join(
-            f" {f.loc[fid, 'throughput_bps'] / 1e6:>12.2f} Mb/s {100 * f.loc[fid, 'share']:>5.1f} %"
+            f" {cell(f, fid, 'throughput_bps') / 1e6:>12.2f} Mb/s"
+            f" {100 * cell(f, fid, 'share'):>5.1f} %"
             for f in flows.values()
         )
         say(f"{fid:8} {rtt:>7}{cells}")
     for name, res in runs.items():
-        util = res.links.set_index("id").loc["bottleneck:r1->r2", "utilization"]
+        util = cell(res.links.set_index("id"), "bottleneck:r1->r2", "utilization")
         say(f"{name:26} Jain index {res.jain_index:.3f}, bottleneck utilisation {100 * util:.1f}%")
     say(
         "\nWith RED, or with a random per-packet send delay at the senders (ns-2's overhead_,\n"
