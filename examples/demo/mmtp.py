@@ -153,8 +153,8 @@ def section() -> tuple[Section, Failover]:
     )
     sec.highlights.append(
         f"failover (simulated): {failed} failed at {fail_s:g} s; the download completed at"
-        f" {end:.2f} s, {end - ideal_end:+.2f} s after the ideal\n  (the others' capacity from"
-        f" the failure on), at {mbps(after.sum())} after it ({mbps(survivors)} possible)"
+        f" {end:.2f} s,\n  {end - ideal_end:+.2f} s after the ideal (the others' capacity from"
+        f" the failure on),\n  at {mbps(after.sum())} after it ({mbps(survivors)} possible)"
     )
     say(
         f"The failure cost {end - ideal_end:+.2f} s against that ideal: the other paths never"

@@ -241,7 +241,7 @@ def explain(sec: Section, outcomes: Sequence[Outcome]) -> None:
         f" {pct(mean(nmcc.shares))} (expected\n  {pct(nmcc.expected)}), Uncoupled"
         f" {pct(mean(unc.shares))} ({pct(unc.expected)})",
         f"aggregation: on two disjoint paths NMCC with TM groups took {pct(mean(with_tm.shares))}"
-        f" of all goodput, {gain:.2f} times its share\n  in one coupled group (expected"
+        f" of all goodput,\n  {gain:.2f} times its share in one coupled group (expected"
         f" {with_tm.expected / without.expected:.2f}: {pct(with_tm.expected)} against"
         f" {pct(without.expected)})",
     ]
