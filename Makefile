@@ -1,5 +1,5 @@
 # pathpool — two commands for a newcomer:
-#   make demo   set everything up, run the demo (tables and PNG plots in results/demo/)
+#   make demo   set everything up, run the demo (tables, PNG plots and index.html in results/demo/)
 #   make test   set everything up, run every check and test
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -10,10 +10,12 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 setup:
 	@scripts/bootstrap.sh
 
+# The demo's parts are the package examples/demo/ (D215); the first two lines show the
+# command line on one of its scenarios.
 demo: setup
-	$(VENV)/bin/pathpool run scenarios/dumbbell.toml --out results/demo/cli-dumbbell
-	$(VENV)/bin/pathpool plot results/demo/cli-dumbbell -o results/demo/cli-dumbbell.png
-	$(PY) examples/demo.py
+	$(VENV)/bin/pathpool run scenarios/demo/shared-bottleneck.toml --out results/demo/cli-shared-bottleneck
+	$(VENV)/bin/pathpool plot results/demo/cli-shared-bottleneck -o results/demo/cli-shared-bottleneck.png
+	PYTHONPATH=examples $(PY) -m demo
 
 test: setup lint test-rust test-python fuzz-smoke
 

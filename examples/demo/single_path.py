@@ -1,42 +1,28 @@
-"""The pathpool demo (`make demo`): TCP flows with different round-trip times on a dumbbell,
-then TCP under random loss against the Mathis formula. Writes tables and PNG plots to
-results/demo/.
-"""
+"""Part 4: single-path TCP against two classic results: the RTT bias of flows sharing a
+drop-tail or RED bottleneck, and the Mathis formula under random loss."""
 
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 import pathpool as pp
+from demo.common import OUT, ROOT, Section, cell
 
-ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "results" / "demo"
 RTT_MS = {"rtt20": 20, "rtt40": 40, "rtt80": 80, "rtt160": 160}
-REPORT: list[str] = []
 
 
-def say(line: str = "") -> None:
-    """Prints a line and keeps it for results/demo/report.md."""
-    print(line)
-    REPORT.append(line)
-
-
-def dumbbell() -> None:
-    say("== 1. Four NewReno flows, RTT 20/40/80/160 ms, one 10 Mb/s bottleneck ==\n")
+def dumbbell(sec: Section) -> None:
+    say = sec.say
+    say("-- Four NewReno flows, RTT 20/40/80/160 ms, one 10 Mb/s bottleneck\n")
     dumbbell = ROOT / "scenarios" / "dumbbell.toml"
     no_randomness = {"tcp.send_overhead": "0s"}
     no_randomness |= {f"flows.{f}.start_spread": "0s" for f in RTT_MS}
     runs = {
-        "drop-tail, deterministic": pp.run(dumbbell, seed=1, set=no_randomness),
-        "drop-tail, send overhead": pp.run(dumbbell, seed=1),
-        "RED": pp.run(ROOT / "scenarios" / "dumbbell-red.toml", seed=1),
+        "drop-tail, deterministic": pp.run(dumbbell, seed=1, set=no_randomness, progress=False),
+        "drop-tail, send overhead": pp.run(dumbbell, seed=1, progress=False),
+        "RED": pp.run(ROOT / "scenarios" / "dumbbell-red.toml", seed=1, progress=False),
     }
     for name, res in runs.items():
         res.save(OUT / name.replace(", ", "-").replace(" ", "-"))
@@ -44,12 +30,13 @@ def dumbbell() -> None:
     flows = {name: res.flows.set_index("id") for name, res in runs.items()}
     for fid, rtt in RTT_MS.items():
         cells = "".join(
-            f" {f.loc[fid, 'throughput_bps'] / 1e6:>12.2f} Mb/s {100 * f.loc[fid, 'share']:>5.1f} %"
+            f" {cell(f, fid, 'throughput_bps') / 1e6:>12.2f} Mb/s"
+            f" {100 * cell(f, fid, 'share'):>5.1f} %"
             for f in flows.values()
         )
         say(f"{fid:8} {rtt:>7}{cells}")
     for name, res in runs.items():
-        util = res.links.set_index("id").loc["bottleneck:r1->r2", "utilization"]
+        util = cell(res.links.set_index("id"), "bottleneck:r1->r2", "utilization")
         say(f"{name:26} Jain index {res.jain_index:.3f}, bottleneck utilisation {100 * util:.1f}%")
     say(
         "\nWith RED, or with a random per-packet send delay at the senders (ns-2's overhead_,\n"
@@ -62,25 +49,29 @@ def dumbbell() -> None:
     for ax, (name, res) in zip(axes, runs.items()):
         res.plot.throughput(ax=ax)
         ax.set_title(f"{name}: per-flow goodput")
-    fig.tight_layout()
-    path = OUT / "dumbbell-throughput.png"
-    fig.savefig(path, dpi=110)
-    say(f"plot: {path.relative_to(ROOT)}\n")
+    sec.save(fig, "dumbbell-throughput")
+    plt.close(fig)
 
 
-def random_loss() -> None:
-    say("== 2. One NewReno flow, 100 ms RTT, Bernoulli loss p on the data path ==\n")
+def random_loss(sec: Section) -> None:
+    say = sec.say
+    say("\n-- One NewReno flow, 100 ms RTT, Bernoulli loss p on the data path\n")
     sc = pp.load(ROOT / "scenarios" / "random-loss.toml")
     rows = []
     say(f"{'p':>7} {'measured Mb/s':>14} {'Mathis Mb/s':>12} {'error %':>8} {'RTOs':>5}")
     for p in (0.001, 0.002, 0.005, 0.01, 0.02):
-        res = pp.run(sc, seed=1, set={"links.forward.loss": p})
+        res = pp.run(sc, seed=1, set={"links.forward.loss": p}, progress=False)
         f = res.flows.iloc[0]
         mathis = 1.22 * 1460 * 8 / (0.100 * math.sqrt(p))
         rows.append((p, f["throughput_bps"], mathis))
         err = 100 * (f["throughput_bps"] / mathis - 1)
         tput = f["throughput_bps"] / 1e6
         say(f"{p:>7.3f} {tput:>14.3f} {mathis / 1e6:>12.3f} {err:>+8.1f} {f['timeouts']:>5}")
+    errors = [100 * (r[1] / r[2] - 1) for r in rows]
+    sec.highlights.append(
+        f"single-path TCP under random loss: {min(errors):+.1f}% to {max(errors):+.1f}% off the"
+        f" Mathis formula for p = {rows[0][0]:g} to {rows[-1][0]:g}"
+    )
     say(
         "\nMathis et al. (1997): throughput = 1.22 MSS / (RTT sqrt(p)). The model ignores\n"
         "timeouts, which grow with p, so measured throughput falls below it at high loss.\n"
@@ -94,22 +85,14 @@ def random_loss() -> None:
     ax.set_title("TCP throughput under random loss, RTT 100 ms")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    path = OUT / "random-loss.png"
-    fig.savefig(path, dpi=110)
-    say(f"plot: {path.relative_to(ROOT)}")
+    sec.save(fig, "random-loss")
+    plt.close(fig)
 
 
-def main() -> int:
-    OUT.mkdir(parents=True, exist_ok=True)
-    dumbbell()
-    random_loss()
-    say(f"\nresult tables (Parquet) and summaries: {OUT.relative_to(ROOT)}/")
-    report = OUT / "report.md"
-    report.write_text("```\n" + "\n".join(REPORT) + "\n```\n", encoding="utf-8")
-    print(f"this report: {report.relative_to(ROOT)}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def section() -> Section:
+    sec = Section("4. Single-path TCP against two classic results")
+    sec.say(f"== {sec.title} ==\n")
+    dumbbell(sec)
+    random_loss(sec)
+    sec.say()
+    return sec
