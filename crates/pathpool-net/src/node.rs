@@ -322,7 +322,7 @@ impl NodeIo {
     /// Forwards a datagram on the links of `mask`, unless the node's cache answers it.
     fn forward(&mut self, mask: LinkMask, datagram: &[u8]) {
         if let Some(mut cache) = self.cache.take() {
-            let answered = cache.on_forward(datagram, |p| self.send_packet_on_fid(p));
+            let answered = cache.handle_forwarded(datagram, |p| self.send_packet_on_fid(p));
             self.cache = Some(cache);
             if answered {
                 return;
@@ -399,11 +399,13 @@ impl NodeIo {
     }
 }
 
-/// What a node does with the datagrams addressed to it and with its timer.
+/// What a node does with the datagrams addressed to it and with its timer. The methods are
+/// named as the entry points of the sans-IO machines an endpoint drives (`handle_*` for what
+/// arrives, `poll_*` for what the loop asks; D200).
 pub trait Endpoint {
     /// A datagram for this node: a control message sent to its address, or a data message
     /// whose FID ended here.
-    fn on_datagram(
+    fn handle_datagram(
         &mut self,
         io: &mut NodeIo,
         now: Time,
@@ -411,12 +413,12 @@ pub trait Endpoint {
         msg: MsgType,
         datagram: &[u8],
     );
-    /// When [`on_timeout`](Self::on_timeout) is due, if ever.
+    /// When [`handle_timeout`](Self::handle_timeout) is due, if ever.
     fn poll_timeout(&self) -> Option<Time> {
         None
     }
     /// The timer expired.
-    fn on_timeout(&mut self, _io: &mut NodeIo, _now: Time) {}
+    fn handle_timeout(&mut self, _io: &mut NodeIo, _now: Time) {}
     /// Whether the node's work is finished (a download completed or failed).
     fn is_done(&self) -> bool {
         false
@@ -431,7 +433,7 @@ pub struct Relay {
 }
 
 impl Endpoint for Relay {
-    fn on_datagram(&mut self, _: &mut NodeIo, _: Time, _: SocketAddr, _: MsgType, _: &[u8]) {
+    fn handle_datagram(&mut self, _: &mut NodeIo, _: Time, _: SocketAddr, _: MsgType, _: &[u8]) {
         self.stray += 1;
     }
 }
@@ -450,7 +452,7 @@ pub fn run(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> i
         }
         let now = io.now();
         if endpoint.poll_timeout().is_some_and(|t| t <= now) {
-            endpoint.on_timeout(io, now);
+            endpoint.handle_timeout(io, now);
         }
         let next_release = io.flush(now);
         let deadline = [next_release, endpoint.poll_timeout()]
@@ -505,7 +507,7 @@ pub fn run(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> i
                         // not share a time.
                         Route::Local(msg) => {
                             let now = io.now();
-                            endpoint.on_datagram(io, now, from, msg, datagram);
+                            endpoint.handle_datagram(io, now, from, msg, datagram);
                         }
                         Route::Forward(mask) => io.forward(mask, datagram),
                         Route::Drop => {}
