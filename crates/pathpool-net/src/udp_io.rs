@@ -190,7 +190,7 @@ impl UdpIo {
         segment_bytes: usize,
         count: usize,
     ) -> bool {
-        if !self.gso || count < 2 || count > MAX_SEGMENTS || buffer.len() > MAX_GSO_BYTES {
+        if !self.gso || !(2..=MAX_SEGMENTS).contains(&count) || buffer.len() > MAX_GSO_BYTES {
             return false;
         }
         if let Some(k) = self.out.iter().position(|b| b.addr == addr && b.count > 0) {
