@@ -46,8 +46,8 @@ pub use lia::{AlphaUpdate, Lia, LiaConfig};
 pub use nmcc::{LossEstimator, Nmcc, NmccConfig, NmccInitialM, ShadowUpdate};
 pub use olia::Olia;
 pub use path::{group_members, CcMetrics, PathState};
-pub use reno::{CaIncrease, Reno};
-pub use windows::{Coupling, RecoveryExit, WindowConfig, Windows};
+pub use reno::Reno;
+pub use windows::{CaIncrease, Coupling, RecoveryExit, WindowConfig, Windows};
 pub use wvegas::{Wvegas, WvegasConfig};
 
 use pathpool_core::PathId;

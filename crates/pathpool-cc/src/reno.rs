@@ -12,25 +12,8 @@
 //! segment; they differ in *which* ACK sends the extra packet, which matters in a simulation
 //! whose flows are exactly ACK-clocked (D121).
 
-use serde::{Deserialize, Serialize};
-
 use crate::path::{small_to_f64, PathState};
-use crate::windows::Coupling;
-
-/// How Reno's congestion avoidance turns acknowledged bytes into window (scenario files:
-/// `tcp.ca_increase`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CaIncrease {
-    /// RFC 3465 §2.1: count acknowledged bytes and add one SMSS when they reach cwnd. The
-    /// extra packet of a round then leaves at the ACK that completes a window, which in an
-    /// exactly ACK-clocked flow is the last of its burst.
-    #[default]
-    ByteCounting,
-    /// RFC 5681 §3.1 eq. 3: add `bytes_acked · SMSS / cwnd` on every ACK, the fraction carried
-    /// to the next (htsim's `TcpSrc`, ns-3's `TcpNewReno`).
-    PerAck,
-}
+use crate::windows::{CaIncrease, Coupling};
 
 /// Reno congestion avoidance: one SMSS per window of acknowledged bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

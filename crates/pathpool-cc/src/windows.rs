@@ -10,7 +10,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::event::{AckSample, CongestionEvent, RecoveryAck};
 use crate::path::{CcMetrics, PathState};
-use crate::reno::CaIncrease;
 use crate::MultipathController;
 
 /// What the window becomes when a full ACK ends fast recovery (RFC 6582 §3.2 step 3 offers
@@ -24,6 +23,23 @@ pub enum RecoveryExit {
     Ssthresh,
     /// `cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS)` (option 1; avoids a burst).
     FlightSize,
+}
+
+/// How Reno's congestion avoidance turns acknowledged bytes into window (scenario files:
+/// `tcp.ca_increase`). It is defined here, beside the [`WindowConfig`] that carries it, and
+/// read by [`Reno`](crate::Reno): the framework imports no algorithm (issue 19 broke the
+/// `reno.rs ↔ windows.rs` cycle so).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CaIncrease {
+    /// RFC 3465 §2.1: count acknowledged bytes and add one SMSS when they reach cwnd. The
+    /// extra packet of a round then leaves at the ACK that completes a window, which in an
+    /// exactly ACK-clocked flow is the last of its burst.
+    #[default]
+    ByteCounting,
+    /// RFC 5681 §3.1 eq. 3: add `bytes_acked · SMSS / cwnd` on every ACK, the fraction carried
+    /// to the next (htsim's `TcpSrc`, ns-3's `TcpNewReno`).
+    PerAck,
 }
 
 /// Window parameters common to all loss-based controllers.

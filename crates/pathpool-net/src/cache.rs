@@ -218,7 +218,7 @@ impl NodeCache {
     /// A datagram the node is about to forward: keeps a verified reply; answers a chunk
     /// request it can, by handing `send` the reply packet, and then returns `true` (the
     /// request must not be forwarded).
-    pub fn on_forward(&mut self, datagram: &[u8], mut send: impl FnMut(&Packet<'_>)) -> bool {
+    pub fn handle_forwarded(&mut self, datagram: &[u8], mut send: impl FnMut(&Packet<'_>)) -> bool {
         let Ok(packet) = Packet::decode(datagram) else {
             return false;
         };
@@ -423,7 +423,7 @@ mod tests {
 
     fn answers(cache: &mut NodeCache, datagram: &[u8]) -> Vec<Vec<u8>> {
         let mut sent = Vec::new();
-        let answered = cache.on_forward(datagram, |p| sent.push(p.to_vec().unwrap()));
+        let answered = cache.handle_forwarded(datagram, |p| sent.push(p.to_vec().unwrap()));
         assert_eq!(answered, !sent.is_empty());
         sent
     }

@@ -587,7 +587,7 @@ impl GetEndpoint {
 }
 
 impl Endpoint for GetEndpoint {
-    fn on_datagram(
+    fn handle_datagram(
         &mut self,
         io: &mut NodeIo,
         now: Time,
@@ -667,7 +667,7 @@ impl Endpoint for GetEndpoint {
         }
     }
 
-    fn on_timeout(&mut self, io: &mut NodeIo, now: Time) {
+    fn handle_timeout(&mut self, io: &mut NodeIo, now: Time) {
         match self.state {
             GetState::Subscribing => {
                 let waited = self.started.map_or(Dur::ZERO, |s| now.saturating_since(s));

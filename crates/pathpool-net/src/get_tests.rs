@@ -70,7 +70,7 @@ fn setup_with_ticket(
     let from = peer.local_addr().unwrap();
     let mut ep = GetEndpoint::new(config, s, from);
     let now = Time::from_ms(1);
-    ep.on_timeout(&mut io, now);
+    ep.handle_timeout(&mut io, now);
     let set = FidSetMsg {
         request_id: ep.request_id,
         name,
@@ -91,7 +91,7 @@ fn setup_with_ticket(
         Some(&overlay_key),
     )
     .unwrap();
-    ep.on_datagram(&mut io, now, from, MsgType::FidSet, &set);
+    ep.handle_datagram(&mut io, now, from, MsgType::FidSet, &set);
     assert_eq!(ep.state(), &GetState::Downloading);
     Setup {
         ep,
@@ -149,7 +149,7 @@ impl Setup {
     fn send(&mut self, datagram: &[u8]) {
         let now = Time::from_ms(2);
         self.ep
-            .on_datagram(&mut self.io, now, self.from, MsgType::Chunk, datagram);
+            .handle_datagram(&mut self.io, now, self.from, MsgType::Chunk, datagram);
     }
 
     fn chunk(&mut self, m: &SignedMetadata, index: u32, payload: &[u8]) {
@@ -296,10 +296,10 @@ fn tickets_are_renewed_at_four_fifths_of_their_lifetime() {
     // The first SUBSCRIBE, still queued from the set-up.
     t.io.send_queued();
     assert_eq!(next_subscribe(&t._peer), Some(t.ep.request_id));
-    t.ep.on_timeout(&mut t.io, due - Dur::from_ms(1));
+    t.ep.handle_timeout(&mut t.io, due - Dur::from_ms(1));
     t.io.send_queued();
     assert_eq!(next_subscribe(&t._peer), None, "not before it is due");
-    t.ep.on_timeout(&mut t.io, due);
+    t.ep.handle_timeout(&mut t.io, due);
     t.io.send_queued();
     let renewal_id = next_subscribe(&t._peer).expect("a SUBSCRIBE at the renewal");
     assert_ne!(
@@ -307,10 +307,10 @@ fn tickets_are_renewed_at_four_fifths_of_their_lifetime() {
         "a new, unpredictable request id"
     );
     // Unanswered, it is repeated with the same id after the retry interval, not before.
-    t.ep.on_timeout(&mut t.io, due + Dur::from_ms(100));
+    t.ep.handle_timeout(&mut t.io, due + Dur::from_ms(100));
     t.io.send_queued();
     assert_eq!(next_subscribe(&t._peer), None, "no repeat before 500 ms");
-    t.ep.on_timeout(&mut t.io, due + SUBSCRIBE_RETRY);
+    t.ep.handle_timeout(&mut t.io, due + SUBSCRIBE_RETRY);
     t.io.send_queued();
     assert_eq!(
         next_subscribe(&t._peer),
@@ -321,10 +321,10 @@ fn tickets_are_renewed_at_four_fifths_of_their_lifetime() {
     let later = due + Dur::from_ms(600);
     let renewed = ticket(t.p, 20);
     let stray = sealed_fid_set(renewal_id ^ 1, t.p, renewed);
-    t.ep.on_datagram(&mut t.io, later, t.from, MsgType::FidSet, &stray);
+    t.ep.handle_datagram(&mut t.io, later, t.from, MsgType::FidSet, &stray);
     assert_eq!(t.ep.paths[0].ticket, first);
     let answer = sealed_fid_set(renewal_id, t.p, renewed);
-    t.ep.on_datagram(&mut t.io, later, t.from, MsgType::FidSet, &answer);
+    t.ep.handle_datagram(&mut t.io, later, t.from, MsgType::FidSet, &answer);
     assert_eq!(t.ep.paths[0].ticket, renewed);
     assert_eq!(t.ep.stats().renewed_tickets, 1);
     assert_eq!(t.ep.stats().paths_not_renewed, 0);

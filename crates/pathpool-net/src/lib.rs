@@ -22,3 +22,4 @@ pub mod publisher_reads;
 pub mod rv;
 pub mod security;
 pub mod temp_file;
+pub mod udp_io;

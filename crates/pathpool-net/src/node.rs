@@ -6,26 +6,18 @@
 //! the node sends to each neighbour's. The loop waits on the socket until the next timer (an
 //! emulated link's next release or the endpoint's own), so an idle node costs nothing.
 //!
-//! Datagrams cross the socket layer in batches, since that layer, not the state machines, is
-//! what a datagram costs (docs/overlay.md, "Speed"): after the first datagram the loop takes
-//! every one already waiting (up to [`RECV_BATCH`] reads), receiving with UDP GRO (a burst from
-//! one sender arrives as one buffer of equal-size segments), and what the node sends meanwhile
-//! is queued per destination and sent at the end of the round with UDP GSO (up to
-//! [`MAX_SEGMENTS`] equal-size datagrams in one `sendmsg`). A forwarding node passes a burst
-//! whose datagrams all take the same transparent link on as it came, without copying it.
-//! Where the kernel lacks GSO or GRO the node sends and receives datagram by datagram.
+//! Datagrams cross the socket in batches ([`UdpIo`], with GSO and GRO where the kernel has
+//! them): after the first datagram the loop takes every one already waiting (up to
+//! [`RECV_BATCH`] reads, a read with GRO being a burst from one sender), and what the node
+//! sends meanwhile is queued per destination and leaves at the end of the round. A forwarding
+//! node passes a burst whose datagrams all take the same transparent link on as it came,
+//! without copying it.
 
 use std::io;
-use std::io::{IoSlice, IoSliceMut};
 use std::net::{SocketAddr, UdpSocket};
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use nix::sys::socket::{
-    recvmsg, sendmsg, setsockopt, sockopt, ControlMessage, ControlMessageOwned, MsgFlags,
-    SockaddrStorage,
-};
 use pathpool_core::{Rng, Time};
 use pathpool_topo::{Fid, NodeIx};
 use pathpool_wire::{MsgType, Packet, MAX_PACKET_BYTES};
@@ -36,77 +28,13 @@ use crate::emulation::{EmulatedLink, LinkStats};
 use crate::forward::{Forwarder, Incoming, LinkMask, Route};
 use crate::overlay::Overlay;
 use crate::security::SecurityMode;
+use crate::udp_io::{Offload, Received, UdpIo, MAX_SEGMENTS, RECV_BUFFER_BYTES};
 
 /// Longest wait on the socket: how quickly a node notices a stop request.
 pub const MAX_WAIT: Duration = Duration::from_millis(50);
 
-/// Largest datagram a node receives (also the largest GRO buffer).
-const RECV_BUFFER_BYTES: usize = 65_536;
-
 /// Most reads in one round of the loop before the node sends what they produced.
 pub const RECV_BATCH: usize = 64;
-
-/// Most datagrams in one GSO send (the kernel's limit, `UDP_MAX_SEGMENTS`).
-pub const MAX_SEGMENTS: usize = 64;
-
-/// Most bytes in one GSO send (a UDP payload's limit, less headroom).
-const MAX_GSO_BYTES: usize = 65_000;
-
-/// Datagrams queued for one destination: equal-size segments, sent together.
-#[derive(Debug)]
-struct OutBatch {
-    addr: SocketAddr,
-    data: Vec<u8>,
-    segment: usize,
-    count: usize,
-}
-
-/// Sends `count` datagrams of `segment` bytes (the last may be shorter) laid end to end in
-/// `data` to `addr`: one `sendmsg` with GSO for several, `send_to` for one, or one `send_to`
-/// each once the kernel has refused GSO (then `gso` is cleared for good). Returns the number
-/// of datagrams that could not be sent.
-fn send_segments(
-    socket: &UdpSocket,
-    gso: &mut bool,
-    addr: SocketAddr,
-    data: &[u8],
-    segment: usize,
-    count: usize,
-) -> u64 {
-    let one_by_one = |errors: &mut u64| {
-        for d in data.chunks(segment.max(1)) {
-            if socket.send_to(d, addr).is_err() {
-                *errors += 1;
-            }
-        }
-    };
-    let mut errors = 0;
-    if count == 1 || !*gso {
-        one_by_one(&mut errors);
-        return errors;
-    }
-    let size = u16::try_from(segment).unwrap_or(u16::MAX);
-    let result = sendmsg(
-        socket.as_raw_fd(),
-        &[IoSlice::new(data)],
-        &[ControlMessage::UdpGsoSegments(&size)],
-        MsgFlags::empty(),
-        Some(&SockaddrStorage::from(addr)),
-    );
-    match result {
-        Ok(_) => {}
-        // No GSO here (an old kernel, or a device without checksum offload): from now on,
-        // datagram by datagram.
-        Err(
-            nix::errno::Errno::EIO | nix::errno::Errno::EINVAL | nix::errno::Errno::ENOPROTOOPT,
-        ) => {
-            *gso = false;
-            one_by_one(&mut errors);
-        }
-        Err(_) => errors += count as u64,
-    }
-    errors
-}
 
 /// The wall clock as the state machines' [`Time`]: picoseconds since the node started.
 #[derive(Debug, Clone, Copy)]
@@ -147,19 +75,17 @@ struct Egress {
 /// A node's socket, forwarding table and outgoing links: what an endpoint sends through.
 #[derive(Debug)]
 pub struct NodeIo {
-    socket: UdpSocket,
+    udp: UdpIo,
     node: NodeIx,
     forwarder: Forwarder,
     egress: Vec<Egress>,
     clock: Clock,
-    read_timeout: Option<Duration>,
-    send_errors: u64,
+    /// Packets of this node's own that did not encode (a field over its limit).
+    unencodable: u64,
     forwarded_whole: u64,
+    /// Buffers for the copies emulated links hold, kept for reuse.
     spare: Vec<Vec<u8>>,
     encode_buf: Vec<u8>,
-    out: Vec<OutBatch>,
-    gso: bool,
-    cmsg_buf: Vec<u8>,
     cache: Option<NodeCache>,
     /// What a cache of this node trusts (the overlay file's publisher keys).
     cache_trust: CacheTrust,
@@ -246,23 +172,16 @@ impl NodeIo {
             .enumerate()
             .map(|(i, e)| (e.peer, i))
             .collect();
-        // Without GRO (an old kernel refuses the option) reads return single datagrams.
-        let _ = setsockopt(&socket, sockopt::UdpGroSegment, &true);
         Ok(NodeIo {
-            socket,
+            udp: UdpIo::new(socket, Offload::Kernel),
             node,
             forwarder,
             egress,
             clock: Clock::new(),
-            read_timeout: None,
-            send_errors: 0,
+            unencodable: 0,
             forwarded_whole: 0,
             spare: Vec::new(),
             encode_buf: vec![0; MAX_PACKET_BYTES],
-            out: Vec::new(),
-            gso: true,
-            // Room for the GRO segment size of a read.
-            cmsg_buf: nix::cmsg_space!(i32),
             cache: overlay.nodes()[node.0 as usize]
                 .cache_bytes
                 .map(|c| NodeCache::new(c, CacheTrust::from_overlay(overlay))),
@@ -290,7 +209,7 @@ impl NodeIo {
         let mut buf = std::mem::take(&mut self.encode_buf);
         match packet.encode(&mut buf) {
             Ok(n) if self.control.seal(&mut buf[..n]).is_ok() => self.send_to(addr, &buf[..n]),
-            _ => self.send_errors += 1,
+            _ => self.unencodable += 1,
         }
         self.encode_buf = buf;
     }
@@ -306,7 +225,7 @@ impl NodeIo {
     /// # Errors
     /// As [`UdpSocket::local_addr`].
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.socket.local_addr()
+        self.udp.local_addr()
     }
 
     /// The time now on this node's clock.
@@ -343,10 +262,11 @@ impl NodeIo {
             .collect()
     }
 
-    /// Datagrams the socket refused to send.
+    /// Datagrams the socket refused to send, and packets of this node's own that did not
+    /// encode.
     #[must_use]
     pub fn send_errors(&self) -> u64 {
-        self.send_errors
+        self.udp.send_errors() + self.unencodable
     }
 
     /// Received buffers of several datagrams forwarded whole, without a copy (D110).
@@ -373,7 +293,7 @@ impl NodeIo {
             Ok(n) => {
                 self.send_on_fid(&packet.fid, &buf[..n]);
             }
-            Err(_) => self.send_errors += 1,
+            Err(_) => self.unencodable += 1,
         }
         self.encode_buf = buf;
     }
@@ -383,7 +303,7 @@ impl NodeIo {
         let mut buf = std::mem::take(&mut self.encode_buf);
         match packet.encode(&mut buf) {
             Ok(n) => self.send_to(addr, &buf[..n]),
-            Err(_) => self.send_errors += 1,
+            Err(_) => self.unencodable += 1,
         }
         self.encode_buf = buf;
     }
@@ -391,68 +311,18 @@ impl NodeIo {
     /// Sends a datagram straight to `addr` (the slow path to and from the rendezvous). Like
     /// every send, it leaves at the end of the loop's round, with the others to `addr`.
     pub fn send_to(&mut self, addr: SocketAddr, datagram: &[u8]) {
-        self.queue(addr, datagram);
-    }
-
-    /// Queues `datagram` for `addr`: it joins the batch for `addr` if it has the batch's size
-    /// and the batch has room; otherwise the batch leaves first (so each destination gets its
-    /// datagrams in order).
-    fn queue(&mut self, addr: SocketAddr, datagram: &[u8]) {
-        let k = match self.out.iter().position(|b| b.addr == addr) {
-            Some(k) => k,
-            None => {
-                self.out.push(OutBatch {
-                    addr,
-                    data: Vec::with_capacity(MAX_GSO_BYTES),
-                    segment: 0,
-                    count: 0,
-                });
-                self.out.len() - 1
-            }
-        };
-        let b = &self.out[k];
-        let fits = b.count == 0
-            || (self.gso
-                && b.segment == datagram.len()
-                && b.count < MAX_SEGMENTS
-                && b.data.len() + datagram.len() <= MAX_GSO_BYTES);
-        if !fits {
-            self.send_batch(k);
-        }
-        let b = &mut self.out[k];
-        b.segment = datagram.len();
-        b.data.extend_from_slice(datagram);
-        b.count += 1;
+        self.udp.queue(addr, datagram);
     }
 
     /// Sends every queued datagram.
     pub fn send_queued(&mut self) {
-        for k in 0..self.out.len() {
-            if self.out[k].count > 0 {
-                self.send_batch(k);
-            }
-        }
-    }
-
-    /// Sends batch `k` (one `sendmsg` with GSO for several datagrams) and empties it.
-    fn send_batch(&mut self, k: usize) {
-        let b = &mut self.out[k];
-        self.send_errors += send_segments(
-            &self.socket,
-            &mut self.gso,
-            b.addr,
-            &b.data,
-            b.segment,
-            b.count,
-        );
-        b.data.clear();
-        b.count = 0;
+        self.udp.send_queued();
     }
 
     /// Forwards a datagram on the links of `mask`, unless the node's cache answers it.
     fn forward(&mut self, mask: LinkMask, datagram: &[u8]) {
         if let Some(mut cache) = self.cache.take() {
-            let answered = cache.on_forward(datagram, |p| self.send_packet_on_fid(p));
+            let answered = cache.handle_forwarded(datagram, |p| self.send_packet_on_fid(p));
             self.cache = Some(cache);
             if answered {
                 return;
@@ -475,31 +345,16 @@ impl NodeIo {
         let Some(i) = mask.iter().next() else {
             return false;
         };
-        if !self.gso
-            || self.cache.is_some()
-            || routes.len() < 2
-            || routes.len() > MAX_SEGMENTS
-            || buffer.len() > MAX_GSO_BYTES
+        if self.cache.is_some()
             || mask.len() != 1
             || self.egress[i].link.is_some()
             || routes.iter().any(|r| *r != Route::Forward(mask))
+            || !self
+                .udp
+                .send_whole(self.egress[i].peer, buffer, segment, routes.len())
         {
             return false;
         }
-        let peer = self.egress[i].peer;
-        // What is already queued for the peer leaves first: each destination gets its
-        // datagrams in order.
-        if let Some(k) = self.out.iter().position(|b| b.addr == peer && b.count > 0) {
-            self.send_batch(k);
-        }
-        self.send_errors += send_segments(
-            &self.socket,
-            &mut self.gso,
-            peer,
-            buffer,
-            segment,
-            routes.len(),
-        );
         self.forwarded_whole += 1;
         true
     }
@@ -508,8 +363,7 @@ impl NodeIo {
         let e = &mut self.egress[i];
         match &mut e.link {
             None => {
-                let peer = e.peer;
-                self.queue(peer, datagram);
+                self.udp.queue(e.peer, datagram);
             }
             Some(link) => {
                 // The clock is read only here: a transparent link needs no time.
@@ -530,7 +384,7 @@ impl NodeIo {
         for i in 0..self.egress.len() {
             let peer = self.egress[i].peer;
             while let Some(d) = self.egress[i].link.as_mut().and_then(|l| l.pop_due(now)) {
-                self.queue(peer, &d);
+                self.udp.queue(peer, &d);
                 self.spare.push(d);
             }
             if let Some(t) = self.egress[i]
@@ -543,52 +397,15 @@ impl NodeIo {
         }
         next
     }
-
-    /// Reads one buffer: a datagram, or with GRO several equal-size ones from one sender;
-    /// returns its length, the sender and the segment size.
-    fn recv(&mut self, buf: &mut [u8], flags: MsgFlags) -> io::Result<(usize, SocketAddr, usize)> {
-        let mut iov = [IoSliceMut::new(buf)];
-        let msg = recvmsg::<SockaddrStorage>(
-            self.socket.as_raw_fd(),
-            &mut iov,
-            Some(&mut self.cmsg_buf),
-            flags,
-        )
-        .map_err(io::Error::from)?;
-        let mut segment = msg.bytes;
-        for c in msg.cmsgs().into_iter().flatten() {
-            if let ControlMessageOwned::UdpGroSegments(size) = c {
-                segment = usize::try_from(size).unwrap_or(msg.bytes).max(1);
-            }
-        }
-        let from = msg
-            .address
-            .as_ref()
-            .and_then(|a| {
-                a.as_sockaddr_in()
-                    .map(|v4| SocketAddr::V4((*v4).into()))
-                    .or_else(|| a.as_sockaddr_in6().map(|v6| SocketAddr::V6((*v6).into())))
-            })
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "no sender address"))?;
-        Ok((msg.bytes, from, segment))
-    }
-
-    fn wait_at_most(&mut self, wait: Duration) -> io::Result<()> {
-        // A zero timeout means "block forever" to the socket; wait at least a microsecond.
-        let wait = Some(wait.max(Duration::from_micros(1)));
-        if self.read_timeout != wait {
-            self.socket.set_read_timeout(wait)?;
-            self.read_timeout = wait;
-        }
-        Ok(())
-    }
 }
 
-/// What a node does with the datagrams addressed to it and with its timer.
+/// What a node does with the datagrams addressed to it and with its timer. The methods are
+/// named as the entry points of the sans-IO machines an endpoint drives (`handle_*` for what
+/// arrives, `poll_*` for what the loop asks; D200).
 pub trait Endpoint {
     /// A datagram for this node: a control message sent to its address, or a data message
     /// whose FID ended here.
-    fn on_datagram(
+    fn handle_datagram(
         &mut self,
         io: &mut NodeIo,
         now: Time,
@@ -596,12 +413,12 @@ pub trait Endpoint {
         msg: MsgType,
         datagram: &[u8],
     );
-    /// When [`on_timeout`](Self::on_timeout) is due, if ever.
+    /// When [`handle_timeout`](Self::handle_timeout) is due, if ever.
     fn poll_timeout(&self) -> Option<Time> {
         None
     }
     /// The timer expired.
-    fn on_timeout(&mut self, _io: &mut NodeIo, _now: Time) {}
+    fn handle_timeout(&mut self, _io: &mut NodeIo, _now: Time) {}
     /// Whether the node's work is finished (a download completed or failed).
     fn is_done(&self) -> bool {
         false
@@ -616,7 +433,7 @@ pub struct Relay {
 }
 
 impl Endpoint for Relay {
-    fn on_datagram(&mut self, _: &mut NodeIo, _: Time, _: SocketAddr, _: MsgType, _: &[u8]) {
+    fn handle_datagram(&mut self, _: &mut NodeIo, _: Time, _: SocketAddr, _: MsgType, _: &[u8]) {
         self.stray += 1;
     }
 }
@@ -635,7 +452,7 @@ pub fn run(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> i
         }
         let now = io.now();
         if endpoint.poll_timeout().is_some_and(|t| t <= now) {
-            endpoint.on_timeout(io, now);
+            endpoint.handle_timeout(io, now);
         }
         let next_release = io.flush(now);
         let deadline = [next_release, endpoint.poll_timeout()]
@@ -647,28 +464,23 @@ pub fn run(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> i
             Duration::from_nanos(ps / 1000).min(MAX_WAIT)
         });
         io.send_queued();
-        io.wait_at_most(wait)?;
+        io.udp.set_wait(wait)?;
         // The first read waits (until the next timer at most); the others take only what is
         // already there.
-        let mut flags = MsgFlags::empty();
-        for _ in 0..RECV_BATCH {
-            let (n, from, segment) = match io.recv(&mut buf, flags) {
-                Ok(r) => r,
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock
-                            | io::ErrorKind::TimedOut
-                            | io::ErrorKind::Interrupted
-                            // A neighbour not listening yet answers with ICMP port unreachable.
-                            | io::ErrorKind::ConnectionRefused
-                    ) =>
-                {
-                    break
-                }
-                Err(e) => return Err(e),
+        for k in 0..RECV_BATCH {
+            let received = if k == 0 {
+                io.udp.recv(&mut buf)?
+            } else {
+                io.udp.try_recv(&mut buf)?
             };
-            let segment = segment.max(1);
+            let Some(Received {
+                bytes: n,
+                from,
+                segment_bytes: segment,
+            }) = received
+            else {
+                break;
+            };
             // Every segment is routed first (routing reads the header and decrements the hop
             // limit in place, nothing else), so that a buffer whose segments all go to one
             // link can leave whole. An empty datagram is one datagram too (counted as
@@ -695,14 +507,13 @@ pub fn run(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> i
                         // not share a time.
                         Route::Local(msg) => {
                             let now = io.now();
-                            endpoint.on_datagram(io, now, from, msg, datagram);
+                            endpoint.handle_datagram(io, now, from, msg, datagram);
                         }
                         Route::Forward(mask) => io.forward(mask, datagram),
                         Route::Drop => {}
                     }
                 }
             }
-            flags = MsgFlags::MSG_DONTWAIT;
         }
         io.send_queued();
     }

@@ -431,7 +431,7 @@ impl PublisherEndpoint {
 }
 
 impl Endpoint for PublisherEndpoint {
-    fn on_datagram(
+    fn handle_datagram(
         &mut self,
         io: &mut NodeIo,
         _now: Time,
@@ -485,7 +485,7 @@ impl Endpoint for PublisherEndpoint {
         Some(self.next_announce)
     }
 
-    fn on_timeout(&mut self, io: &mut NodeIo, now: Time) {
+    fn handle_timeout(&mut self, io: &mut NodeIo, now: Time) {
         if now < self.next_announce {
             return;
         }

@@ -99,7 +99,7 @@ impl RvEndpoint {
 }
 
 impl Endpoint for RvEndpoint {
-    fn on_datagram(
+    fn handle_datagram(
         &mut self,
         io: &mut NodeIo,
         now: Time,
@@ -186,7 +186,7 @@ impl Endpoint for RvEndpoint {
         Some(self.next_sweep)
     }
 
-    fn on_timeout(&mut self, _io: &mut NodeIo, now: Time) {
+    fn handle_timeout(&mut self, _io: &mut NodeIo, now: Time) {
         if now < self.next_sweep {
             return;
         }

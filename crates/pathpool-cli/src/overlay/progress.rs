@@ -401,7 +401,7 @@ fn console_width() -> usize {
 }
 
 impl Endpoint for Watched<'_> {
-    fn on_datagram(
+    fn handle_datagram(
         &mut self,
         io: &mut NodeIo,
         now: Time,
@@ -409,7 +409,7 @@ impl Endpoint for Watched<'_> {
         msg: MsgType,
         datagram: &[u8],
     ) {
-        self.inner.on_datagram(io, now, from, msg, datagram);
+        self.inner.handle_datagram(io, now, from, msg, datagram);
         self.update(now);
     }
     fn poll_timeout(&self) -> Option<Time> {
@@ -419,9 +419,9 @@ impl Endpoint for Watched<'_> {
             Some(next) => Some(inner.map_or(next, |t| t.min(next))),
         }
     }
-    fn on_timeout(&mut self, io: &mut NodeIo, now: Time) {
+    fn handle_timeout(&mut self, io: &mut NodeIo, now: Time) {
         if self.inner.poll_timeout().is_some_and(|t| t <= now) {
-            self.inner.on_timeout(io, now);
+            self.inner.handle_timeout(io, now);
         }
         self.update(now);
     }

@@ -424,7 +424,7 @@ pub struct Counting {
 }
 
 impl Endpoint for Counting {
-    fn on_datagram(
+    fn handle_datagram(
         &mut self,
         io: &mut NodeIo,
         now: Time,
@@ -432,15 +432,15 @@ impl Endpoint for Counting {
         msg: MsgType,
         datagram: &[u8],
     ) {
-        self.inner.on_datagram(io, now, from, msg, datagram);
+        self.inner.handle_datagram(io, now, from, msg, datagram);
         self.bytes
             .store(self.inner.progress(now).bytes, Ordering::Relaxed);
     }
     fn poll_timeout(&self) -> Option<Time> {
         self.inner.poll_timeout()
     }
-    fn on_timeout(&mut self, io: &mut NodeIo, now: Time) {
-        self.inner.on_timeout(io, now);
+    fn handle_timeout(&mut self, io: &mut NodeIo, now: Time) {
+        self.inner.handle_timeout(io, now);
     }
     fn is_done(&self) -> bool {
         self.inner.is_done()

@@ -1,0 +1,341 @@
+//! A UDP socket that sends and receives datagrams in batches, since the socket layer, not the
+//! state machines, is what a datagram costs (docs/overlay.md, "Speed").
+//!
+//! Sends are queued per destination and leave together ([`UdpIo::send_queued`]): up to
+//! [`MAX_SEGMENTS`] equal-size datagrams for one address in one `sendmsg` with UDP GSO
+//! (`UDP_SEGMENT`, Linux 4.18). Reads use UDP GRO (`UDP_GRO`, Linux 5.0): a burst from one
+//! sender may arrive as one buffer of equal-size segments, which [`Received`] describes. A
+//! received buffer can also be sent on as it is ([`UdpIo::send_whole`]), without splitting
+//! it in user space.
+//!
+//! Where the kernel lacks an offload the socket does without it: a kernel that refuses the
+//! `UDP_GRO` option returns one datagram per read, and the first GSO send it refuses turns
+//! GSO off for good, after which every datagram is its own `send_to` (and that refused batch
+//! is sent so). [`Offload::Off`] starts in that fallback. `nix`'s safe wrappers
+//! (`ControlMessage::UdpGsoSegments`, `ControlMessageOwned::UdpGroSegments`) keep this free
+//! of `unsafe`.
+
+use std::io;
+use std::io::{IoSlice, IoSliceMut};
+use std::net::{SocketAddr, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::time::Duration;
+
+use nix::sys::socket::{
+    recvmsg, sendmsg, setsockopt, sockopt, ControlMessage, ControlMessageOwned, MsgFlags,
+    SockaddrStorage,
+};
+
+/// Largest datagram, and largest GRO buffer, a read returns: a receive buffer this big holds
+/// any read.
+pub const RECV_BUFFER_BYTES: usize = 65_536;
+
+/// Most datagrams in one GSO send (the kernel's limit, `UDP_MAX_SEGMENTS`).
+pub const MAX_SEGMENTS: usize = 64;
+
+/// Most bytes in one GSO send (a UDP payload's limit, less headroom).
+pub const MAX_GSO_BYTES: usize = 65_000;
+
+/// Which kernel offloads a [`UdpIo`] uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offload {
+    /// GSO sends and GRO reads, each as long as the kernel has it (what a node uses).
+    Kernel,
+    /// Neither: one system call per datagram, as on a kernel without them.
+    Off,
+}
+
+/// One read: `bytes` bytes from `from`, one datagram or, with GRO, several of
+/// `segment_bytes` bytes each laid end to end (the last may be shorter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Received {
+    /// Bytes read into the buffer.
+    pub bytes: usize,
+    /// The sender.
+    pub from: SocketAddr,
+    /// Size of each datagram in the buffer but the last (at least 1, so that an empty
+    /// datagram is one segment too).
+    pub segment_bytes: usize,
+}
+
+/// Datagrams queued for one destination: equal-size segments, sent together.
+#[derive(Debug)]
+struct OutBatch {
+    addr: SocketAddr,
+    data: Vec<u8>,
+    segment_bytes: usize,
+    count: usize,
+}
+
+/// A UDP socket with per-destination send batches and GSO/GRO where the kernel has them.
+#[derive(Debug)]
+pub struct UdpIo {
+    socket: UdpSocket,
+    /// Whether sends may use GSO: cleared for good by the first refused GSO send.
+    gso: bool,
+    /// The read timeout last set on the socket (set again only when it changes).
+    read_timeout: Option<Duration>,
+    /// Room for the GRO segment size of a read.
+    cmsg_buf: Vec<u8>,
+    out: Vec<OutBatch>,
+    send_errors: u64,
+}
+
+impl UdpIo {
+    /// Batched I/O on `socket`, with the kernel's offloads or without.
+    #[must_use]
+    pub fn new(socket: UdpSocket, offload: Offload) -> UdpIo {
+        // A kernel without GRO refuses the option; reads then return single datagrams.
+        let _ = setsockopt(
+            &socket,
+            sockopt::UdpGroSegment,
+            &(offload == Offload::Kernel),
+        );
+        UdpIo {
+            socket,
+            gso: offload == Offload::Kernel,
+            read_timeout: None,
+            cmsg_buf: nix::cmsg_space!(i32),
+            out: Vec::new(),
+            send_errors: 0,
+        }
+    }
+
+    /// The socket's address.
+    ///
+    /// # Errors
+    /// As [`UdpSocket::local_addr`].
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.socket.local_addr()
+    }
+
+    /// Whether sends still use GSO (false with [`Offload::Off`] or once the kernel has
+    /// refused it).
+    #[must_use]
+    pub fn gso(&self) -> bool {
+        self.gso
+    }
+
+    /// Datagrams the socket refused to send.
+    #[must_use]
+    pub fn send_errors(&self) -> u64 {
+        self.send_errors
+    }
+
+    /// Queues `datagram` for `addr`: it joins the batch for `addr` if it has the batch's size
+    /// and the batch has room; otherwise the batch leaves first (so each destination gets its
+    /// datagrams in order). Nothing leaves before [`send_queued`](Self::send_queued) but a
+    /// full or differently sized batch.
+    pub fn queue(&mut self, addr: SocketAddr, datagram: &[u8]) {
+        let k = match self.out.iter().position(|b| b.addr == addr) {
+            Some(k) => k,
+            None => {
+                self.out.push(OutBatch {
+                    addr,
+                    data: Vec::with_capacity(MAX_GSO_BYTES),
+                    segment_bytes: 0,
+                    count: 0,
+                });
+                self.out.len() - 1
+            }
+        };
+        let b = &self.out[k];
+        let fits = b.count == 0
+            || (self.gso
+                && b.segment_bytes == datagram.len()
+                && b.count < MAX_SEGMENTS
+                && b.data.len() + datagram.len() <= MAX_GSO_BYTES);
+        if !fits {
+            self.send_batch(k);
+        }
+        let b = &mut self.out[k];
+        b.segment_bytes = datagram.len();
+        b.data.extend_from_slice(datagram);
+        b.count += 1;
+    }
+
+    /// Sends every queued datagram.
+    pub fn send_queued(&mut self) {
+        for k in 0..self.out.len() {
+            if self.out[k].count > 0 {
+                self.send_batch(k);
+            }
+        }
+    }
+
+    /// Sends batch `k` and empties it.
+    fn send_batch(&mut self, k: usize) {
+        let b = &mut self.out[k];
+        self.send_errors += send_segments(
+            &self.socket,
+            &mut self.gso,
+            b.addr,
+            &b.data,
+            b.segment_bytes,
+            b.count,
+        );
+        b.data.clear();
+        b.count = 0;
+    }
+
+    /// Sends `count` datagrams of `segment_bytes` bytes (the last may be shorter) laid end to
+    /// end in `buffer` (a [`Received`] buffer, say) to `addr` now, as they are, in one GSO
+    /// send; what is queued for `addr` leaves first, so that `addr` gets its datagrams in
+    /// order. Returns false, having sent nothing, when GSO is off, for fewer than two
+    /// datagrams (one gains nothing) or when the buffer is over a GSO send's limits.
+    pub fn send_whole(
+        &mut self,
+        addr: SocketAddr,
+        buffer: &[u8],
+        segment_bytes: usize,
+        count: usize,
+    ) -> bool {
+        if !self.gso || !(2..=MAX_SEGMENTS).contains(&count) || buffer.len() > MAX_GSO_BYTES {
+            return false;
+        }
+        if let Some(k) = self.out.iter().position(|b| b.addr == addr && b.count > 0) {
+            self.send_batch(k);
+        }
+        self.send_errors += send_segments(
+            &self.socket,
+            &mut self.gso,
+            addr,
+            buffer,
+            segment_bytes,
+            count,
+        );
+        true
+    }
+
+    /// Makes [`recv`](Self::recv) wait at most `wait` (at least a microsecond: a zero
+    /// timeout means "block forever" to the socket).
+    ///
+    /// # Errors
+    /// As [`UdpSocket::set_read_timeout`].
+    pub fn set_wait(&mut self, wait: Duration) -> io::Result<()> {
+        let wait = Some(wait.max(Duration::from_micros(1)));
+        if self.read_timeout != wait {
+            self.socket.set_read_timeout(wait)?;
+            self.read_timeout = wait;
+        }
+        Ok(())
+    }
+
+    /// Reads one buffer into `buf`, waiting as long as [`set_wait`](Self::set_wait) said
+    /// (forever before the first call to it); `None` when nothing came.
+    ///
+    /// # Errors
+    /// The socket fails, other than by a timeout, an interruption or an ICMP error (a
+    /// neighbour not listening yet answers with "port unreachable", which is `None` too).
+    pub fn recv(&mut self, buf: &mut [u8]) -> io::Result<Option<Received>> {
+        self.read(buf, MsgFlags::empty())
+    }
+
+    /// As [`recv`](Self::recv), but takes only what has already arrived.
+    ///
+    /// # Errors
+    /// As [`recv`](Self::recv).
+    pub fn try_recv(&mut self, buf: &mut [u8]) -> io::Result<Option<Received>> {
+        self.read(buf, MsgFlags::MSG_DONTWAIT)
+    }
+
+    fn read(&mut self, buf: &mut [u8], flags: MsgFlags) -> io::Result<Option<Received>> {
+        match self.recvmsg(buf, flags) {
+            Ok(r) => Ok(Some(r)),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::Interrupted
+                        | io::ErrorKind::ConnectionRefused
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn recvmsg(&mut self, buf: &mut [u8], flags: MsgFlags) -> io::Result<Received> {
+        let mut iov = [IoSliceMut::new(buf)];
+        let msg = recvmsg::<SockaddrStorage>(
+            self.socket.as_raw_fd(),
+            &mut iov,
+            Some(&mut self.cmsg_buf),
+            flags,
+        )
+        .map_err(io::Error::from)?;
+        let mut segment_bytes = msg.bytes;
+        for c in msg.cmsgs().into_iter().flatten() {
+            if let ControlMessageOwned::UdpGroSegments(size) = c {
+                segment_bytes = usize::try_from(size).unwrap_or(msg.bytes);
+            }
+        }
+        let from = msg
+            .address
+            .as_ref()
+            .and_then(|a| {
+                a.as_sockaddr_in()
+                    .map(|v4| SocketAddr::V4((*v4).into()))
+                    .or_else(|| a.as_sockaddr_in6().map(|v6| SocketAddr::V6((*v6).into())))
+            })
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "no sender address"))?;
+        Ok(Received {
+            bytes: msg.bytes,
+            from,
+            segment_bytes: segment_bytes.max(1),
+        })
+    }
+}
+
+/// Sends `count` datagrams of `segment_bytes` bytes (the last may be shorter) laid end to end
+/// in `data` to `addr`: one `sendmsg` with GSO for several, `send_to` for one, or one
+/// `send_to` each once the kernel has refused GSO (then `gso` is cleared for good). Returns
+/// the number of datagrams that could not be sent.
+fn send_segments(
+    socket: &UdpSocket,
+    gso: &mut bool,
+    addr: SocketAddr,
+    data: &[u8],
+    segment_bytes: usize,
+    count: usize,
+) -> u64 {
+    let one_by_one = |errors: &mut u64| {
+        for d in data.chunks(segment_bytes.max(1)) {
+            if socket.send_to(d, addr).is_err() {
+                *errors += 1;
+            }
+        }
+    };
+    let mut errors = 0;
+    if count == 1 || !*gso {
+        one_by_one(&mut errors);
+        return errors;
+    }
+    let size = u16::try_from(segment_bytes).unwrap_or(u16::MAX);
+    let result = sendmsg(
+        socket.as_raw_fd(),
+        &[IoSlice::new(data)],
+        &[ControlMessage::UdpGsoSegments(&size)],
+        MsgFlags::empty(),
+        Some(&SockaddrStorage::from(addr)),
+    );
+    match result {
+        Ok(_) => {}
+        // No GSO here (an old kernel, or a device without checksum offload): from now on,
+        // datagram by datagram.
+        Err(
+            nix::errno::Errno::EIO | nix::errno::Errno::EINVAL | nix::errno::Errno::ENOPROTOOPT,
+        ) => {
+            *gso = false;
+            one_by_one(&mut errors);
+        }
+        Err(_) => errors += count as u64,
+    }
+    errors
+}
+
+#[cfg(test)]
+#[path = "udp_io_tests.rs"]
+mod tests;
