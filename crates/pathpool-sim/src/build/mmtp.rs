@@ -276,9 +276,10 @@ pub(super) fn add_mmtp_flows(
         let name = f.content.clone().unwrap_or_else(|| id.clone());
         let what = (size, chunk_bytes as u32);
         match contents.get(&name) {
-            Some((bytes, chunk, first)) if (*bytes, *chunk) != what => return Err(SpecError::at(
-                field(if f.content.is_some() { "content" } else { "id" }),
-                format!(
+            Some((bytes, chunk, first)) if (*bytes, *chunk) != what => {
+                return Err(SpecError::at(
+                    field(if f.content.is_some() { "content" } else { "id" }),
+                    format!(
                     "content {name:?} is {bytes} bytes in chunks of {chunk} (given at {}); this \
                          download says {} bytes in chunks of {}: downloads of one content \
                          must agree on its size and tcp.mss",
@@ -286,7 +287,8 @@ pub(super) fn add_mmtp_flows(
                     what.0,
                     what.1
                 ),
-            )),
+                ))
+            }
             Some(_) => {}
             None => {
                 contents.insert(name.clone(), (what.0, what.1, here.clone()));
