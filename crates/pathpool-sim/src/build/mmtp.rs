@@ -272,28 +272,9 @@ pub(super) fn add_mmtp_flows(
                     .collect(),
             });
         }
-        // Downloads of one content must agree on what it is.
         let name = f.content.clone().unwrap_or_else(|| id.clone());
-        let what = (size, chunk_bytes as u32);
-        match contents.get(&name) {
-            Some((bytes, chunk, first)) if (*bytes, *chunk) != what => {
-                return Err(SpecError::at(
-                    field(if f.content.is_some() { "content" } else { "id" }),
-                    format!(
-                    "content {name:?} is {bytes} bytes in chunks of {chunk} (given at {}); this \
-                         download says {} bytes in chunks of {}: downloads of one content \
-                         must agree on its size and tcp.mss",
-                    format_path(first),
-                    what.0,
-                    what.1
-                ),
-                ))
-            }
-            Some(_) => {}
-            None => {
-                contents.insert(name.clone(), (what.0, what.1, here.clone()));
-            }
-        }
+        let named_at = field(if f.content.is_some() { "content" } else { "id" });
+        same_content(contents, &name, (size, chunk_bytes as u32), &here, named_at)?;
         let content = ContentId::from_name(&name);
         let conn = MmtpConn::new(
             Subscriber::new(content, config),
@@ -327,6 +308,35 @@ pub(super) fn add_mmtp_flows(
         });
         Ok(())
     })
+}
+
+/// Downloads of one content must agree on what it is: its size and chunk size, as the entry
+/// that named it first (at `here`) gave them. A problem is reported at `named_at`.
+fn same_content(
+    contents: &mut Contents,
+    name: &str,
+    what: (u64, u32),
+    here: &[PathSeg],
+    named_at: Vec<PathSeg>,
+) -> Result<(), SpecError> {
+    match contents.get(name) {
+        Some((bytes, chunk, first)) if (*bytes, *chunk) != what => Err(SpecError::at(
+            named_at,
+            format!(
+                "content {name:?} is {bytes} bytes in chunks of {chunk} (given at {}); this \
+                 download says {} bytes in chunks of {}: downloads of one content must agree \
+                 on its size and tcp.mss",
+                format_path(first),
+                what.0,
+                what.1
+            ),
+        )),
+        Some(_) => Ok(()),
+        None => {
+            contents.insert(name.to_string(), (what.0, what.1, here.to_vec()));
+            Ok(())
+        }
+    }
 }
 
 #[cfg(test)]
