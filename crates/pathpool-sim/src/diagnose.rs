@@ -9,8 +9,8 @@
 //! semantics included when every repair was a rename or a suggestion (a removed value could
 //! otherwise cause a problem the user did not make).
 
-use crate::load::{PathSeg, MAX_ERRORS};
-use crate::spec::Scenario;
+use crate::error::{PathSeg, MAX_ERRORS};
+use crate::spec::{NotTaken, Scenario};
 
 /// A schema problem: where it is (the value, or the unknown key itself) and what.
 #[derive(Clone, Debug)]
@@ -110,6 +110,26 @@ fn set(table: &mut toml::Table, path: &[PathSeg], value: toml::Value) -> bool {
 /// Records the problem of one failed deserialisation and repairs the copy.
 fn repair(table: &mut toml::Table, path: Vec<PathSeg>, message: &str) -> (SchemaProblem, Repair) {
     let key = |k: &str| PathSeg::Key(k.to_string());
+    if let Some(not_taken) = NotTaken::parse(message) {
+        // The path ends at the field when the flow's `kind` was read before it, else at the
+        // flow (crate::spec::flow).
+        let mut parent = path;
+        if parent.last() == Some(&key(not_taken.field)) {
+            parent.pop();
+        }
+        let mut at = parent.clone();
+        at.push(key(not_taken.field));
+        let problem = SchemaProblem {
+            at,
+            message: not_taken.message.to_string(),
+        };
+        // A field the flow's kind does not take has no effect: dropping it changes nothing
+        // else, as for an unknown key.
+        return match table_at(table, &parent).and_then(|t| t.remove(not_taken.field)) {
+            Some(_) => (problem, Repair::Meant),
+            None => (problem, Repair::Stop),
+        };
+    }
     if let Some(unknown) = pathpool_core::text::UnknownName::parse(message) {
         let text = unknown.message();
         if unknown.is_field {
@@ -168,6 +188,18 @@ fn removal(table: &mut toml::Table, problem: SchemaProblem) -> (SchemaProblem, R
     }
 }
 
+/// A `serde_path_to_error` path as field steps (enum steps carry no field name).
+fn serde_path(p: &serde_path_to_error::Path) -> Vec<PathSeg> {
+    use serde_path_to_error::Segment;
+    p.iter()
+        .filter_map(|s| match s {
+            Segment::Seq { index } => Some(PathSeg::Index(*index)),
+            Segment::Map { key } => Some(PathSeg::Key(key.clone())),
+            Segment::Enum { .. } | Segment::Unknown => None,
+        })
+        .collect()
+}
+
 /// Checks `table` for every schema problem it has (up to [`MAX_ERRORS`]); `Ok` if it has none.
 pub(crate) fn deserialize_all(table: toml::Table) -> Result<Scenario, Checked> {
     let mut copy = table;
@@ -184,7 +216,7 @@ pub(crate) fn deserialize_all(table: toml::Table) -> Result<Scenario, Checked> {
             }
             Err(e) => e,
         };
-        let path = crate::load::serde_path(e.path());
+        let path = serde_path(e.path());
         let message = e.inner().message().trim().to_string();
         // A required field that a removal took away: its problem is already recorded.
         if let Some(field) = quoted_after(&message, "missing field `") {
@@ -246,7 +278,7 @@ mod tests {
         let msgs: Vec<String> = c
             .problems
             .iter()
-            .map(|p| format!("{}: {}", crate::load::format_path(&p.at), p.message))
+            .map(|p| format!("{}: {}", crate::error::format_path(&p.at), p.message))
             .collect();
         assert_eq!(msgs.len(), 3, "{msgs:#?}");
         assert!(
@@ -265,7 +297,7 @@ mod tests {
             "{msgs:#?}"
         );
         let sc = c.repaired.expect("renames and suggestions only");
-        assert_eq!(sc.flows[0].from, "a");
+        assert_eq!(sc.flows[0].common().from, "a");
     }
 
     #[test]

@@ -14,9 +14,10 @@ use pathpool_cc::CcKind;
 use pathpool_core::{BufferSize, Dur, Rate, Rng};
 use pathpool_topo::{parse_gml, parse_topohub_json, place, PlacementRules, Topology};
 
-use crate::load::{PathSeg, SpecError};
+use crate::error::{PathSeg, SpecError};
 use crate::spec::{
-    DomainSpec, DomainTransport, FlowKind, FlowSpec, LinkSpec, QueueSpec, Scenario, TmSpec,
+    DomainSpec, DomainTransport, FlowCommon, FlowSpec, LinkSpec, MmtpFlowSpec, QueueSpec, Scenario,
+    TcpFlowSpec, TmSpec,
 };
 
 /// Random stream of the placement (the simulator's other streams are 1–4).
@@ -180,46 +181,23 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
                 None,
             )
         };
-        let mut f = FlowSpec {
+        let common = FlowCommon {
             id: Some(id),
-            kind: FlowKind::Tcp,
             from: server,
             to: client,
-            start: Dur::ZERO,
-            start_spread: Dur::ZERO,
-            stop: None,
-            size: None,
-            count: 1,
-            route: None,
-            paths: None,
-            subflows: None,
-            k_paths: None,
-            tm: None,
-            scheduler: None,
-            receive_buffer: None,
-            opportunistic_retransmission: None,
-            penalisation: None,
-            cc: Some(cc),
-            tcp: None,
-            rate: None,
-            packet_size: None,
-            on: None,
-            off: None,
-            periods: Default::default(),
-            sources: None,
-            outages: None,
-            mmtp: None,
-            content: None,
+            ..FlowCommon::default()
         };
-        match d.transport {
-            DomainTransport::Mmtp => {
-                f.kind = FlowKind::Mmtp;
-                f.size = Some(d.size.unwrap_or(BufferSize::Bytes(long_lived_bytes)));
-                f.tm = Some(tm.unwrap_or(TmSpec {
+        let f = match d.transport {
+            DomainTransport::Mmtp => FlowSpec::Mmtp(MmtpFlowSpec {
+                common,
+                size: Some(d.size.unwrap_or(BufferSize::Bytes(long_lived_bytes))),
+                tm: Some(tm.unwrap_or(TmSpec {
                     k: 1,
                     ..TmSpec::default()
-                }));
-            }
+                })),
+                cc: Some(cc),
+                ..MmtpFlowSpec::default()
+            }),
             DomainTransport::Tcp => {
                 if d.size.is_some() {
                     return Err(SpecError::at(
@@ -227,9 +205,14 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
                         "TCP connections of a generated domain are long-lived",
                     ));
                 }
-                f.tm = tm;
+                FlowSpec::Tcp(TcpFlowSpec {
+                    common,
+                    tm,
+                    cc: Some(cc),
+                    ..TcpFlowSpec::default()
+                })
             }
-        }
+        };
         flows.push(f);
     }
     routers.append(&mut out.nodes.routers);
@@ -297,17 +280,19 @@ mod tests {
         assert!(sc
             .flows
             .iter()
-            .all(|f| f.from == sc.flows[0].from && f.from.starts_with('r')));
+            .map(crate::spec::FlowSpec::common)
+            .all(|f| f.from == sc.flows[0].common().from && f.from.starts_with('r')));
         assert_eq!(sc.nodes.routers.len(), 7);
         assert_eq!(sc.flows.len(), 6);
         let mp: Vec<_> = sc
             .flows
             .iter()
-            .filter(|f| f.id.as_deref().unwrap().starts_with("mp"))
+            .filter(|f| f.common().id.as_deref().unwrap().starts_with("mp"))
             .collect();
         assert_eq!(mp.len(), 3);
         // Only multipath clients have a second access link, on another access node.
-        for f in &sc.flows {
+        for flow in &sc.flows {
+            let f = flow.common();
             let j = &f.to[1..];
             let second = sc
                 .links
@@ -328,7 +313,7 @@ mod tests {
                     first.between.as_ref().unwrap()[1]
                 );
             }
-            assert_eq!(f.kind, crate::spec::FlowKind::Mmtp);
+            assert_eq!(flow.kind(), crate::spec::FlowKind::Mmtp);
         }
         let core: Vec<_> = sc
             .links

@@ -18,6 +18,7 @@ mod build;
 mod cache;
 mod diagnose;
 mod domain;
+mod error;
 mod event;
 mod link;
 pub mod load;

@@ -1,15 +1,23 @@
 //! The scenario description: what a scenario file (TOML) or a Python dict contains.
 //!
 //! These types mirror the file format one to one; `docs/scenario-reference.md` documents
-//! every field. Unknown fields are rejected. Quantities are strings with units (`"10Mbps"`,
+//! every field. Unknown fields are rejected, and so is a flow field its `kind` does not take
+//! ([`FlowSpec`]). Quantities are strings with units (`"10Mbps"`,
 //! `"5ms"`, `"1.5MB"`, `"100pkts"`). Semantic checks (unknown nodes, impossible values) happen
 //! when the scenario is compiled (see [`crate::build`]).
 
 use pathpool_cc::{CaIncrease, CcKind, LiaConfig, NmccConfig, RecoveryExit, WvegasConfig};
 use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
-use pathpool_proto::mptcp::Scheduler;
 use pathpool_proto::tcp::{FlightEstimate, PartialAckTimer};
 use serde::{Deserialize, Serialize};
+
+mod flow;
+
+pub(crate) use flow::NotTaken;
+pub use flow::{
+    FlowCommon, FlowKind, FlowSpec, MmtpFlowSpec, PeriodDist, TcpFlowSpec, UdpFlowSpec,
+    UdpOnoffFlowSpec,
+};
 
 /// A whole scenario.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -281,148 +289,6 @@ impl Default for QueueSpec {
     }
 }
 
-/// What kind of traffic a flow carries.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FlowKind {
-    /// A TCP connection.
-    #[default]
-    Tcp,
-    /// Constant-bit-rate UDP.
-    UdpCbr,
-    /// On-off UDP (constant rate while on).
-    UdpOnoff,
-    /// An mmTP download (thesis §4.1): a subscriber (`to`) pulls `size` bytes from one or
-    /// more publishers (`from` or `sources`) over the topology manager's paths.
-    Mmtp,
-}
-
-impl FlowKind {
-    /// The name used in files and results.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            FlowKind::Tcp => "tcp",
-            FlowKind::UdpCbr => "udp-cbr",
-            FlowKind::UdpOnoff => "udp-onoff",
-            FlowKind::Mmtp => "mmtp",
-        }
-    }
-}
-
-/// How on/off periods are drawn.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PeriodDist {
-    /// Exponential with the given means.
-    #[default]
-    Exponential,
-    /// Exactly the given durations.
-    Constant,
-}
-
-/// One flow, or `count` identical ones.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FlowSpec {
-    /// Name; defaults to `flow<i>`. With `count > 1` the copies are `<id>.0`, `<id>.1`, ….
-    #[serde(default)]
-    pub id: Option<String>,
-    /// Traffic type.
-    #[serde(default)]
-    pub kind: FlowKind,
-    /// Sending host (for `kind = "mmtp"`: the publisher, unless `sources` lists them).
-    #[serde(default)]
-    pub from: String,
-    /// Receiving host.
-    pub to: String,
-    /// When the flow starts.
-    #[serde(default)]
-    pub start: Dur,
-    /// Copies start uniformly at random in `[start, start + start_spread]`.
-    #[serde(default)]
-    pub start_spread: Dur,
-    /// When a long-lived flow stops sending new data.
-    #[serde(default)]
-    pub stop: Option<Dur>,
-    /// Bytes (or `"<n>pkts"` full segments) a finite TCP flow transfers.
-    #[serde(default)]
-    pub size: Option<BufferSize>,
-    /// Number of identical copies (0 disables the entry, which sweeps and reproductions use).
-    #[serde(default = "default_count")]
-    pub count: u32,
-    /// Explicit source route as a list of nodes from `from` to `to`.
-    #[serde(default)]
-    pub route: Option<Vec<String>>,
-    /// A multipath connection with one subflow on each of these routes (node lists from
-    /// `from` to `to`), all in coupling group 0. Shorthand for `subflows`.
-    #[serde(default)]
-    pub paths: Option<Vec<Vec<String>>>,
-    /// A multipath connection with these subflows.
-    #[serde(default)]
-    pub subflows: Option<Vec<SubflowSpec>>,
-    /// A multipath connection with one subflow on each of the k least-cost loopless paths
-    /// (Yen's algorithm on the routing metric), all in coupling group 0.
-    #[serde(default)]
-    pub k_paths: Option<u32>,
-    /// A multipath connection whose subflows and coupling groups the topology manager
-    /// chooses (topological assistance, thesis §5).
-    #[serde(default)]
-    pub tm: Option<TmSpec>,
-    /// Which subflow gets the next segment of a multipath connection (default
-    /// `"lowest-rtt"`).
-    #[serde(default)]
-    pub scheduler: Option<Scheduler>,
-    /// A multipath connection's connection-level receive buffer, which its receive window
-    /// shares among the subflows (default `"unlimited"`: no receive window and no
-    /// head-of-line blocking; D175).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub receive_buffer: Option<WindowLimit>,
-    /// With a finite `receive_buffer`: a subflow stopped by the receive window sends again
-    /// the data holding up its left edge (default true; Raiciu et al. NSDI 2012; D177).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub opportunistic_retransmission: Option<bool>,
-    /// With a finite `receive_buffer`: the subflow holding up the receive window has its
-    /// congestion window halved, once per its RTT at most (default true; D178).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub penalisation: Option<bool>,
-    /// Congestion control (shortcut for `tcp.cc`).
-    #[serde(default)]
-    pub cc: Option<CcKind>,
-    /// TCP parameters overriding the scenario's `[tcp]` table.
-    #[serde(default)]
-    pub tcp: Option<TcpSpec>,
-    /// UDP sending rate (while on).
-    #[serde(default)]
-    pub rate: Option<Rate>,
-    /// UDP datagram size on the wire (default 1500B).
-    #[serde(default)]
-    pub packet_size: Option<ByteSize>,
-    /// Mean on period (udp-onoff).
-    #[serde(default)]
-    pub on: Option<Dur>,
-    /// Mean off period (udp-onoff).
-    #[serde(default)]
-    pub off: Option<Dur>,
-    /// Distribution of on/off periods (udp-onoff; default exponential).
-    #[serde(default)]
-    pub periods: PeriodDist,
-    /// The publishers of an mmTP download (instead of `from`).
-    #[serde(default)]
-    pub sources: Option<Vec<String>>,
-    /// Times when an mmTP publisher answers nothing (thesis E2).
-    #[serde(default)]
-    pub outages: Option<Vec<OutageSpec>>,
-    /// mmTP subscriber parameters.
-    #[serde(default)]
-    pub mmtp: Option<MmtpSpec>,
-    /// The name of an mmTP download's content: downloads of one name fetch the same content,
-    /// so a cache that kept it for one answers the others (default: the flow's id, a content
-    /// of its own).
-    #[serde(default)]
-    pub content: Option<String>,
-}
-
 /// A publisher of an mmTP download that answers nothing from `start` until `stop`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -478,10 +344,6 @@ pub struct SubflowSpec {
     /// When the subflow closes; its unacknowledged data goes again on the others.
     #[serde(default)]
     pub stop: Option<Dur>,
-}
-
-fn default_count() -> u32 {
-    1
 }
 
 /// A generator of finite TCP flows with Poisson arrivals.

@@ -1,0 +1,374 @@
+//! A scenario's `[[flows]]`: the fields every flow has and those its `kind` takes. How a flow
+//! table is read is in [`read`].
+
+use pathpool_cc::CcKind;
+use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
+use pathpool_proto::mptcp::Scheduler;
+use serde::{Deserialize, Serialize};
+
+use super::{MmtpSpec, OutageSpec, SubflowSpec, TcpSpec, TmSpec, WindowLimit};
+
+mod read;
+
+pub(crate) use read::NotTaken;
+
+/// What kind of traffic a flow carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlowKind {
+    /// A TCP connection.
+    #[default]
+    Tcp,
+    /// Constant-bit-rate UDP.
+    UdpCbr,
+    /// On-off UDP (constant rate while on).
+    UdpOnoff,
+    /// An mmTP download (thesis §4.1): a subscriber (`to`) pulls `size` bytes from one or
+    /// more publishers (`from` or `sources`) over the topology manager's paths.
+    Mmtp,
+}
+
+/// Every field of a flow table, in the order of `docs/scenario-reference.md`.
+const FIELDS: &[&str] = &[
+    "id",
+    "kind",
+    "from",
+    "to",
+    "start",
+    "start_spread",
+    "stop",
+    "size",
+    "count",
+    "route",
+    "paths",
+    "subflows",
+    "k_paths",
+    "tm",
+    "scheduler",
+    "receive_buffer",
+    "opportunistic_retransmission",
+    "penalisation",
+    "cc",
+    "tcp",
+    "rate",
+    "packet_size",
+    "on",
+    "off",
+    "periods",
+    "sources",
+    "outages",
+    "mmtp",
+    "content",
+];
+
+impl FlowKind {
+    /// Every kind, in the order of the reference.
+    pub const ALL: [FlowKind; 4] = [
+        FlowKind::Tcp,
+        FlowKind::UdpCbr,
+        FlowKind::UdpOnoff,
+        FlowKind::Mmtp,
+    ];
+
+    /// The name used in files and results.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowKind::Tcp => "tcp",
+            FlowKind::UdpCbr => "udp-cbr",
+            FlowKind::UdpOnoff => "udp-onoff",
+            FlowKind::Mmtp => "mmtp",
+        }
+    }
+
+    /// The fields a flow of this kind takes, in the order of the reference.
+    #[must_use]
+    pub fn fields(self) -> &'static [&'static str] {
+        match self {
+            FlowKind::Tcp => &[
+                "id",
+                "kind",
+                "from",
+                "to",
+                "start",
+                "start_spread",
+                "stop",
+                "size",
+                "count",
+                "route",
+                "paths",
+                "subflows",
+                "k_paths",
+                "tm",
+                "scheduler",
+                "receive_buffer",
+                "opportunistic_retransmission",
+                "penalisation",
+                "cc",
+                "tcp",
+            ],
+            FlowKind::UdpCbr => &[
+                "id",
+                "kind",
+                "from",
+                "to",
+                "start",
+                "start_spread",
+                "stop",
+                "count",
+                "route",
+                "rate",
+                "packet_size",
+            ],
+            FlowKind::UdpOnoff => &[
+                "id",
+                "kind",
+                "from",
+                "to",
+                "start",
+                "start_spread",
+                "stop",
+                "count",
+                "route",
+                "rate",
+                "packet_size",
+                "on",
+                "off",
+                "periods",
+            ],
+            FlowKind::Mmtp => &[
+                "id",
+                "kind",
+                "from",
+                "to",
+                "start",
+                "start_spread",
+                "size",
+                "count",
+                "tm",
+                "cc",
+                "tcp",
+                "sources",
+                "outages",
+                "mmtp",
+                "content",
+            ],
+        }
+    }
+
+    /// Whether a flow of this kind takes `field`.
+    #[must_use]
+    pub fn takes(self, field: &str) -> bool {
+        self.fields().contains(&field)
+    }
+
+    /// Why a flow of this kind does not take `field`, where more can be said than which kinds
+    /// do.
+    fn why_not(self, field: &str) -> Option<&'static str> {
+        let udp = matches!(self, FlowKind::UdpCbr | FlowKind::UdpOnoff);
+        Some(match (self, field) {
+            (FlowKind::Tcp, "rate") => "TCP rates are set by congestion control",
+            (FlowKind::Tcp, "packet_size") => "TCP segments are sized by tcp.mss",
+            (_, "size") if udp => "UDP flows send until they stop",
+            (_, "paths" | "subflows" | "k_paths" | "tm" | "scheduler") if udp => {
+                "multipath is for TCP flows"
+            }
+            (FlowKind::Mmtp, "route" | "paths" | "subflows" | "k_paths") => {
+                "the topology manager chooses an mmTP download's paths (give tm)"
+            }
+            (FlowKind::Mmtp, "scheduler") => "mmTP subflows pick chunks by Algorithm 1",
+            (
+                FlowKind::Mmtp,
+                "receive_buffer" | "opportunistic_retransmission" | "penalisation",
+            ) => "an mmTP subscriber requests chunks and keeps no MPTCP receive window",
+            (FlowKind::Mmtp, "rate") => "mmTP rates are set by congestion control",
+            (FlowKind::Mmtp, "packet_size") => "mmTP chunks are tcp.mss bytes",
+            (FlowKind::Mmtp, "stop") => "a download ends when its content has arrived",
+            _ => return None,
+        })
+    }
+}
+
+/// What every flow has, whatever its kind.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowCommon {
+    /// Name; defaults to `flow<i>`. With `count > 1` the copies are `<id>.0`, `<id>.1`, ….
+    pub id: Option<String>,
+    /// Sending host (for `kind = "mmtp"`: the publisher, unless `sources` lists them); empty
+    /// when not given.
+    pub from: String,
+    /// Receiving host.
+    pub to: String,
+    /// When the flow starts.
+    pub start: Dur,
+    /// Copies start uniformly at random in `[start, start + start_spread]`.
+    pub start_spread: Dur,
+    /// Number of identical copies (0 disables the entry, which sweeps and reproductions use).
+    pub count: u32,
+}
+
+impl Default for FlowCommon {
+    /// A file's defaults: no id, hosts not given, start at 0, one copy.
+    fn default() -> Self {
+        FlowCommon {
+            id: None,
+            from: String::new(),
+            to: String::new(),
+            start: Dur::ZERO,
+            start_spread: Dur::ZERO,
+            count: 1,
+        }
+    }
+}
+
+/// One flow, or `count` identical ones: a table tagged by `kind` (default `"tcp"`), which
+/// takes the fields of [`FlowCommon`] and those of its kind, and no others.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum FlowSpec {
+    /// A TCP connection, single-path or multipath.
+    Tcp(TcpFlowSpec),
+    /// Constant-bit-rate UDP.
+    UdpCbr(UdpFlowSpec),
+    /// On-off UDP.
+    UdpOnoff(UdpOnoffFlowSpec),
+    /// An mmTP download.
+    Mmtp(MmtpFlowSpec),
+}
+
+impl FlowSpec {
+    /// The flow's kind.
+    #[must_use]
+    pub fn kind(&self) -> FlowKind {
+        match self {
+            FlowSpec::Tcp(_) => FlowKind::Tcp,
+            FlowSpec::UdpCbr(_) => FlowKind::UdpCbr,
+            FlowSpec::UdpOnoff(_) => FlowKind::UdpOnoff,
+            FlowSpec::Mmtp(_) => FlowKind::Mmtp,
+        }
+    }
+
+    /// What every flow has.
+    #[must_use]
+    pub fn common(&self) -> &FlowCommon {
+        match self {
+            FlowSpec::Tcp(f) => &f.common,
+            FlowSpec::UdpCbr(f) => &f.common,
+            FlowSpec::UdpOnoff(f) => &f.udp.common,
+            FlowSpec::Mmtp(f) => &f.common,
+        }
+    }
+}
+
+/// A TCP flow (`kind = "tcp"`): one connection, or a multipath one with `paths`, `subflows`,
+/// `k_paths` or `tm`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TcpFlowSpec {
+    /// What every flow has.
+    #[serde(flatten)]
+    pub common: FlowCommon,
+    /// When a long-lived flow stops sending new data.
+    pub stop: Option<Dur>,
+    /// Bytes (or `"<n>pkts"` full segments) a finite flow transfers.
+    pub size: Option<BufferSize>,
+    /// Explicit source route as a list of nodes from `from` to `to`.
+    pub route: Option<Vec<String>>,
+    /// A multipath connection with one subflow on each of these routes (node lists from
+    /// `from` to `to`), all in coupling group 0. Shorthand for `subflows`.
+    pub paths: Option<Vec<Vec<String>>>,
+    /// A multipath connection with these subflows.
+    pub subflows: Option<Vec<SubflowSpec>>,
+    /// A multipath connection with one subflow on each of the k least-cost loopless paths
+    /// (Yen's algorithm on the routing metric), all in coupling group 0.
+    pub k_paths: Option<u32>,
+    /// A multipath connection whose subflows and coupling groups the topology manager
+    /// chooses (topological assistance, thesis §5).
+    pub tm: Option<TmSpec>,
+    /// Which subflow gets the next segment of a multipath connection (default
+    /// `"lowest-rtt"`).
+    pub scheduler: Option<Scheduler>,
+    /// A multipath connection's connection-level receive buffer, which its receive window
+    /// shares among the subflows (default `"unlimited"`: no receive window and no
+    /// head-of-line blocking; D175).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receive_buffer: Option<WindowLimit>,
+    /// With a finite `receive_buffer`: a subflow stopped by the receive window sends again
+    /// the data holding up its left edge (default true; Raiciu et al. NSDI 2012; D177).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opportunistic_retransmission: Option<bool>,
+    /// With a finite `receive_buffer`: the subflow holding up the receive window has its
+    /// congestion window halved, once per its RTT at most (default true; D178).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub penalisation: Option<bool>,
+    /// Congestion control (shortcut for `tcp.cc`).
+    pub cc: Option<CcKind>,
+    /// TCP parameters overriding the scenario's `[tcp]` table.
+    pub tcp: Option<TcpSpec>,
+}
+
+/// A UDP flow (`kind = "udp-cbr"`, and the common part of `"udp-onoff"`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct UdpFlowSpec {
+    /// What every flow has.
+    #[serde(flatten)]
+    pub common: FlowCommon,
+    /// When the flow stops sending.
+    pub stop: Option<Dur>,
+    /// Explicit source route as a list of nodes from `from` to `to`.
+    pub route: Option<Vec<String>>,
+    /// Sending rate (while on); required.
+    pub rate: Option<Rate>,
+    /// Datagram size on the wire (default 1500B).
+    pub packet_size: Option<ByteSize>,
+}
+
+/// An on-off UDP flow (`kind = "udp-onoff"`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct UdpOnoffFlowSpec {
+    /// What a constant-rate UDP flow has.
+    #[serde(flatten)]
+    pub udp: UdpFlowSpec,
+    /// Mean on period; required.
+    pub on: Option<Dur>,
+    /// Mean off period; required.
+    pub off: Option<Dur>,
+    /// Distribution of on/off periods (default exponential).
+    pub periods: PeriodDist,
+}
+
+/// An mmTP download (`kind = "mmtp"`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MmtpFlowSpec {
+    /// What every flow has (`from` is the publisher, unless `sources` lists them).
+    #[serde(flatten)]
+    pub common: FlowCommon,
+    /// The content's size; required.
+    pub size: Option<BufferSize>,
+    /// The topology manager's paths from each publisher (default: one shortest path each).
+    pub tm: Option<TmSpec>,
+    /// Congestion control (shortcut for `tcp.cc`).
+    pub cc: Option<CcKind>,
+    /// TCP parameters (chunk size, header, RTO) overriding the scenario's `[tcp]` table.
+    pub tcp: Option<TcpSpec>,
+    /// The publishers (instead of `from`).
+    pub sources: Option<Vec<String>>,
+    /// Times when a publisher answers nothing (thesis E2).
+    pub outages: Option<Vec<OutageSpec>>,
+    /// Subscriber parameters.
+    pub mmtp: Option<MmtpSpec>,
+    /// The name of the download's content: downloads of one name fetch the same content,
+    /// so a cache that kept it for one answers the others (default: the flow's id, a content
+    /// of its own).
+    pub content: Option<String>,
+}
+
+/// How on/off periods are drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PeriodDist {
+    /// Exponential with the given means.
+    #[default]
+    Exponential,
+    /// Exactly the given durations.
+    Constant,
+}
