@@ -430,10 +430,10 @@ mod tests {
     #[test]
     fn every_compared_figure_names_a_case_metric_and_algorithm() {
         for (case, metric, alg) in COMPARED {
-            assert!(CASES.iter().any(|c| c.name == *case), "{case}");
-            assert!(ALGORITHMS.iter().any(|a| a.name == *alg), "{alg}");
+            assert!(CASES.iter().any(|c| c.name == case), "{case}");
+            assert!(ALGORITHMS.iter().any(|a| a.name == alg), "{alg}");
             assert!(
-                ["MP share", "utilisation", "throughput / C", "sigma"].contains(metric),
+                ["MP share", "utilisation", "throughput / C", "sigma"].contains(&metric),
                 "{metric}"
             );
         }
