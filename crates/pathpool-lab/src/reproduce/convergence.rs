@@ -14,7 +14,7 @@
 
 use pathpool_sim::{Column, Results};
 
-use super::{Comparison, Ctx, Estimate, Experiment, Job, Observation, Report};
+use super::{published, Ctx, Estimate, Experiment, Job, Observation, Report};
 
 const FILE: &str = "scenarios/reproductions/mptcp-convergence.toml";
 const TEXT: &str = include_str!("../../../../scenarios/reproductions/mptcp-convergence.toml");
@@ -25,6 +25,7 @@ pub(super) const EXPERIMENT: Experiment = Experiment {
     title: "4 two-subflow MPTCP vs 4 Reno over 2 disjoint paths: share per second, convergence",
     source: SOURCE,
     run,
+    compared,
 };
 
 /// Run length of the full version (the thesis's 30 minutes) and of `--quick`, in seconds.
@@ -113,63 +114,14 @@ impl Figure {
     }
 }
 
-/// A value the thesis gives for one algorithm in one setting.
-struct Published {
-    /// Algorithm name (first column of `ALGORITHMS`).
-    algorithm: &'static str,
-    /// Which figure.
-    figure: Figure,
-    /// The thesis's value.
-    value: f64,
-    /// Largest difference counted as agreement.
-    tolerance: f64,
-    /// Where in the thesis.
-    source: &'static str,
-}
-
-/// NMCC's accuracy in every scenario: "≈52–55%", the band's middle and half-width.
-const fn nmcc_share() -> Published {
-    Published {
-        algorithm: "NMCC",
-        figure: Figure::Share,
-        value: 53.5,
-        tolerance: 3.5,
-        source: "thesis E8 discussion (NMCC ≈52-55% in all scenarios)",
-    }
-}
-
-/// A published share, ±4 points (the other experiments' tolerance for shares).
-const fn share(algorithm: &'static str, value: f64, source: &'static str) -> Published {
-    Published {
-        algorithm,
-        figure: Figure::Share,
-        value,
-        tolerance: 4.0,
-        source,
-    }
-}
-
-/// A convergence time read from a figure: ±50% of it, or ±60 s for "instantly" (0).
-const fn time(algorithm: &'static str, value: f64, source: &'static str) -> Published {
-    Published {
-        algorithm,
-        figure: Figure::Convergence,
-        value,
-        tolerance: if value > 0.0 { value / 2.0 } else { 60.0 },
-        source,
-    }
-}
-
-/// NMCC converges when Uncoupled does: |NMCC's time − Uncoupled's| within this (s).
-const SAME_TIME_TOLERANCE: f64 = 60.0;
-const SAME_TIME_SOURCE: &str = "thesis E8 discussion (NMCC stabilises with MP-RENO in every case)";
-
-const E8A: &str = "thesis E8a Fig. 5.2 (~600 s at 10 ms, ~1300 s at 200 ms)";
-const E8B: &str = "thesis E8b Fig. 5.3(a)";
-const E8B_WIDE: &str = "thesis E8 discussion (~200 s on Fig. 5.3(b)); E8b";
-const E8C: &str = "thesis E8c Fig. 5.4(b)";
-const E8D_LOSS: &str = "thesis E8d Fig. 5.5(a)";
-const E8D_RTT: &str = "thesis E8d Fig. 5.5(b)";
+/// NMCC's final share: the thesis gives it for every setting.
+const NMCC_SHARE: (&str, Figure) = ("NMCC", Figure::Share);
+/// The convergence times the thesis reads off its figures for LIA, OLIA and BALIA.
+const TIMES: [(&str, Figure); 3] = [
+    ("LIA", Figure::Convergence),
+    ("OLIA", Figure::Convergence),
+    ("BALIA", Figure::Convergence),
+];
 
 /// One column of the thesis's figures.
 struct Setting {
@@ -179,8 +131,9 @@ struct Setting {
     paths: [Path; 2],
     /// Part of `--quick`.
     quick: bool,
-    /// The thesis's values for it.
-    published: &'static [Published],
+    /// The (algorithm, figure) pairs the thesis gives a value for (in
+    /// `convergence.published.toml`); the others are reported as measured only.
+    compared: &'static [(&'static str, Figure)],
 }
 
 const SETTINGS: [Setting; 10] = [
@@ -188,7 +141,7 @@ const SETTINGS: [Setting; 10] = [
         name: "default",
         paths: [DEFAULT, DEFAULT],
         quick: true,
-        published: &[nmcc_share()],
+        compared: &[NMCC_SHARE],
     },
     Setting {
         name: "rtt-10ms",
@@ -203,12 +156,7 @@ const SETTINGS: [Setting; 10] = [
             },
         ],
         quick: true,
-        published: &[
-            nmcc_share(),
-            time("LIA", 600.0, E8A),
-            time("OLIA", 600.0, E8A),
-            time("BALIA", 600.0, E8A),
-        ],
+        compared: &[NMCC_SHARE, TIMES[0], TIMES[1], TIMES[2]],
     },
     Setting {
         name: "rtt-200ms",
@@ -223,12 +171,7 @@ const SETTINGS: [Setting; 10] = [
             },
         ],
         quick: false,
-        published: &[
-            nmcc_share(),
-            time("LIA", 1300.0, E8A),
-            time("OLIA", 1300.0, E8A),
-            time("BALIA", 1300.0, E8A),
-        ],
+        compared: &[NMCC_SHARE, TIMES[0], TIMES[1], TIMES[2]],
     },
     Setting {
         name: "rate-4Mbps",
@@ -243,12 +186,7 @@ const SETTINGS: [Setting; 10] = [
             },
         ],
         quick: false,
-        published: &[
-            nmcc_share(),
-            time("LIA", 1400.0, E8B),
-            time("OLIA", 800.0, E8B),
-            time("BALIA", 1100.0, E8B),
-        ],
+        compared: &[NMCC_SHARE, TIMES[0], TIMES[1], TIMES[2]],
     },
     Setting {
         name: "rate-16Mbps",
@@ -263,12 +201,12 @@ const SETTINGS: [Setting; 10] = [
             },
         ],
         quick: false,
-        published: &[
-            nmcc_share(),
-            time("LIA", 200.0, E8B_WIDE),
-            time("OLIA", 200.0, E8B_WIDE),
-            time("BALIA", 200.0, E8B_WIDE),
-            share("BALIA", 56.0, "thesis E8b (BALIA 56% on wide links)"),
+        compared: &[
+            NMCC_SHARE,
+            TIMES[0],
+            TIMES[1],
+            TIMES[2],
+            ("BALIA", Figure::Share),
         ],
     },
     Setting {
@@ -284,7 +222,7 @@ const SETTINGS: [Setting; 10] = [
             },
         ],
         quick: false,
-        published: &[nmcc_share()],
+        compared: &[NMCC_SHARE],
     },
     Setting {
         name: "loss-1e-3",
@@ -299,17 +237,14 @@ const SETTINGS: [Setting; 10] = [
             },
         ],
         quick: true,
-        published: &[
-            Published {
-                tolerance: 3.5,
-                ..share("NMCC", 53.0, E8C)
-            },
-            share("LIA", 47.0, E8C),
-            share("OLIA", 48.0, E8C),
-            share("BALIA", 50.0, E8C),
-            time("LIA", 0.0, E8C),
-            time("OLIA", 0.0, E8C),
-            time("BALIA", 0.0, E8C),
+        compared: &[
+            NMCC_SHARE,
+            ("LIA", Figure::Share),
+            ("OLIA", Figure::Share),
+            ("BALIA", Figure::Share),
+            TIMES[0],
+            TIMES[1],
+            TIMES[2],
         ],
     },
     Setting {
@@ -322,24 +257,14 @@ const SETTINGS: [Setting; 10] = [
             },
         ],
         quick: true,
-        published: &[
-            nmcc_share(),
-            time("LIA", 400.0, E8D_LOSS),
-            time("OLIA", 900.0, E8D_LOSS),
-            time("BALIA", 800.0, E8D_LOSS),
-            share("BALIA", 50.0, E8D_LOSS),
-            share(
-                "OLIA",
-                42.0,
-                "thesis E8d Fig. 5.5(a) (\"grasps only 42%\" read as share)",
-            ),
-            Published {
-                algorithm: "LIA",
-                figure: Figure::Utilisation,
-                value: 94.0,
-                tolerance: 4.0,
-                source: "thesis E8d Fig. 5.5(a) (\"grasping 94%\" read as utilisation)",
-            },
+        compared: &[
+            NMCC_SHARE,
+            TIMES[0],
+            TIMES[1],
+            TIMES[2],
+            ("BALIA", Figure::Share),
+            ("OLIA", Figure::Share),
+            ("LIA", Figure::Utilisation),
         ],
     },
     Setting {
@@ -352,18 +277,13 @@ const SETTINGS: [Setting; 10] = [
             },
         ],
         quick: false,
-        published: &[
-            nmcc_share(),
-            time("LIA", 1000.0, E8D_RTT),
-            time("OLIA", 1000.0, E8D_RTT),
-            time("BALIA", 1000.0, E8D_RTT),
-        ],
+        compared: &[NMCC_SHARE, TIMES[0], TIMES[1], TIMES[2]],
     },
     Setting {
         name: "buffer-1000pkts",
         paths: [NETEM, NETEM],
         quick: false,
-        published: &[nmcc_share()],
+        compared: &[NMCC_SHARE],
     },
 ];
 
@@ -535,11 +455,39 @@ fn analyse(r: &Results, seconds: usize, capacity_bps: f64) -> Result<RunFigures,
     })
 }
 
+/// The settings of the full run or of `--quick`.
+fn settings(quick: bool) -> Vec<&'static Setting> {
+    SETTINGS.iter().filter(|s| !quick || s.quick).collect()
+}
+
+/// The compared figure of `algorithm` in setting `setting`.
+fn figure_metric(algorithm: &str, figure: Figure, setting: &str) -> String {
+    format!("{algorithm} {}, {setting}", figure.name())
+}
+
+/// NMCC's convergence time less Uncoupled's in setting `setting` (published: 0).
+fn same_time_metric(setting: &str) -> String {
+    format!("NMCC - Uncoupled convergence time, {setting}")
+}
+
+/// The compared metrics, in report order.
+fn compared(quick: bool) -> Vec<(String, &'static str)> {
+    let mut v = Vec::new();
+    for s in settings(quick) {
+        for &(algorithm, figure) in s.compared {
+            v.push((figure_metric(algorithm, figure, s.name), figure.unit()));
+        }
+        v.push((same_time_metric(s.name), "s"));
+    }
+    v
+}
+
 /// Runs every setting with every algorithm over the seeds and compares.
 fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
     let seeds = ctx.seeds(10, 3);
     let seconds = DURATION_S[usize::from(ctx.quick)];
-    let settings: Vec<&Setting> = SETTINGS.iter().filter(|s| !ctx.quick || s.quick).collect();
+    let settings = settings(ctx.quick);
+    let targets = published::of(EXPERIMENT.id)?;
     let mut jobs = Vec::new();
     for s in &settings {
         for (_, cc) in ALGORITHMS {
@@ -610,40 +558,28 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
             }
             Figure::Convergence => time_of(a),
         };
-        for p in s.published {
+        for &(algorithm, figure) in s.compared {
             let a = ALGORITHMS
                 .iter()
-                .position(|(name, _)| *name == p.algorithm)
+                .position(|(name, _)| *name == algorithm)
                 .ok_or("unknown algorithm")?;
-            report.comparisons.push(Comparison::new(
-                EXPERIMENT.id,
-                p.source,
-                format!("{} {}, {}", p.algorithm, p.figure.name(), s.name),
-                p.figure.unit(),
-                p.value,
-                estimate(a, p.figure),
-                p.tolerance,
-            ));
+            report.comparisons.push(targets.compare(
+                &figure_metric(algorithm, figure, s.name),
+                figure.unit(),
+                estimate(a, figure),
+            )?);
         }
-        report.comparisons.push(Comparison::new(
-            EXPERIMENT.id,
-            SAME_TIME_SOURCE,
-            format!("NMCC - Uncoupled convergence time, {}", s.name),
+        report.comparisons.push(targets.compare(
+            &same_time_metric(s.name),
             "s",
-            0.0,
             Estimate {
                 mean: time_of(0).mean - time_of(1).mean,
                 ..time_of(0)
             },
-            SAME_TIME_TOLERANCE,
-        ));
+        )?);
         for (a, (name, _)) in ALGORITHMS.iter().enumerate() {
             for figure in Figure::ALL {
-                let compared = s
-                    .published
-                    .iter()
-                    .any(|p| p.algorithm == *name && p.figure == figure);
-                if !compared {
+                if !s.compared.contains(&(*name, figure)) {
                     report.observations.push(Observation::new(
                         format!("{name} {}, {}", figure.name(), s.name),
                         figure.unit(),

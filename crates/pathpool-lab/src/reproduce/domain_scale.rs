@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use pathpool_sim::{read_topology, Column, Table};
 
-use super::{Comparison, Ctx, Estimate, Experiment, Observation, Report};
+use super::{published, Ctx, Estimate, Experiment, Observation, Report};
 use crate::sweep::{def, gather, plan::Plan, pool};
 
 const TEXT: &str = include_str!("../../../../scenarios/reproductions/domain-scale.toml");
@@ -35,6 +35,7 @@ pub(super) const EXPERIMENT: Experiment = Experiment {
         "15 Topology Zoo ASes: NMCC vs LIA friendliness (E7a), multipath gain with/without TM (E7b)",
     source: SOURCE,
     run,
+    compared,
 };
 
 /// Table 4.2: name, nodes, edges, access nodes, density as printed, in ascending density
@@ -60,14 +61,57 @@ const TABLE_4_2: [(&str, u32, u32, u32, f64); 15] = [
 /// Topologies of `--quick`: three small ones with at least two access nodes.
 const QUICK: [&str; 3] = ["Nsfnet", "Janetlense", "Goodnet"];
 
-/// Gains and shares, in percentage points.
-const GAIN_TOLERANCE: f64 = 10.0;
-/// Differences made by TM assistance, in percentage points.
-const TM_TOLERANCE: f64 = 5.0;
-/// The slowest users' gain of NMCC over LIA ("up to 100%"), in percentage points.
-const SLOW_GAIN_TOLERANCE: f64 = 30.0;
-/// Aggregate NMCC / LIA throughput ("equal"), in percent.
-const AGGREGATE_TOLERANCE: f64 = 5.0;
+/// The E7a cases: sweep, first grid value, label.
+const E7A_CASES: [(&str, &str, &str); 4] = [
+    ("e7a-capacity", "\"10Mbps\"", "10 Mb/s, 5-125 ms"),
+    ("e7a-capacity", "\"100Mbps\"", "100 Mb/s, 5-125 ms"),
+    ("e7a-delay", "[\"5ms\", \"250ms\"]", "10 Mb/s, 5-250 ms"),
+    ("e7a-delay", "[\"5ms\", \"500ms\"]", "10 Mb/s, 5-500 ms"),
+];
+
+/// The compared E7a figures of case `label`: the largest decile gain (10 Mb/s, 5-125 ms),
+/// the slower half's ranks where NMCC is faster (the longer delays), the aggregate.
+fn e7a_metrics(label: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    if label.starts_with("10 Mb/s, 5-125") {
+        v.push(format!("E7a {label}: largest decile gain NMCC vs LIA"));
+    }
+    if label.starts_with("10 Mb/s, 5-250") || label.starts_with("10 Mb/s, 5-500") {
+        v.push(format!(
+            "E7a {label}: slower half, share of ranks NMCC faster"
+        ));
+    }
+    v.push(format!("E7a {label}: aggregate NMCC / LIA"));
+    v
+}
+
+/// The compared E7b figures, in report order.
+const E7B_METRICS: [&str; 14] = [
+    "E7b 10 Mb/s Yen 2, with TM: gain over single-path",
+    "E7b 10 Mb/s Yen 3, with TM: gain over single-path",
+    "E7b 10 Mb/s Yen 2 and 3: TM - no TM",
+    "E7b 100 Mb/s Yen 3, with TM: gain over single-path",
+    "E7b 100 Mb/s Yen 2 and 3: TM - no TM",
+    "E7b 1 Gb/s Yen 2, with TM: gain over single-path",
+    "E7b 1 Gb/s Yen 3, with TM: gain over single-path",
+    "E7b 1 Gb/s Yen 2: TM - no TM",
+    "E7b 1 Gb/s Yen 3: TM - no TM",
+    "E7b 1 Gb/s Bhandari pair, with TM: gain over single-path",
+    "E7b 1 Gb/s Bhandari pair: TM - no TM",
+    "E7b users with two link-disjoint paths, Yen 2",
+    "E7b users with two link-disjoint paths, Yen 3",
+    "E7b users with two link-disjoint paths, Bhandari",
+];
+
+/// The compared metrics (all in %), in report order (the same in both runs).
+fn compared(_quick: bool) -> Vec<(String, &'static str)> {
+    E7A_CASES
+        .iter()
+        .flat_map(|(_, _, label)| e7a_metrics(label))
+        .chain(E7B_METRICS.iter().map(ToString::to_string))
+        .map(|m| (m, "%"))
+        .collect()
+}
 
 /// A topology found on this machine.
 struct Topo {
@@ -671,17 +715,12 @@ fn slice_mean(v: &[f64], lo: f64, hi: f64) -> f64 {
 
 /// E7a: rank-wise NMCC-over-LIA gains and relative throughputs (thesis Fig. 4.16).
 fn e7a(tables: &BTreeMap<&'static str, Vec<Row>>, report: &mut Report) -> Result<(), String> {
-    let cases: [(&str, &str, &str); 4] = [
-        ("e7a-capacity", "\"10Mbps\"", "10 Mb/s, 5-125 ms"),
-        ("e7a-capacity", "\"100Mbps\"", "100 Mb/s, 5-125 ms"),
-        ("e7a-delay", "[\"5ms\", \"250ms\"]", "10 Mb/s, 5-250 ms"),
-        ("e7a-delay", "[\"5ms\", \"500ms\"]", "10 Mb/s, 5-500 ms"),
-    ];
+    let targets = published::of(EXPERIMENT.id)?;
     let mut csv =
         String::from("case,rank_fraction,nmcc_bps,lia_bps,gain_pct,nmcc_relative,lia_relative\n");
     let mut gain_series = Vec::new();
     let mut rel_series = Vec::new();
-    for (sweep, first, label) in cases {
+    for (sweep, first, label) in E7A_CASES {
         let rows = tables.get(sweep).ok_or("missing sweep")?;
         let (n, nr) = sorted_throughputs(rows, &[first, "\"nmcc\""]);
         let (l, lr) = sorted_throughputs(rows, &[first, "\"lia\""]);
@@ -745,48 +784,36 @@ fn e7a(tables: &BTreeMap<&'static str, Vec<Row>>, report: &mut Report) -> Result
             finite[..len / 2].iter().filter(|g| **g > 0.0).count() as f64 / (len / 2).max(1) as f64;
         let agg = pct(n.iter().sum::<f64>() / l.iter().sum::<f64>());
         if label.starts_with("10 Mb/s, 5-125") {
-            report.comparisons.push(Comparison::new(
-                EXPERIMENT.id,
-                "thesis E7a (a.2): NMCC raises slow users' throughput up to 100% (10 Mb/s)",
-                format!("E7a {label}: largest decile gain NMCC vs LIA"),
+            report.comparisons.push(targets.compare(
+                &format!("E7a {label}: largest decile gain NMCC vs LIA"),
                 "%",
-                100.0,
                 Estimate {
                     mean: max_decile,
                     ci95: 0.0,
                     n: len,
                 },
-                SLOW_GAIN_TOLERANCE,
-            ));
+            )?);
         }
         if label.starts_with("10 Mb/s, 5-250") || label.starts_with("10 Mb/s, 5-500") {
-            report.comparisons.push(Comparison::new(
-                EXPERIMENT.id,
-                "thesis E7a (b.2): fairness gains for roughly 80% of the slowest NMCC transfers",
-                format!("E7a {label}: slower half, share of ranks NMCC faster"),
+            report.comparisons.push(targets.compare(
+                &format!("E7a {label}: slower half, share of ranks NMCC faster"),
                 "%",
-                80.0,
                 Estimate {
                     mean: pct(positive),
                     ci95: 0.0,
                     n: len,
                 },
-                GAIN_TOLERANCE * 1.5,
-            ));
+            )?);
         }
-        report.comparisons.push(Comparison::new(
-            EXPERIMENT.id,
-            "thesis E7a: aggregate throughput equal for NMCC and LIA",
-            format!("E7a {label}: aggregate NMCC / LIA"),
+        report.comparisons.push(targets.compare(
+            &format!("E7a {label}: aggregate NMCC / LIA"),
             "%",
-            100.0,
             Estimate {
                 mean: agg,
                 ci95: 0.0,
                 n: len,
             },
-            AGGREGATE_TOLERANCE,
-        ));
+        )?);
         report.observations.push(Observation::new(
             format!("E7a {label}: slowest 10% rank-wise gain NMCC vs LIA"),
             "%",
@@ -926,102 +953,58 @@ fn e7b(
         }
         Some(Estimate::of(&d))
     };
-    let src_a = "thesis E7b (a), Fig. 4.17(a): 10 Mb/s, average gain 14% (2 paths), 24% (3 paths)";
-    let src_b = "thesis E7b (b), Fig. 4.17(b): 100 Mb/s, 3 paths, 57%; TM +2%";
-    let src_c =
-        "thesis E7b (c), Fig. 4.17(c): 1 Gb/s, with TM 69% (2 paths), 87% (3 paths); TM +6%, +8%";
-    let src_d = "thesis E7b (d), Fig. 4.17(d): 1 Gb/s Bhandari pairs, with TM 87%; TM +11%";
-    let mut cmp =
-        |source: &'static str, metric: String, published: f64, e: Option<Estimate>, tol: f64| {
-            if let Some(e) = e {
-                report.comparisons.push(Comparison::new(
-                    EXPERIMENT.id,
-                    source,
-                    metric,
-                    "%",
-                    published,
-                    e,
-                    tol,
-                ));
-            }
-        };
+    let targets = published::of(EXPERIMENT.id)?;
+    // A compared figure, when there were runs to measure it.
+    let mut cmp = |metric: &str, e: Option<Estimate>| -> Result<(), String> {
+        if let Some(e) = e {
+            report.comparisons.push(targets.compare(metric, "%", e)?);
+        }
+        Ok(())
+    };
     cmp(
-        src_a,
-        "E7b 10 Mb/s Yen 2, with TM: gain over single-path".into(),
-        14.0,
+        "E7b 10 Mb/s Yen 2, with TM: gain over single-path",
         est("10 Mb/s", "Yen 2", true),
-        GAIN_TOLERANCE,
-    );
+    )?;
     cmp(
-        src_a,
-        "E7b 10 Mb/s Yen 3, with TM: gain over single-path".into(),
-        24.0,
+        "E7b 10 Mb/s Yen 3, with TM: gain over single-path",
         est("10 Mb/s", "Yen 3", true),
-        GAIN_TOLERANCE,
-    );
+    )?;
     cmp(
-        "thesis E7b (a): TM assistance has no noticeable effect at 10 Mb/s",
-        "E7b 10 Mb/s Yen 2 and 3: TM - no TM".into(),
-        0.0,
+        "E7b 10 Mb/s Yen 2 and 3: TM - no TM",
         tm_effect("10 Mb/s", &["Yen 2", "Yen 3"]),
-        TM_TOLERANCE,
-    );
+    )?;
     cmp(
-        src_b,
-        "E7b 100 Mb/s Yen 3, with TM: gain over single-path".into(),
-        57.0,
+        "E7b 100 Mb/s Yen 3, with TM: gain over single-path",
         est("100 Mb/s", "Yen 3", true),
-        GAIN_TOLERANCE,
-    );
+    )?;
     cmp(
-        src_b,
-        "E7b 100 Mb/s Yen 2 and 3: TM - no TM".into(),
-        2.0,
+        "E7b 100 Mb/s Yen 2 and 3: TM - no TM",
         tm_effect("100 Mb/s", &["Yen 2", "Yen 3"]),
-        TM_TOLERANCE,
-    );
+    )?;
     cmp(
-        src_c,
-        "E7b 1 Gb/s Yen 2, with TM: gain over single-path".into(),
-        69.0,
+        "E7b 1 Gb/s Yen 2, with TM: gain over single-path",
         est("1 Gb/s", "Yen 2", true),
-        GAIN_TOLERANCE,
-    );
+    )?;
     cmp(
-        src_c,
-        "E7b 1 Gb/s Yen 3, with TM: gain over single-path".into(),
-        87.0,
+        "E7b 1 Gb/s Yen 3, with TM: gain over single-path",
         est("1 Gb/s", "Yen 3", true),
-        GAIN_TOLERANCE,
-    );
+    )?;
     cmp(
-        src_c,
-        "E7b 1 Gb/s Yen 2: TM - no TM".into(),
-        6.0,
+        "E7b 1 Gb/s Yen 2: TM - no TM",
         tm_effect("1 Gb/s", &["Yen 2"]),
-        TM_TOLERANCE,
-    );
+    )?;
     cmp(
-        src_c,
-        "E7b 1 Gb/s Yen 3: TM - no TM".into(),
-        8.0,
+        "E7b 1 Gb/s Yen 3: TM - no TM",
         tm_effect("1 Gb/s", &["Yen 3"]),
-        TM_TOLERANCE,
-    );
+    )?;
     cmp(
-        src_d,
-        "E7b 1 Gb/s Bhandari pair, with TM: gain over single-path".into(),
-        87.0,
+        "E7b 1 Gb/s Bhandari pair, with TM: gain over single-path",
         est("1 Gb/s", "Bhandari pair", true),
-        GAIN_TOLERANCE,
-    );
+    )?;
     cmp(
-        src_d,
-        "E7b 1 Gb/s Bhandari pair: TM - no TM".into(),
-        11.0,
+        "E7b 1 Gb/s Bhandari pair: TM - no TM",
         tm_effect("1 Gb/s", &["Bhandari pair"]),
-        TM_TOLERANCE,
-    );
+    )?;
     for ((rate, paths, tm), v) in &means {
         report.observations.push(Observation::new(
             format!(
@@ -1048,28 +1031,18 @@ fn e7b(
             .collect();
         (!v.is_empty()).then(|| Estimate::of(&v))
     };
-    let src_j = "thesis E7b (a), (d): users with disjoint paths: 32% (2-shortest), 51% (3-shortest), 86% (Bhandari)";
     cmp(
-        src_j,
-        "E7b users with two link-disjoint paths, Yen 2".into(),
-        32.0,
+        "E7b users with two link-disjoint paths, Yen 2",
         disjoint(yen, &["\"10Mbps\"", "2", "\"shared-link\""]),
-        GAIN_TOLERANCE,
-    );
+    )?;
     cmp(
-        src_j,
-        "E7b users with two link-disjoint paths, Yen 3".into(),
-        51.0,
+        "E7b users with two link-disjoint paths, Yen 3",
         disjoint(yen, &["\"10Mbps\"", "3", "\"shared-link\""]),
-        GAIN_TOLERANCE,
-    );
+    )?;
     cmp(
-        src_j,
-        "E7b users with two link-disjoint paths, Bhandari".into(),
-        86.0,
+        "E7b users with two link-disjoint paths, Bhandari",
         disjoint(bh, &["\"shared-link\""]),
-        GAIN_TOLERANCE,
-    );
+    )?;
     // Fig. 4.17: per-topology gains in ascending density.
     let order: Vec<(usize, &str)> = topos.iter().enumerate().map(|(i, t)| (i, t.name)).collect();
     let mut series = Vec::new();
@@ -1151,5 +1124,97 @@ mod tests {
         assert_eq!(slice_mean(&v, 0.0, 0.1), 1.0);
         assert_eq!(slice_mean(&v, 0.0, 0.5), 3.0);
         assert_eq!(slice_mean(&v, 0.9, 1.0), 10.0);
+    }
+
+    /// Rows of a sweep: for each configuration, two placements of Nsfnet with a multipath
+    /// flow (over two disjoint paths) and a single-path one; `scale` varies the throughput.
+    fn rows(configs: &[(&[&str], f64)]) -> Vec<Row> {
+        let mut v = Vec::new();
+        for (config, scale) in configs {
+            for rep in 1..=2u64 {
+                for (flow, bps, path) in [
+                    ("mp0", 4e6, "s>a>c | s>b>c"),
+                    ("sp0", 3e6 + 1e5 * rep as f64, "s>a>c"),
+                ] {
+                    v.push(Row {
+                        config: config.iter().map(ToString::to_string).collect(),
+                        topology: "Nsfnet".into(),
+                        rep,
+                        flow: flow.into(),
+                        throughput_bps: bps * scale,
+                        path: path.into(),
+                    });
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn comparisons_take_their_targets_from_the_published_file() {
+        let mut tables = BTreeMap::new();
+        let mut e7a = Vec::new();
+        for (sweep, first, _) in E7A_CASES {
+            e7a.push((sweep, first));
+        }
+        for sweep in ["e7a-capacity", "e7a-delay"] {
+            let firsts: Vec<&str> = e7a
+                .iter()
+                .filter(|(s, _)| *s == sweep)
+                .map(|(_, f)| *f)
+                .collect();
+            let mut configs: Vec<(Vec<&str>, f64)> = Vec::new();
+            for f in firsts {
+                configs.push((vec![f, "\"nmcc\""], 1.1));
+                configs.push((vec![f, "\"lia\""], 1.0));
+            }
+            let configs: Vec<(&[&str], f64)> =
+                configs.iter().map(|(c, s)| (c.as_slice(), *s)).collect();
+            tables.insert(sweep, rows(&configs));
+        }
+        let rates = ["\"10Mbps\"", "\"100Mbps\"", "\"1Gbps\""];
+        let single: Vec<(&[&str], f64)> = rates
+            .iter()
+            .map(|r| (std::slice::from_ref(r), 1.0))
+            .collect();
+        tables.insert("e7b-single", rows(&single));
+        let mut yen: Vec<(Vec<&str>, f64)> = Vec::new();
+        for r in rates {
+            for k in ["2", "3"] {
+                yen.push((vec![r, k, "\"none\""], 1.2));
+                yen.push((vec![r, k, "\"shared-link\""], 1.3));
+            }
+        }
+        let yen: Vec<(&[&str], f64)> = yen.iter().map(|(c, s)| (c.as_slice(), *s)).collect();
+        tables.insert("e7b-yen", rows(&yen));
+        tables.insert(
+            "e7b-bhandari",
+            rows(&[(&["\"none\""], 1.4), (&["\"shared-link\""], 1.5)]),
+        );
+        let t = Topo {
+            name: "Nsfnet",
+            path: PathBuf::from("/x/Nsfnet.gml"),
+            nodes: 13,
+            links: 15,
+            access_nodes: 3,
+            density: 0.19,
+        };
+        let mut report = Report::default();
+        super::e7a(&tables, &mut report).unwrap();
+        e7b(&tables, &[&t], &mut report).unwrap();
+        let metrics: Vec<(String, &str)> = report
+            .comparisons
+            .iter()
+            .map(|c| (c.metric.clone(), c.unit))
+            .collect();
+        assert_eq!(metrics, compared(false));
+        let targets = published::of(EXPERIMENT.id).unwrap();
+        for c in &report.comparisons {
+            let t = targets.target(&c.metric, c.unit).unwrap();
+            assert_eq!(c.experiment, EXPERIMENT.id);
+            assert_eq!(c.published.to_bits(), t.published.to_bits(), "{}", c.metric);
+            assert_eq!(c.tolerance.to_bits(), t.tolerance.to_bits(), "{}", c.metric);
+            assert_eq!(c.source, t.source, "{}", c.metric);
+        }
     }
 }

@@ -4,13 +4,16 @@
 //! Each experiment has a scenario file in `scenarios/reproductions/` (embedded in the binary
 //! at build time, so the command works from any directory) and a module here that varies it
 //! with overrides, runs the variants over several seeds on every core, and compares summary
-//! figures with the published ones. Every comparison states its tolerance; `--json` prints
-//! one object per comparison (`docs/reproductions.md` documents the interface).
+//! figures with the published ones, which are data files beside the scenarios
+//! (`scenarios/reproductions/<id>.published.toml`, read by [`published`]). Every comparison
+//! states its tolerance; `--json` prints one object per comparison (`docs/reproductions.md`
+//! documents the interface).
 
 mod convergence;
 mod domain_scale;
 mod mmtp_multisource;
 mod partial_congestion;
+pub mod published;
 mod runner;
 pub mod scoreboard;
 mod shared_bottleneck;
@@ -163,6 +166,10 @@ pub struct Experiment {
     pub source: &'static str,
     /// Runs it.
     pub run: fn(&Ctx<'_>) -> Result<Report, String>,
+    /// The metrics (and their units) it compares with published figures, in the full run
+    /// (`false`) or the `--quick` one (`true`), without running anything: what its
+    /// [`published`] file must hold.
+    pub compared: fn(bool) -> Vec<(String, &'static str)>,
 }
 
 /// Every experiment, in documentation order.

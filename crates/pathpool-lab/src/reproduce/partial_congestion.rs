@@ -23,7 +23,7 @@ use pathpool_cc::{
 };
 use pathpool_core::{Dur, PathId, Rng, Time};
 
-use super::{Comparison, Ctx, Estimate, Experiment, Report};
+use super::{published, Ctx, Estimate, Experiment, Report};
 
 const SOURCE: &str = "thesis §6.6 E4 Fig. 4.9";
 
@@ -32,12 +32,32 @@ pub(super) const EXPERIMENT: Experiment = Experiment {
     title: "2-subflow NMCC vs 1 Reno under partial and global congestion events (window model)",
     source: SOURCE,
     run,
+    compared,
 };
 
 const MSS: u64 = 1460;
 const CAPACITY_SEGMENTS: u64 = 100;
 const RTT: Dur = Dur::from_ms(100);
-const TOLERANCE: f64 = 4.0;
+
+/// The compared cases: congestion events, m_t, and the label in the report.
+const CASES: [(Events, bool, &str); 4] = [
+    (Events::Partial, false, "partial events only, without m_t"),
+    (
+        Events::Realistic,
+        false,
+        "partial + global events, without m_t",
+    ),
+    (Events::Partial, true, "partial events only, with m_t"),
+    (Events::Realistic, true, "partial + global events, with m_t"),
+];
+
+/// The compared metrics, in report order (the same in both runs).
+fn compared(_quick: bool) -> Vec<(String, &'static str)> {
+    CASES
+        .iter()
+        .map(|(_, _, label)| (format!("MP share, {label}"), "%"))
+        .collect()
+}
 
 #[derive(Clone, Copy, PartialEq)]
 enum Events {
@@ -63,28 +83,8 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
     let seeds = ctx.seeds(10, 3);
     let mut report = Report::default();
     let mut csv = String::from("events,m_t,seed,mp_share\n");
-    let cases = [
-        (
-            Events::Partial,
-            false,
-            67.0,
-            "partial events only, without m_t",
-        ),
-        (
-            Events::Realistic,
-            false,
-            58.0,
-            "partial + global events, without m_t",
-        ),
-        (Events::Partial, true, 54.0, "partial events only, with m_t"),
-        (
-            Events::Realistic,
-            true,
-            49.0,
-            "partial + global events, with m_t",
-        ),
-    ];
-    for (events, mt, published, label) in cases {
+    let targets = published::of(EXPERIMENT.id)?;
+    for (events, mt, label) in CASES {
         let shares: Vec<f64> = (1..=u64::from(seeds))
             .map(|seed| {
                 let s = 100.0 * simulate(events, mt, rounds, warmup, seed);
@@ -99,15 +99,11 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
                 s
             })
             .collect();
-        report.comparisons.push(Comparison::new(
-            EXPERIMENT.id,
-            SOURCE,
-            format!("MP share, {label}"),
+        report.comparisons.push(targets.compare(
+            &format!("MP share, {label}"),
             "%",
-            published,
             Estimate::of(&shares),
-            TOLERANCE,
-        ));
+        )?);
     }
     report.files.push(("runs.csv".into(), csv));
     Ok(report)

@@ -3,7 +3,7 @@
 //! Share of a transfer = its mean rate (10 MB over its completion time) over the sum of the
 //! mean rates of every transfer in the run (the flows table's `share`).
 
-use super::{Comparison, Ctx, Estimate, Experiment, Job, Observation, Report};
+use super::{published, Ctx, Estimate, Experiment, Job, Observation, Report};
 
 const FILE: &str = "scenarios/reproductions/nmcc-short-transfers.toml";
 const TEXT: &str = include_str!("../../../../scenarios/reproductions/nmcc-short-transfers.toml");
@@ -14,21 +14,39 @@ pub(super) const EXPERIMENT: Experiment = Experiment {
     title: "10 MB NMCC transfer vs 1 and 2 Reno transfers, friendly vs unfriendly slow start",
     source: SOURCE,
     run,
+    compared,
 };
 
-const TOLERANCE: f64 = 4.0;
+/// (competitors, friendly slow start) of the compared cases.
+const CASES: [(u32, bool); 4] = [(1, false), (2, false), (1, true), (2, true)];
+
+/// The slow start's name in the report.
+fn slow_start(friendly: bool) -> &'static str {
+    if friendly {
+        "friendly SS"
+    } else {
+        "unfriendly SS"
+    }
+}
+
+/// The compared share of NMCC (without m_t) against `n` Reno transfers.
+fn share_metric(n: u32, friendly: bool) -> String {
+    format!("NMCC share, {n} Reno, {}", slow_start(friendly))
+}
+
+/// The compared metrics, in report order (the same in both runs).
+fn compared(_quick: bool) -> Vec<(String, &'static str)> {
+    CASES
+        .iter()
+        .map(|&(n, friendly)| (share_metric(n, friendly), "%"))
+        .collect()
+}
 
 fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
     let seeds = ctx.seeds(20, 5);
-    // (competitors, friendly slow start, published NMCC share %)
-    let cases = [
-        (1u32, false, 61.0),
-        (2, false, 44.0),
-        (1, true, 52.0),
-        (2, true, 36.0),
-    ];
+    let targets = published::of(EXPERIMENT.id)?;
     let mut jobs = Vec::new();
-    for &(n, friendly, _) in &cases {
+    for (n, friendly) in CASES {
         for mt in [false, true] {
             let o: Vec<(&str, String)> = vec![
                 ("flows.sp1.count", n.div_ceil(2).to_string()),
@@ -50,7 +68,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
     let mut csv =
         String::from("competitors,friendly_ss,m_t,seed,nmcc_share,nmcc_fct_s,all_completed\n");
     let mut chunks = results.chunks(seeds as usize);
-    for &(n, friendly, published) in &cases {
+    for (n, friendly) in CASES {
         for mt in [false, true] {
             let chunk = chunks.next().ok_or("missing runs")?;
             let mut shares = Vec::new();
@@ -73,11 +91,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
                     seed + 1
                 );
             }
-            let ss = if friendly {
-                "friendly SS"
-            } else {
-                "unfriendly SS"
-            };
+            let ss = slow_start(friendly);
             if mt {
                 report.observations.push(Observation::new(
                     format!("NMCC + m_t share, {n} Reno, {ss}"),
@@ -85,15 +99,11 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
                     Estimate::of(&shares),
                 ));
             } else {
-                report.comparisons.push(Comparison::new(
-                    EXPERIMENT.id,
-                    SOURCE,
-                    format!("NMCC share, {n} Reno, {ss}"),
+                report.comparisons.push(targets.compare(
+                    &share_metric(n, friendly),
                     "%",
-                    published,
                     Estimate::of(&shares),
-                    TOLERANCE,
-                ));
+                )?);
                 report.observations.push(Observation::new(
                     format!("NMCC completion time, {n} Reno, {ss}"),
                     "s",

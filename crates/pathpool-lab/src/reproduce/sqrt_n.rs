@@ -10,23 +10,20 @@
 //! independent ones. Every measured share is compared with both predictions; one of the two
 //! is expected to fail.
 
-use super::{Comparison, Ctx, Estimate, Experiment, Job, Observation, Report};
+use super::{published, Ctx, Estimate, Experiment, Job, Observation, Report};
 
 const FILE: &str = "scenarios/reproductions/nmcc-sqrt-n.toml";
 const TEXT: &str = include_str!("../../../../scenarios/reproductions/nmcc-sqrt-n.toml");
-const SOURCE_SYNC: &str = "002-nmcc-paper.md §6.3 (synchronised losses)";
-const SOURCE_INDEPENDENT: &str = "002-nmcc-paper.md §6.3 (independent losses)";
 
 pub(super) const EXPERIMENT: Experiment = Experiment {
     id: "sqrt-n-check",
     title: "N-subflow NMCC vs 1 Reno on one bottleneck: synchronised or independent losses?",
     source: "002-nmcc-paper.md §6.3",
     run,
+    compared,
 };
 
 const SUBFLOWS: [u32; 3] = [2, 4, 8];
-/// Agreement with a prediction: ±4 points (the predictions for N = 2 are 8.6 points apart).
-const TOLERANCE: f64 = 4.0;
 /// Run length of the full version and of `--quick`; the measured window starts at 100 s.
 const DURATION: [&str; 2] = ["600s", "300s"];
 
@@ -67,7 +64,8 @@ impl Queue {
     }
 }
 
-/// A multipath controller and its two predicted shares (%) for N subflows.
+/// A multipath controller; its two predicted shares for N subflows (synchronised and
+/// independent losses) are in `sqrt-n-check.published.toml`.
 struct Algorithm {
     /// Name in the report.
     name: &'static str,
@@ -75,30 +73,6 @@ struct Algorithm {
     cc: &'static str,
     /// `tcp` table of the connection, if not the defaults.
     tcp: Option<&'static str>,
-    /// Predicted share (%) for N subflows under synchronised losses.
-    synchronised: fn(f64) -> f64,
-    /// Predicted share (%) for N subflows under independent losses.
-    independent: fn(f64) -> f64,
-}
-
-/// NMCC: increase 1/N per subflow, so N·(1/N) = one Reno flow's under synchronised losses.
-fn nmcc_synchronised(_n: f64) -> f64 {
-    50.0
-}
-
-/// NMCC: N·√(1/N) = √N Reno flows under independent losses.
-fn nmcc_independent(n: f64) -> f64 {
-    100.0 * n.sqrt() / (1.0 + n.sqrt())
-}
-
-/// EWTCP: increase 1/N² per subflow, N·(1/N²) = 1/N of a Reno flow under synchronised losses.
-fn ewtcp_synchronised(n: f64) -> f64 {
-    100.0 / (n + 1.0)
-}
-
-/// EWTCP: N·√(1/N²) = one Reno flow under independent losses.
-fn ewtcp_independent(_n: f64) -> f64 {
-    50.0
 }
 
 const ALGORITHMS: [Algorithm; 3] = [
@@ -106,24 +80,42 @@ const ALGORITHMS: [Algorithm; 3] = [
         name: "NMCC (paper, no m_t)",
         cc: "nmcc",
         tcp: Some("{ nmcc = { loss_time_factor = false } }"),
-        synchronised: nmcc_synchronised,
-        independent: nmcc_independent,
     },
     Algorithm {
         name: "NMCC + m_t",
         cc: "nmcc",
         tcp: None,
-        synchronised: nmcc_synchronised,
-        independent: nmcc_independent,
     },
     Algorithm {
         name: "EWTCP",
         cc: "ewtcp",
         tcp: None,
-        synchronised: ewtcp_synchronised,
-        independent: ewtcp_independent,
     },
 ];
+
+/// The share of `a` with `n` subflows behind `queue`, compared with the prediction for
+/// `losses` (`synchronised` or `independent`).
+fn share_metric(a: &Algorithm, n: u32, queue: Queue, losses: &str) -> String {
+    format!("{} share, N = {n}, {} vs {losses}", a.name, queue.name())
+}
+
+/// The two predictions every share is compared with.
+const LOSSES: [&str; 2] = ["synchronised", "independent"];
+
+/// The compared metrics, in report order (the same in both runs).
+fn compared(_quick: bool) -> Vec<(String, &'static str)> {
+    let mut v = Vec::new();
+    for queue in QUEUES {
+        for n in SUBFLOWS {
+            for a in &ALGORITHMS {
+                for losses in LOSSES {
+                    v.push((share_metric(a, n, queue, losses), "%"));
+                }
+            }
+        }
+    }
+    v
+}
 
 /// The first `n` of the scenario's eight routes into the bottleneck.
 fn routes(n: u32) -> String {
@@ -165,6 +157,7 @@ fn figures(r: &pathpool_sim::Results) -> Result<RunFigures, String> {
 /// Runs every queue, N and controller over the seeds and compares.
 fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
     let seeds = ctx.seeds(10, 3);
+    let targets = published::of(EXPERIMENT.id)?;
     let duration = DURATION[usize::from(ctx.quick)];
     let mut jobs = Vec::new();
     for queue in QUEUES {
@@ -207,25 +200,13 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
                     Estimate::of(&runs.iter().map(g).collect::<Vec<_>>())
                 };
                 let share = of(|f| f.share);
-                let label = format!("{} share, N = {n}, {}", a.name, queue.name());
-                report.comparisons.push(Comparison::new(
-                    EXPERIMENT.id,
-                    SOURCE_SYNC,
-                    format!("{label} vs synchronised"),
-                    "%",
-                    (a.synchronised)(f64::from(n)),
-                    share,
-                    TOLERANCE,
-                ));
-                report.comparisons.push(Comparison::new(
-                    EXPERIMENT.id,
-                    SOURCE_INDEPENDENT,
-                    format!("{label} vs independent"),
-                    "%",
-                    (a.independent)(f64::from(n)),
-                    share,
-                    TOLERANCE,
-                ));
+                for losses in LOSSES {
+                    report.comparisons.push(targets.compare(
+                        &share_metric(a, n, queue, losses),
+                        "%",
+                        share,
+                    )?);
+                }
                 report.observations.push(Observation::new(
                     format!(
                         "bottleneck utilisation, {} N = {n}, {}",
@@ -255,6 +236,26 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
 mod tests {
     use super::*;
 
+    /// NMCC: increase 1/N per subflow, so N·(1/N) = one Reno flow's under synchronised losses.
+    fn nmcc_synchronised(_n: f64) -> f64 {
+        50.0
+    }
+
+    /// NMCC: N·√(1/N) = √N Reno flows under independent losses.
+    fn nmcc_independent(n: f64) -> f64 {
+        100.0 * n.sqrt() / (1.0 + n.sqrt())
+    }
+
+    /// EWTCP: increase 1/N² per subflow, N·(1/N²) = 1/N of a Reno flow under synchronised losses.
+    fn ewtcp_synchronised(n: f64) -> f64 {
+        100.0 / (n + 1.0)
+    }
+
+    /// EWTCP: N·√(1/N²) = one Reno flow under independent losses.
+    fn ewtcp_independent(_n: f64) -> f64 {
+        50.0
+    }
+
     #[test]
     fn predictions_match_the_caveat() {
         assert!((nmcc_independent(2.0) - 58.58).abs() < 0.01);
@@ -265,5 +266,35 @@ mod tests {
             routes(2),
             r#"[["mp", "a1", "r", "q", "d"], ["mp", "a2", "r", "q", "d"]]"#
         );
+    }
+
+    #[test]
+    fn the_published_file_holds_the_predictions_to_the_bit() {
+        type Prediction = fn(f64) -> f64;
+        let targets = published::of(EXPERIMENT.id).unwrap();
+        let predictions: [(&str, Prediction, Prediction); 3] = [
+            ("NMCC (paper, no m_t)", nmcc_synchronised, nmcc_independent),
+            ("NMCC + m_t", nmcc_synchronised, nmcc_independent),
+            ("EWTCP", ewtcp_synchronised, ewtcp_independent),
+        ];
+        for queue in QUEUES {
+            for n in SUBFLOWS {
+                for (a, (name, sync, independent)) in ALGORITHMS.iter().zip(predictions) {
+                    assert_eq!(a.name, name);
+                    for (losses, predict) in LOSSES.into_iter().zip([sync, independent]) {
+                        let t = targets
+                            .target(&share_metric(a, n, queue, losses), "%")
+                            .unwrap();
+                        assert_eq!(
+                            t.published.to_bits(),
+                            predict(f64::from(n)).to_bits(),
+                            "{}",
+                            t.metric
+                        );
+                        assert_eq!(t.tolerance, 4.0);
+                    }
+                }
+            }
+        }
     }
 }

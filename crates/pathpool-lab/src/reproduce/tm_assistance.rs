@@ -13,7 +13,7 @@
 //! and is reported as measured-only rows, labelled "stand-in", so that the two models can be
 //! compared; only the mmTP rows are judged against the thesis.
 
-use super::{Comparison, Ctx, Estimate, Experiment, Job, Observation, Report};
+use super::{published, Ctx, Estimate, Experiment, Job, Observation, Report};
 
 const FILE: &str = "scenarios/reproductions/tm-assistance-lan.toml";
 const TEXT: &str = include_str!("../../../../scenarios/reproductions/tm-assistance-lan.toml");
@@ -27,13 +27,8 @@ pub(super) const EXPERIMENT: Experiment = Experiment {
     title: "mmTP/NMCC multisource over disjoint paths with and without TM assistance vs 0, 1, 2 single flows",
     source: SOURCE,
     run,
+    compared,
 };
-
-/// Shares, in percentage points (as for the other NMCC share figures).
-const SHARE_TOLERANCE: f64 = 4.0;
-/// Rates alone, in MB/s: the testbed's per-path goodput (10.6 MB/s of a measured 11.7) is
-/// below what a simulated link of 11.7 MB/s gives, by the testbed's overheads.
-const RATE_TOLERANCE: f64 = 1.5;
 
 /// One configuration of the experiment.
 struct Case {
@@ -43,9 +38,8 @@ struct Case {
     multisource: bool,
     /// Single-flow downloads: S1 from P1, and S2 from P2.
     singles: (bool, bool),
-    /// The row's label and published value (MB/s alone, or share %).
+    /// The row's label (its published value is in `tm-assistance-lan.published.toml`).
     label: &'static str,
-    published: f64,
 }
 
 const CASES: [Case; 9] = [
@@ -54,65 +48,81 @@ const CASES: [Case; 9] = [
         multisource: true,
         singles: (false, false),
         label: "multisource rate alone, with TM",
-        published: 21.3,
     },
     Case {
         assistance: "none",
         multisource: true,
         singles: (false, false),
         label: "multisource rate alone, without TM",
-        published: 20.7,
     },
     Case {
         assistance: "shared-link",
         multisource: true,
         singles: (true, false),
         label: "multisource share, 1 single flow, with TM",
-        published: 67.5,
     },
     Case {
         assistance: "shared-link",
         multisource: true,
         singles: (true, true),
         label: "multisource share, 2 single flows, with TM",
-        published: 49.2,
     },
     Case {
         assistance: "none",
         multisource: true,
         singles: (true, false),
         label: "multisource share, 1 single flow, without TM",
-        published: 54.6,
     },
     Case {
         assistance: "none",
         multisource: true,
         singles: (true, true),
         label: "multisource share, 2 single flows, without TM",
-        published: 38.5,
     },
     Case {
         assistance: "shared-link",
         multisource: false,
         singles: (true, false),
         label: "single-flow rate, P1 to S1",
-        published: 10.6,
     },
     Case {
         assistance: "shared-link",
         multisource: false,
         singles: (false, true),
         label: "single-flow rate, P2 to S2",
-        published: 10.7,
     },
     Case {
         assistance: "shared-link",
         multisource: false,
         singles: (true, true),
         label: "single-flow rates on both paths",
-        published: 21.1,
     },
 ];
+
+impl Case {
+    /// Single-flow downloads beside it.
+    fn singles(&self) -> u32 {
+        u32::from(self.singles.0) + u32::from(self.singles.1)
+    }
+
+    /// The unit of its compared figure: the multisource download's share against single
+    /// flows (%), else a rate alone (MB/s).
+    fn unit(&self) -> &'static str {
+        if self.multisource && self.singles() > 0 {
+            "%"
+        } else {
+            "MB/s"
+        }
+    }
+}
+
+/// The compared metrics, in report order (the same in both runs).
+fn compared(_quick: bool) -> Vec<(String, &'static str)> {
+    CASES
+        .iter()
+        .map(|c| (c.label.to_string(), c.unit()))
+        .collect()
+}
 
 /// The overrides of one case (the same keys in both scenario files).
 fn overrides(c: &Case) -> Vec<(&'static str, String)> {
@@ -132,6 +142,7 @@ fn rate_mbyte_s(r: &pathpool_sim::Results, id: &str) -> Result<f64, String> {
 
 fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
     let seeds = ctx.seeds(10, 3);
+    let targets = published::of(EXPERIMENT.id)?;
     // The stand-in models only the multisource download; its competitors are TCP Reno.
     let standin: Vec<&Case> = CASES.iter().filter(|c| c.multisource).collect();
     let mut jobs = Vec::new();
@@ -200,21 +211,15 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
                 groups.join(" ")
             );
         }
-        let n = u32::from(c.singles.0) + u32::from(c.singles.1);
-        let (values, unit, tolerance) = match (c.multisource, n) {
-            (true, 0) => (&rates, "MB/s", RATE_TOLERANCE),
-            (true, _) => (&shares, "%", SHARE_TOLERANCE),
-            (false, _) => (&singles, "MB/s", RATE_TOLERANCE),
+        let n = c.singles();
+        let values = match (c.multisource, n) {
+            (true, 0) => &rates,
+            (true, _) => &shares,
+            (false, _) => &singles,
         };
-        report.comparisons.push(Comparison::new(
-            EXPERIMENT.id,
-            SOURCE,
-            c.label,
-            unit,
-            c.published,
-            Estimate::of(values),
-            tolerance,
-        ));
+        report
+            .comparisons
+            .push(targets.compare(c.label, c.unit(), Estimate::of(values))?);
         if c.multisource && n > 0 {
             let tm = if c.assistance == "none" {
                 "without TM"
