@@ -18,12 +18,18 @@ mod build;
 mod cache;
 mod diagnose;
 mod domain;
+#[cfg(test)]
+mod echo;
+mod element;
 mod event;
+mod kinds;
 mod link;
 pub mod load;
 pub mod metrics;
 mod mmtp_flow;
 mod mp_flow;
+mod multi;
+mod network;
 mod overhead;
 mod packet;
 mod random_queue;
