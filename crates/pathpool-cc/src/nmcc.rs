@@ -189,10 +189,10 @@ impl Nmcc {
         }
     }
 
-    fn members(&self, paths: &[PathState], i: usize) -> Vec<usize> {
-        group_members(paths, i)
-            .filter(|&j| !self.per_path[j].inactive)
-            .collect()
+    /// The active members of path `i`'s group (an iterator: this runs on every ACK, which
+    /// must not allocate).
+    fn members<'a>(&'a self, paths: &'a [PathState], i: usize) -> impl Iterator<Item = usize> + 'a {
+        group_members(paths, i).filter(|&j| !self.per_path[j].inactive)
     }
 
     /// Whether path `j` is in (friendly) slow start given the group's m².
@@ -221,18 +221,19 @@ impl Nmcc {
     #[must_use]
     pub fn estimate_m2(&self, paths: &[PathState], i: usize) -> f64 {
         let prev = self.m2(paths, i);
-        let members = self.members(paths, i);
-        if members.is_empty() {
-            return 1.0;
-        }
+        let mut any = false;
         let mut total = 0.0;
         let mut max = 0.0f64;
-        for j in members {
+        for j in self.members(paths, i) {
+            any = true;
             let Some(rate) = self.omega(&paths[j], prev) else {
                 return prev;
             };
             total += rate;
             max = max.max(rate);
+        }
+        if !any {
+            return 1.0;
         }
         if max > 0.0 {
             total / max
@@ -260,11 +261,11 @@ impl Nmcc {
     #[must_use]
     pub fn loss_time_factor(&self, paths: &[PathState], i: usize) -> f64 {
         let m2 = self.m2(paths, i);
-        let members = self.members(paths, i);
-        let n = members.len();
+        let mut n = 0;
         let (mut sum_rate, mut sum_weighted) = (0.0, 0.0);
         let mut best: Option<(f64, Option<f64>)> = None;
-        for &j in &members {
+        for j in self.members(paths, i) {
+            n += 1;
             let p = &paths[j];
             let (Some(r), Some(omega)) = (p.rtt_s(), self.omega(p, m2)) else {
                 return 1.0;

@@ -19,6 +19,7 @@ use pathpool_proto::mmtp::{
 };
 use pathpool_proto::mmtp::{ChunkRequest, MetadataRequest, SubflowStats};
 
+use crate::element::{Element, End, Net};
 use crate::packet::Packet;
 use crate::tcp_flow::SourceState;
 
@@ -113,9 +114,9 @@ impl MmtpConn {
         }
     }
 
-    /// When the subscriber next needs `on_timer`.
+    /// When the subscriber next needs its timer.
     #[inline]
-    pub(crate) fn deadline(&self) -> Option<Time> {
+    fn subscriber_deadline(&self) -> Option<Time> {
         match self.state {
             SourceState::Waiting => Some(self.start),
             SourceState::Done => None,
@@ -124,7 +125,8 @@ impl MmtpConn {
     }
 
     /// The start of the download, and the subflows' retransmission timers.
-    pub(crate) fn on_timer(&mut self, now: Time, send: impl FnMut(Packet)) {
+    fn on_subscriber_timer(&mut self, net: &mut impl Net) {
+        let now = net.now();
         if self.state == SourceState::Waiting && now >= self.start {
             self.state = SourceState::Active;
             for p in &self.paths {
@@ -142,12 +144,13 @@ impl MmtpConn {
             return;
         }
         self.subscriber.handle_timeout(now, &mut self.cc);
-        self.transmit(now, send);
+        self.transmit(net);
     }
 
     /// A reply arrived at the subscriber.
     #[inline]
-    pub(crate) fn on_reply(&mut self, now: Time, pkt: &Packet, send: impl FnMut(Packet)) {
+    fn on_reply(&mut self, pkt: &Packet, net: &mut impl Net) {
+        let now = net.now();
         if self.state != SourceState::Active {
             return;
         }
@@ -158,12 +161,14 @@ impl MmtpConn {
             self.state = SourceState::Done;
             return;
         }
-        self.transmit(now, send);
+        self.transmit(net);
     }
 
-    /// A request arrived at a publisher: the reply to send back, unless the source is silent.
+    /// A request arrived at a publisher: it sends the reply back, unless the source is
+    /// silent.
     #[inline]
-    pub(crate) fn on_request(&mut self, now: Time, pkt: &Packet) -> Option<Packet> {
+    fn on_request(&mut self, pkt: &Packet, net: &mut impl Net) {
+        let now = net.now();
         let path = &self.paths[pkt.subflow() as usize];
         let silent = self
             .outages
@@ -171,10 +176,12 @@ impl MmtpConn {
             .any(|o| o.source == path.source && o.start <= now && now < o.stop);
         if silent {
             self.unanswered += 1;
-            return None;
+            return;
         }
         let reply = self.publisher.respond(&self.request_of(pkt));
-        self.reply_packet(&reply, path.reply_route)
+        if let Some(p) = self.reply_packet(&reply, path.reply_route) {
+            net.send(p);
+        }
     }
 
     /// A reply crossed an on-path cache: it keeps it.
@@ -186,16 +193,25 @@ impl MmtpConn {
         }
     }
 
-    /// A request reached an on-path cache: the cache's reply, starting at hop `reply_from` of
-    /// the path's reply route, if it holds the part.
+    /// A request reached an on-path cache: if the cache answers it, sends the reply, starting
+    /// at hop `reply_from` of the path's reply route, and returns `true`.
     pub(crate) fn answer(
         &self,
         cache: &mut ChunkCache<()>,
         pkt: &Packet,
         reply_from: u32,
-    ) -> Option<Packet> {
-        let hit = cache.answer(&self.request_of(pkt))?;
-        self.reply_packet(&hit.reply, reply_from)
+        net: &mut impl Net,
+    ) -> bool {
+        let Some(hit) = cache.answer(&self.request_of(pkt)) else {
+            return false;
+        };
+        match self.reply_packet(&hit.reply, reply_from) {
+            Some(p) => {
+                net.send(p);
+                true
+            }
+            None => false,
+        }
     }
 
     /// The request a packet carries.
@@ -276,11 +292,10 @@ impl MmtpConn {
     /// subflows (thesis §4.2: "re-sent when paths change or fail").
     pub(crate) fn update_paths(
         &mut self,
-        now: Time,
         removed: &[usize],
         regrouped: &[(usize, u32)],
         added: Vec<MmtpPath>,
-        send: impl FnMut(Packet),
+        net: &mut impl Net,
     ) {
         let active = self.state == SourceState::Active;
         for &i in removed {
@@ -304,11 +319,12 @@ impl MmtpConn {
             self.paths.push(p);
         }
         if active {
-            self.transmit(now, send);
+            self.transmit(net);
         }
     }
 
-    fn transmit(&mut self, now: Time, mut send: impl FnMut(Packet)) {
+    fn transmit(&mut self, net: &mut impl Net) {
+        let now = net.now();
         while let Some(r) = self.subscriber.poll_transmit(now, &self.cc) {
             let seq = match r.part() {
                 Part::Metadata => METADATA_SEQ,
@@ -316,7 +332,7 @@ impl MmtpConn {
             };
             let echo = r.echo();
             let path = r.path();
-            send(Packet::with_subflow(
+            net.send(Packet::with_subflow(
                 seq,
                 echo.sent_at,
                 self.paths[path.index()].request_route,
@@ -333,7 +349,7 @@ impl MmtpConn {
 
     /// Payload bytes downloaded (in any order: mmTP delivers out of order, thesis §4.1).
     #[inline]
-    pub(crate) fn delivered(&self) -> u64 {
+    fn bytes_done(&self) -> u64 {
         self.subscriber.progress().bytes_done
     }
 
@@ -353,5 +369,44 @@ impl MmtpConn {
     /// Chunk payload bytes.
     pub(crate) fn chunk_bytes(&self) -> u32 {
         self.store().metadata.chunk_bytes
+    }
+}
+
+impl Element for MmtpConn {
+    #[inline(always)]
+    fn receives_data(&self, end: End) -> bool {
+        end == End::Sink
+    }
+    #[inline(always)]
+    fn on_packet(&mut self, end: End, pkt: &Packet, net: &mut impl Net) {
+        match end {
+            End::Sink => self.on_reply(pkt, net),
+            End::Source => self.on_request(pkt, net),
+        }
+    }
+    fn on_timer(&mut self, end: End, net: &mut impl Net) {
+        if end == End::Sink {
+            self.on_subscriber_timer(net);
+        }
+    }
+    /// The subscriber's; the publishers keep no transport state and have no timer.
+    #[inline(always)]
+    fn deadline(&self, end: End) -> Option<Time> {
+        match end {
+            End::Sink => self.subscriber_deadline(),
+            End::Source => None,
+        }
+    }
+    fn delivered(&self, end: End) -> u64 {
+        match end {
+            End::Sink => self.bytes_done(),
+            End::Source => 0,
+        }
+    }
+    fn completed_at(&self, end: End) -> Option<Time> {
+        match end {
+            End::Sink => self.completed_at,
+            End::Source => None,
+        }
     }
 }

@@ -12,6 +12,7 @@ use pathpool_core::Time;
 use pathpool_proto::mptcp::{DataAck, MpReceiver, MpSegment, MpSender, SubflowState};
 use pathpool_proto::tcp::{AckSegment, DataSegment, SenderStats, TcpSender};
 
+use crate::element::{Element, End, Net};
 use crate::overhead::SendOverhead;
 use crate::packet::Packet;
 use crate::sack_channel::SackChannel;
@@ -161,7 +162,8 @@ impl MpConn {
     }
 
     /// Start, stop, subflow changes and retransmission timers.
-    pub(crate) fn on_source_timer(&mut self, now: Time, send: impl FnMut(Packet)) {
+    fn on_source_timer(&mut self, net: &mut impl Net) {
+        let now = net.now();
         if self.state == SourceState::Waiting && now >= self.start {
             self.state = SourceState::Active;
         }
@@ -196,12 +198,13 @@ impl MpConn {
         }
         self.next_change = self.compute_next_change();
         self.sender.handle_timeout(now, &mut self.cc);
-        self.transmit(now, send);
+        self.transmit(net);
     }
 
     /// An acknowledgement arrived at the source.
     #[inline]
-    pub(crate) fn on_ack(&mut self, now: Time, pkt: &Packet, send: impl FnMut(Packet)) {
+    fn on_ack(&mut self, pkt: &Packet, net: &mut impl Net) {
+        let now = net.now();
         let sf = pkt.subflow() as usize;
         if let Some(ch) = self.sack.get_mut(sf) {
             let (ack, blocks, data_ack) = ch.receive_with_data_ack(pkt.seq);
@@ -218,11 +221,13 @@ impl MpConn {
             let ack = AckSegment::new(pkt.seq, pkt.ts);
             self.sender.handle_ack(now, sf, &ack, &mut self.cc);
         }
-        self.transmit(now, send);
+        self.transmit(net);
     }
 
-    #[inline]
-    fn transmit(&mut self, now: Time, mut send: impl FnMut(Packet)) {
+    // Always inlined, as `TcpSource::transmit`.
+    #[inline(always)]
+    fn transmit(&mut self, net: &mut impl Net) {
+        let now = net.now();
         // One call of `send`, so that it inlines as it did before the overhead existed.
         let paced = self.overhead.is_some();
         let mut next = if paced {
@@ -231,7 +236,7 @@ impl MpConn {
             self.sender.poll_transmit(now, &mut self.cc)
         };
         while let Some(s) = next {
-            send(self.packet(s));
+            net.send(self.packet(s));
             next = if paced {
                 None
             } else {
@@ -275,9 +280,10 @@ impl MpConn {
         seg
     }
 
-    /// A data segment arrived at the sink; returns the ACK to send, if one is due.
+    /// A data segment arrived at the sink; sends the ACK, if one is due.
     #[inline]
-    pub(crate) fn on_data(&mut self, now: Time, pkt: &Packet) -> Option<Packet> {
+    fn on_data(&mut self, pkt: &Packet, net: &mut impl Net) {
+        let now = net.now();
         let sf = pkt.subflow() as usize;
         let seg = DataSegment {
             seq: pkt.seq,
@@ -298,7 +304,9 @@ impl MpConn {
         {
             self.completed_at = Some(now);
         }
-        let a = ack?;
+        let Some(a) = ack else {
+            return;
+        };
         // The SACK option and DATA_ACK are read only for a subflow with a channel.
         let seq = match self.sack.get_mut(sf) {
             Some(ch) => ch.send_with_data_ack(
@@ -308,11 +316,12 @@ impl MpConn {
             ),
             None => a.ack,
         };
-        Some(ack_packet(&self.opened, self.header_bytes, sf, a, seq))
+        net.send(ack_packet(&self.opened, self.header_bytes, sf, a, seq));
     }
 
     /// The sink's delayed-ACK timers.
-    pub(crate) fn on_sink_timer(&mut self, now: Time, mut send: impl FnMut(Packet)) {
+    fn on_sink_timer(&mut self, net: &mut impl Net) {
+        let now = net.now();
         // Timers deliver nothing, so the data-level acknowledgement is the same for them all.
         let data_ack = data_ack(&self.receiver, self.windowed);
         let (opened, channels, header) = (&self.opened, &mut self.sack, self.header_bytes);
@@ -321,7 +330,7 @@ impl MpConn {
                 Some(ch) => ch.send_with_data_ack(a, sack, data_ack),
                 None => a.ack,
             };
-            send(ack_packet(opened, header, sf, a, seq));
+            net.send(ack_packet(opened, header, sf, a, seq));
         });
     }
 
@@ -333,7 +342,7 @@ impl MpConn {
 
     /// Data bytes delivered in order.
     #[inline]
-    pub(crate) fn delivered(&self) -> u64 {
+    fn data_delivered(&self) -> u64 {
         self.receiver.delivered_bytes()
     }
 
@@ -367,6 +376,62 @@ impl MpConn {
             .srtt()
             .map_or(f64::NAN, |d| d.as_secs_f64());
         Some((self.cc.metrics(sf.path()), srtt))
+    }
+}
+
+impl Element for MpConn {
+    #[inline(always)]
+    fn receives_data(&self, end: End) -> bool {
+        end == End::Sink
+    }
+    #[inline(always)]
+    fn on_packet(&mut self, end: End, pkt: &Packet, net: &mut impl Net) {
+        match end {
+            End::Sink => self.on_data(pkt, net),
+            End::Source => self.on_ack(pkt, net),
+        }
+    }
+    fn on_timer(&mut self, end: End, net: &mut impl Net) {
+        match end {
+            End::Source => self.on_source_timer(net),
+            End::Sink => self.on_sink_timer(net),
+        }
+    }
+    #[inline(always)]
+    fn deadline(&self, end: End) -> Option<Time> {
+        match end {
+            End::Source => self.source_deadline(),
+            End::Sink => self.sink_deadline(),
+        }
+    }
+    /// The source asks only whether its deadline is before the time its timer is set for.
+    #[inline(always)]
+    fn rearm(&self, end: End, armed: impl FnOnce() -> Option<Time>) -> Option<Time> {
+        match end {
+            End::Source => match armed() {
+                Some(t) => self.source_deadline_before(t),
+                None => self.source_deadline(),
+            },
+            End::Sink => {
+                let d = self.sink_deadline()?;
+                match armed() {
+                    Some(cur) if cur <= d => None,
+                    _ => Some(d),
+                }
+            }
+        }
+    }
+    fn delivered(&self, end: End) -> u64 {
+        match end {
+            End::Sink => self.data_delivered(),
+            End::Source => 0,
+        }
+    }
+    fn completed_at(&self, end: End) -> Option<Time> {
+        match end {
+            End::Sink => self.completed_at,
+            End::Source => None,
+        }
     }
 }
 

@@ -190,7 +190,7 @@ impl Simulation {
     #[must_use]
     pub fn results(&self) -> Results {
         let (t0, t1) = self.sampler.window;
-        let t1 = t1.min(self.now);
+        let t1 = t1.min(self.net.now);
         let empty = Snapshot::default();
         let start_snap = self.sampler.at_window_start.as_ref().unwrap_or(&empty);
         let live;
@@ -215,7 +215,7 @@ impl Simulation {
         Results {
             name: self.name.clone(),
             seed: self.seed,
-            sim_time_s: self.now.as_secs_f64(),
+            sim_time_s: self.net.now.as_secs_f64(),
             window_s: (t0.as_secs_f64(), t1.as_secs_f64()),
             stats: self.stats,
             jain_index: jain_index(&throughputs),
@@ -344,7 +344,7 @@ impl Simulation {
             links: self
                 .links
                 .iter()
-                .map(|l| *self.elements.link(l.elem).counters())
+                .map(|l| *self.link(l.elem).counters())
                 .collect(),
         }
     }
@@ -443,7 +443,7 @@ impl Simulation {
             .iter()
             .enumerate()
             .map(|(i, l)| {
-                let link = self.elements.link(l.elem);
+                let link = self.link(l.elem);
                 let a = start_snap.links.get(i).copied().unwrap_or_default();
                 let b = end_snap.links.get(i).copied().unwrap_or(*link.counters());
                 let tx_bytes = b.tx_bytes - a.tx_bytes;

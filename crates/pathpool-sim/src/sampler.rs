@@ -4,8 +4,11 @@
 
 use pathpool_core::{Dur, Time};
 
+use crate::kinds::Elements;
+use crate::link::Link;
 use crate::link::LinkCounters;
-use crate::sim::{Elements, FlowMeta, LinkMeta, Multi};
+use crate::multi::Multi;
+use crate::sim::{FlowMeta, LinkMeta};
 
 /// An instant at which the sampler must record something besides the periodic tick.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -170,6 +173,7 @@ impl Sampler {
         flows: &[FlowMeta],
         links: &[LinkMeta],
         elements: &Elements,
+        link_state: &[Link],
     ) {
         while let Some(&(t, mark)) = self.marks.get(self.cursor) {
             if t != now {
@@ -180,8 +184,12 @@ impl Sampler {
                 // A window opening with the run counts from zero: what happens at t = 0 (the
                 // first packets sent) is inside it, although the sampler runs after it.
                 Mark::WindowStart if now == Time::ZERO => {}
-                Mark::WindowStart => self.at_window_start = Some(snapshot(flows, links, elements)),
-                Mark::WindowEnd => self.at_window_end = Some(snapshot(flows, links, elements)),
+                Mark::WindowStart => {
+                    self.at_window_start = Some(snapshot(flows, links, elements, link_state))
+                }
+                Mark::WindowEnd => {
+                    self.at_window_end = Some(snapshot(flows, links, elements, link_state))
+                }
                 Mark::FlowStop(f) => {
                     let sink = flows[f as usize].sink;
                     self.at_flow_stop[f as usize] = Some(elements.delivered(sink));
@@ -189,12 +197,19 @@ impl Sampler {
             }
         }
         if self.next_tick == Some(now) {
-            self.tick(now, flows, links, elements);
+            self.tick(now, flows, links, elements, link_state);
             self.next_tick = (now < self.end).then(|| (now + self.interval).min(self.end));
         }
     }
 
-    fn tick(&mut self, now: Time, flows: &[FlowMeta], links: &[LinkMeta], elements: &Elements) {
+    fn tick(
+        &mut self,
+        now: Time,
+        flows: &[FlowMeta],
+        links: &[LinkMeta],
+        elements: &Elements,
+        link_state: &[Link],
+    ) {
         let dt = (now - self.last_tick).as_secs_f64();
         let t = now.as_secs_f64();
         for (i, f) in flows.iter().enumerate() {
@@ -233,7 +248,7 @@ impl Sampler {
         self.flow_series.ticks.push((now, rows));
         if self.trace_queues {
             for (i, l) in links.iter().enumerate() {
-                let link = elements.link(l.elem);
+                let link = &link_state[elements.link_index(l.elem)];
                 let c = link.counters();
                 let (last_tx, last_drops) = self.last_link[i];
                 let s = &mut self.link_series;
@@ -292,13 +307,18 @@ pub(crate) fn subflow_acked(flows: &[FlowMeta], elements: &Elements) -> Vec<u64>
     v
 }
 
-fn snapshot(flows: &[FlowMeta], links: &[LinkMeta], elements: &Elements) -> Snapshot {
+fn snapshot(
+    flows: &[FlowMeta],
+    links: &[LinkMeta],
+    elements: &Elements,
+    link_state: &[Link],
+) -> Snapshot {
     Snapshot {
         delivered: flows.iter().map(|f| elements.delivered(f.sink)).collect(),
         subflow_acked: subflow_acked(flows, elements),
         links: links
             .iter()
-            .map(|l| *elements.link(l.elem).counters())
+            .map(|l| *link_state[elements.link_index(l.elem)].counters())
             .collect(),
     }
 }

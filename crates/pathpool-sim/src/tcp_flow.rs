@@ -6,9 +6,71 @@ use pathpool_cc::{AnyController, MultipathController};
 use pathpool_core::Time;
 use pathpool_proto::tcp::{AckSegment, DataSegment, TcpReceiver, TcpSender};
 
+use crate::element::{Element, End, Net};
 use crate::overhead::SendOverhead;
 use crate::packet::Packet;
 use crate::sack_channel::SackChannel;
+
+/// A TCP flow: its source and its sink, two elements. They are kept together because the
+/// source takes the SACK blocks of the ACKs in flight from the sink's channel.
+#[derive(Clone, Debug)]
+pub(crate) struct TcpFlow {
+    pub(crate) source: TcpSource,
+    pub(crate) sink: TcpSink,
+}
+
+impl TcpFlow {
+    pub(crate) fn new(mut source: TcpSource, sink: TcpSink) -> Self {
+        source.sack_channel = sink.sack.is_some();
+        TcpFlow { source, sink }
+    }
+}
+
+impl Element for TcpFlow {
+    #[inline(always)]
+    fn receives_data(&self, end: End) -> bool {
+        end == End::Sink
+    }
+    #[inline(always)]
+    fn on_packet(&mut self, end: End, pkt: &Packet, net: &mut impl Net) {
+        match end {
+            End::Sink => self.sink.on_data(pkt, net),
+            End::Source => {
+                let sack = if self.source.sack_channel {
+                    self.sink.sack.as_deref_mut()
+                } else {
+                    None
+                };
+                self.source.on_ack(pkt, sack, net);
+            }
+        }
+    }
+    fn on_timer(&mut self, end: End, net: &mut impl Net) {
+        match end {
+            End::Source => self.source.on_timer(net),
+            End::Sink => self.sink.on_timer(net),
+        }
+    }
+    #[inline(always)]
+    fn deadline(&self, end: End) -> Option<Time> {
+        match end {
+            End::Source => self.source.deadline(),
+            End::Sink => self.sink.deadline(),
+        }
+    }
+    fn delivered(&self, end: End) -> u64 {
+        match end {
+            End::Sink => self.sink.delivered(),
+            End::Source => 0,
+        }
+    }
+    fn completed_at(&self, end: End) -> Option<Time> {
+        match end {
+            End::Sink => self.sink.completed_at,
+            End::Source => None,
+        }
+    }
+}
 
 /// Life cycle of a source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,7 +99,7 @@ pub(crate) struct TcpSource {
     /// Whether the sink sends its ACKs through a [`SackChannel`], so that an arriving ACK
     /// must be taken from there (kept here, so that an ACK of a flow without SACK never
     /// touches its sink).
-    pub(crate) sack_channel: bool,
+    sack_channel: bool,
     /// `tcp.send_overhead`, when on.
     overhead: Option<Box<SendOverhead>>,
 }
@@ -86,8 +148,9 @@ impl TcpSource {
         }
     }
 
-    /// Start, stop and retransmission timer; hands what it sends to `send`.
-    pub(crate) fn on_timer(&mut self, now: Time, send: impl FnMut(Packet)) {
+    /// Start, stop and retransmission timer.
+    fn on_timer(&mut self, net: &mut impl Net) {
+        let now = net.now();
         if self.state == SourceState::Waiting && now >= self.start {
             self.state = SourceState::Active;
         }
@@ -99,19 +162,13 @@ impl TcpSource {
             self.sender.stop();
         }
         self.sender.handle_timeout(now, &mut self.cc);
-        self.transmit(now, send);
+        self.transmit(net);
     }
 
-    /// An acknowledgement arrived; hands what it sends to `send`. `sack` is the sink's
-    /// channel when the flow uses SACK.
+    /// An acknowledgement arrived. `sack` is the sink's channel when the flow uses SACK.
     #[inline]
-    pub(crate) fn on_ack(
-        &mut self,
-        now: Time,
-        pkt: &Packet,
-        sack: Option<&mut SackChannel>,
-        send: impl FnMut(Packet),
-    ) {
+    fn on_ack(&mut self, pkt: &Packet, sack: Option<&mut SackChannel>, net: &mut impl Net) {
+        let now = net.now();
         if let Some(ch) = sack {
             let (ack, blocks) = ch.receive(pkt.seq);
             if self.state == SourceState::Active {
@@ -124,11 +181,14 @@ impl TcpSource {
         } else {
             return;
         }
-        self.transmit(now, send);
+        self.transmit(net);
     }
 
-    #[inline]
-    fn transmit(&mut self, now: Time, mut send: impl FnMut(Packet)) {
+    // Always inlined: its two callers (the timer and the ACK) call it with the same `Net`,
+    // and left to itself the compiler makes the ACK's path, run for every ACK, a call.
+    #[inline(always)]
+    fn transmit(&mut self, net: &mut impl Net) {
+        let now = net.now();
         // One call of `send`, so that it inlines as it did before the overhead existed.
         let paced = self.overhead.is_some();
         let mut next = if paced {
@@ -137,7 +197,7 @@ impl TcpSource {
             self.sender.poll_transmit(now, &self.cc)
         };
         while let Some(seg) = next {
-            send(self.packet(seg));
+            net.send(self.packet(seg));
             next = if paced {
                 None
             } else {
@@ -225,9 +285,10 @@ impl TcpSink {
         }
     }
 
-    /// A data segment arrived; returns the ACK to send, if one is due.
+    /// A data segment arrived; sends the ACK, if one is due.
     #[inline]
-    pub(crate) fn on_data(&mut self, now: Time, pkt: &Packet) -> Option<Packet> {
+    fn on_data(&mut self, pkt: &Packet, net: &mut impl Net) {
+        let now = net.now();
         let seg = DataSegment {
             seq: pkt.seq,
             len: pkt.size() - self.header_bytes,
@@ -242,13 +303,16 @@ impl TcpSink {
         {
             self.completed_at = Some(now);
         }
-        ack.map(|a| self.ack_packet(a))
+        if let Some(a) = ack {
+            net.send(self.ack_packet(a));
+        }
     }
 
     /// The delayed-ACK timer.
-    pub(crate) fn on_timer(&mut self, now: Time) -> Option<Packet> {
-        let ack = self.receiver.handle_timeout(now)?;
-        Some(self.ack_packet(ack))
+    fn on_timer(&mut self, net: &mut impl Net) {
+        if let Some(a) = self.receiver.handle_timeout(net.now()) {
+            net.send(self.ack_packet(a));
+        }
     }
 
     /// When the sink next needs `on_timer`.

@@ -2,6 +2,7 @@
 
 use pathpool_core::{Dur, Rng, Time};
 
+use crate::element::{Element, End, Net};
 use crate::packet::Packet;
 
 /// Bytes of IP + UDP header in every datagram; the rest is payload.
@@ -73,13 +74,8 @@ impl UdpSource {
         }
     }
 
-    /// When the next datagram is due, if any.
-    pub(crate) fn deadline(&self) -> Option<Time> {
-        (self.next_send < self.stop).then_some(self.next_send)
-    }
-
-    /// Returns the datagram due now, if any, and plans the next one.
-    pub(crate) fn on_timer(&mut self, now: Time) -> Option<Packet> {
+    /// Returns the datagram due at `now`, if any, and plans the next one.
+    fn due(&mut self, now: Time) -> Option<Packet> {
         if now < self.next_send || now >= self.stop {
             return None;
         }
@@ -98,6 +94,24 @@ impl UdpSource {
     }
 }
 
+impl Element for UdpSource {
+    fn receives_data(&self, _: End) -> bool {
+        false
+    }
+    fn on_packet(&mut self, _: End, _: &Packet, _: &mut impl Net) {
+        unreachable!("no route ends at a UDP source")
+    }
+    fn on_timer(&mut self, _: End, net: &mut impl Net) {
+        if let Some(p) = self.due(net.now()) {
+            net.send(p);
+        }
+    }
+    /// When the next datagram is due, if any.
+    fn deadline(&self, _: End) -> Option<Time> {
+        (self.next_send < self.stop).then_some(self.next_send)
+    }
+}
+
 /// Counts what a UDP flow delivers.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct UdpSink {
@@ -105,24 +119,39 @@ pub(crate) struct UdpSink {
     pub(crate) payload_bytes: u64,
 }
 
-impl UdpSink {
-    pub(crate) fn on_packet(&mut self, pkt: &Packet) {
+impl Element for UdpSink {
+    fn receives_data(&self, _: End) -> bool {
+        false
+    }
+    #[inline]
+    fn on_packet(&mut self, _: End, pkt: &Packet, _: &mut impl Net) {
         self.packets += 1;
         self.payload_bytes += u64::from(pkt.size().saturating_sub(UDP_HEADER_BYTES));
+    }
+    fn on_timer(&mut self, _: End, _: &mut impl Net) {}
+    fn deadline(&self, _: End) -> Option<Time> {
+        None
+    }
+    fn delivered(&self, _: End) -> u64 {
+        self.payload_bytes
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::element::testing::Collect;
 
     fn run(src: &mut UdpSource, until: Time) -> Vec<Time> {
         let mut sent = Vec::new();
-        while let Some(t) = src.deadline() {
+        let mut net = Collect::default();
+        while let Some(t) = src.deadline(End::Source) {
             if t > until {
                 break;
             }
-            assert!(src.on_timer(t).is_some());
+            net.now = t;
+            src.on_timer(End::Source, &mut net);
+            assert_eq!(net.sent.len(), sent.len() + 1, "one datagram at {t:?}");
             sent.push(t);
         }
         sent
