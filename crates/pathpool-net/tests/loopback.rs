@@ -291,18 +291,30 @@ links = [
 /// the runs so far is about 54%, above the ideal half: with timer-only loss detection a loss
 /// stalls one subflow of the two-path download for a timeout but the single-path download
 /// entirely. The test measures NMCC over 120 s and accepts 50 ± 10 (the mean plus two
-/// deviations of a 120 s window is about 60%), and Uncoupled over 30 s against its own
-/// expectation (two thirds, > 57%) rather than against NMCC's noisy figure.
+/// deviations of a 120 s window is about 60%).
+///
+/// Uncoupled is held to its own expectation (two thirds, > 57%) rather than to NMCC's noisy
+/// figure. A 270 s run cut into 10 s windows (2026-11-26) gave a mean of 63.0% and a
+/// deviation of 4.7 points per 10 s window; its sliding 30 s windows ranged over 57.7–67.4%,
+/// its 60 s windows over 60.8–65.5%. CI once read 55.0% over a 30 s window that began 6 s
+/// after the downloads were asked for, with the bottleneck only 73% used: one download had
+/// not yet started for part of the window. Both windows now begin once both downloads are
+/// moving ([`WARM_UP`]) and Uncoupled is measured over 60 s.
 const NMCC_WINDOW_S: u64 = 120;
 /// See [`NMCC_WINDOW_S`].
-const UNCOUPLED_WINDOW_S: u64 = 30;
+const UNCOUPLED_WINDOW_S: u64 = 60;
 /// NMCC's share must lie within this many points of 50%.
 const NMCC_TOLERANCE_POINTS: f64 = 10.0;
 /// Uncoupled's share must exceed this (two thirds less 10 points).
 const UNCOUPLED_MIN_SHARE: f64 = 57.0;
+/// How long the windows begin after both downloads have delivered their first megabyte: the
+/// slow start of each is over by then.
+const WARM_UP: Duration = Duration::from_secs(3);
+/// How long the downloads may take to deliver their first megabyte.
+const START_LIMIT: Duration = Duration::from_secs(60);
 
 /// Share of the two-path download against the single-path one, over `window_s` seconds from
-/// the sixth.
+/// [`WARM_UP`] after both have delivered a megabyte.
 fn bottleneck_share(cc: CcKind, window_s: u64) -> f64 {
     let dir = Scratch::new(&format!("share-{cc:?}"));
     let src = dir.0.join("content.bin");
@@ -330,7 +342,15 @@ fn bottleneck_share(cc: CcKind, window_s: u64) -> f64 {
         &sp,
         &stop,
     );
-    thread::sleep(Duration::from_secs(6));
+    let asked = Instant::now();
+    while mp.load(Ordering::Relaxed) < 1 << 20 || sp.load(Ordering::Relaxed) < 1 << 20 {
+        assert!(
+            asked.elapsed() < START_LIMIT,
+            "{cc:?}: the downloads had not both delivered a megabyte after {START_LIMIT:?}"
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+    thread::sleep(WARM_UP);
     let (mp0, sp0) = (mp.load(Ordering::Relaxed), sp.load(Ordering::Relaxed));
     thread::sleep(Duration::from_secs(window_s));
     let (mp1, sp1) = (mp.load(Ordering::Relaxed), sp.load(Ordering::Relaxed));
