@@ -396,6 +396,35 @@ impl Plan {
         Ok(())
     }
 
+    /// The sweep that [`Plan::prepare`] prepared in `dir`, read back from its manifest and
+    /// validated again: what another process (the Dask runner of `pathpool sweep --cluster`)
+    /// needs to run and store the pending runs of a sweep the command prepared.
+    ///
+    /// # Errors
+    /// No readable manifest; a definition that no longer validates; a scenario other than
+    /// the one the manifest names (its digest).
+    pub fn open(dir: &Path) -> Result<Plan, SweepError> {
+        /// The parts of the manifest that define the sweep.
+        #[derive(Deserialize)]
+        struct Stored {
+            scenario_digest: String,
+            definition: SweepDef,
+        }
+        let path = dir.join("manifest.json");
+        let at = |e: String| SweepError::at(path.display().to_string(), e);
+        let text = fs::read_to_string(&path).map_err(|e| at(e.to_string()))?;
+        let stored: Stored = serde_json::from_str(&text).map_err(|e| at(e.to_string()))?;
+        let plan = Plan::new(stored.definition, dir.to_path_buf())?;
+        if plan.digest != stored.scenario_digest {
+            return Err(at(format!(
+                "the sweep's scenario now has digest {} where the manifest says {}: the \
+                 scenario changed since the sweep was prepared",
+                plan.digest, stored.scenario_digest
+            )));
+        }
+        Ok(plan)
+    }
+
     /// The self-contained task of run `i`.
     #[must_use]
     pub fn task(&self, i: usize) -> RunTask {
@@ -678,6 +707,29 @@ count = 2
         let no_grid = Plan::new(def(&[], 3), PathBuf::from("unused")).unwrap();
         assert_eq!(no_grid.runs.len(), 3);
         assert!(no_grid.runs.iter().all(|r| r.params.is_empty()));
+    }
+
+    #[test]
+    fn a_prepared_sweep_opens_from_its_directory() {
+        let dir = scratch("open");
+        assert!(Plan::open(&dir.0).is_err(), "no manifest yet");
+        let mut d = def(&["links.bottleneck.rate=5Mbps,10Mbps"], 2);
+        d.set = vec![("flows.f.count".into(), "1".into())];
+        d.seed = Some(7);
+        let plan = Plan::new(d, dir.0.clone()).unwrap();
+        plan.prepare().unwrap();
+        plan.run_and_store(1, &|| false).unwrap();
+        let opened = Plan::open(&dir.0).unwrap();
+        assert_eq!(opened.def, plan.def);
+        assert_eq!(opened.runs, plan.runs);
+        assert_eq!(opened.columns, plan.columns);
+        assert_eq!(opened.base_seed, 7);
+        assert_eq!(opened.pending(), [0, 2, 3]);
+        let manifest = dir.0.join("manifest.json");
+        let text = fs::read_to_string(&manifest).unwrap();
+        fs::write(&manifest, text.replace(&plan.digest, "0000000000000000")).unwrap();
+        let e = Plan::open(&dir.0).unwrap_err().to_string();
+        assert!(e.contains("scenario changed"), "{e}");
     }
 
     #[test]
