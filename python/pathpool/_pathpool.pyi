@@ -3,8 +3,6 @@
 Use the façade in :mod:`pathpool` instead of these functions directly.
 """
 
-from collections.abc import Callable
-
 __version__: str
 
 class ScenarioError(ValueError):
@@ -60,16 +58,6 @@ def check(
 def normalize(text: str, format: str, source_name: str, overrides: list[tuple[str, str]]) -> str:
     """The scenario as JSON after overrides, with every field spelled out."""
 
-def cli_main(
-    argv: list[str],
-    cluster_runner: Callable[[SweepPlan, list[int], str, bool], None] | None = None,
-) -> int:
-    """Run the ``pathpool`` command line; return its exit code.
-
-    With ``cluster_runner`` (``pathpool._sweep._run_on_cluster``), ``pathpool sweep --cluster``
-    runs through it and Ctrl-C is taken from Python's signal handling.
-    """
-
 class SweepPlan:
     """A validated sweep and its directory (``docs/sweeps.md``)."""
 
@@ -118,6 +106,9 @@ def sweep_plan(
     out: str,
 ) -> SweepPlan:
     """Validate a sweep of a scenario (every value and grid point is compiled)."""
+
+def sweep_plan_open(dir: str) -> SweepPlan:
+    """The sweep prepared in ``dir`` (its ``manifest.json``), validated again."""
 
 def sweep_plan_file(
     path: str,
