@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup demo test lint test-rust test-python bench fuzz fuzz-smoke soak fmt clean
+.PHONY: setup demo test wheel lint test-rust test-python bench fuzz fuzz-smoke soak fmt clean
 
 setup:
 	@scripts/bootstrap.sh
@@ -18,6 +18,11 @@ demo: setup
 	PYTHONPATH=examples $(PY) -m demo
 
 test: setup lint test-rust test-python fuzz-smoke
+
+# The wheel (extension module, Python package and the `pathpool` binary) in dist/; after
+# setup this only packs what setup built (tests/test_wheel.py installs one in a fresh venv).
+wheel: setup
+	VENV=$(VENV) scripts/wheel.sh dist
 
 lint:
 	cargo fmt --all -- --check

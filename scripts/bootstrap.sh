@@ -5,7 +5,8 @@
 #   system packages (apt-get, when missing): python3, python3-venv, a C compiler, curl,
 #   chromium and chromium-driver (for the HTML reports' browser test)
 #   Rust (rustup, when cargo is missing), a virtualenv in .venv with the Python dependencies,
-#   and the pathpool extension module built in release mode (maturin develop).
+#   and pathpool built in release mode: the `pathpool` binary and the extension module
+#   (maturin develop installs both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
@@ -56,6 +57,9 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
 fi
 
 echo "bootstrap: building pathpool (release)"
+# The `pathpool` command is the Rust binary: maturin installs it from the wheel's data
+# directory (pyproject.toml's tool.maturin.data, decision D225), so it is built first.
+scripts/wheel.sh --data-only
 VIRTUAL_ENV="$PWD/$VENV" "$VENV/bin/maturin" develop --release --quiet 2>&1 |
   grep -v -E '^(📦|✏️|🛠|🔗|🐍)' || true
 "$VENV/bin/python" -c 'import pathpool' # fails loudly if the build did not install

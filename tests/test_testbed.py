@@ -13,20 +13,18 @@ from pathlib import Path
 
 import pytest
 
-# The console script pip installed beside the interpreter: `.venv/bin/pathpool`.
+# The command installed beside the interpreter (`.venv/bin/pathpool`, the Rust binary).
 PATHPOOL = Path(sys.executable).parent / "pathpool"
 SIZE_BYTES = 4_000_000
 
 
 def cli(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "PATHPOOL_SELF"}
     return subprocess.run(
         [str(PATHPOOL), *map(str, args)],
         capture_output=True,
         text=True,
         check=False,
         timeout=timeout,
-        env=env,
     )
 
 
@@ -56,9 +54,9 @@ def test_the_testbed_downloads_through_the_python_entry_point(root, tmp_path, co
         assert "8 processes serving" in up.stderr, up.stderr
         pids = [int(line.split()[0]) for line in (bed / "pids").read_text().splitlines()]
         assert len(pids) == 8 and all(running(p) for p in pids)
-        # The nodes run the package's entry point, not the interpreter on a node's name.
+        # The nodes run the installed command itself (it starts copies of itself).
         cmdline = Path(f"/proc/{pids[0]}/cmdline").read_bytes().split(b"\0")
-        assert cmdline[1:4] == [b"-m", b"pathpool", b"rv"], cmdline
+        assert cmdline[:2] == [str(PATHPOOL.resolve()).encode(), b"rv"], cmdline
         out = tmp_path / "copy.bin"
         get = cli("testbed", "get", "/demo/file", "-o", out, "--node", "s", "--dir", bed, "-q")
         assert get.returncode == 0, get.stderr

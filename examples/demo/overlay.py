@@ -85,15 +85,13 @@ def overlay_text(spec: dict[str, Any], subscriber: str) -> str:
 
 
 def cli(*args: str | Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """The package's `pathpool` command (the nodes it starts are `python -m pathpool`)."""
-    env = {k: v for k, v in os.environ.items() if k != "PATHPOOL_SELF"}
+    """The package's `pathpool` command (the binary beside this interpreter)."""
     return subprocess.run(
         [str(PATHPOOL), *map(str, args)],
         capture_output=True,
         text=True,
         check=False,
         timeout=timeout,
-        env=env,
     )
 
 
@@ -132,10 +130,9 @@ def download(bed: Path, fail: Failover, sec: Section) -> tuple[str, float | None
     get's summary line, the elapsed time of the stop and the progress log."""
     log = bed / "progress.csv"
     copy = bed / "copy.bin"
-    env = {k: v for k, v in os.environ.items() if k != "PATHPOOL_SELF"}
     cmd = [str(PATHPOOL), "testbed", "get", NAME, "-o", str(copy), "--node", "s"]
     cmd += ["--dir", str(bed), "-q", "--cc", "uncoupled", "--progress-log", str(log)]
-    get = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=env)
+    get = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
     stopped_at = None
     deadline = time.monotonic() + GET_TIMEOUT_S
     while get.poll() is None and time.monotonic() < deadline:

@@ -3,8 +3,6 @@
 Use the façade in :mod:`pathpool` instead of these functions directly.
 """
 
-from collections.abc import Callable
-
 __version__: str
 
 class ScenarioError(ValueError):
@@ -73,16 +71,6 @@ class CompiledScenario:
 def parse_count() -> int:
     """How many scenario texts the extension has parsed (for tests)."""
 
-def cli_main(
-    argv: list[str],
-    cluster_runner: Callable[[SweepPlan, list[int], str, bool], None] | None = None,
-) -> int:
-    """Run the ``pathpool`` command line; return its exit code.
-
-    With ``cluster_runner`` (``pathpool._sweep._run_on_cluster``), ``pathpool sweep --cluster``
-    runs through it and Ctrl-C is taken from Python's signal handling.
-    """
-
 class SweepPlan:
     """A validated sweep and its directory (``docs/sweeps.md``)."""
 
@@ -117,6 +105,9 @@ class SweepPlan:
         """Write ``sweep.parquet`` and ``sweep.csv``; return the table as Parquet bytes."""
     def identical_replicates(self) -> str | None:
         """The warning when some grid point's replicates are identical, or None."""
+
+def sweep_plan_open(dir: str) -> SweepPlan:
+    """The sweep prepared in ``dir`` (its ``manifest.json``), validated again."""
 
 def sweep_plan_file(
     path: str,

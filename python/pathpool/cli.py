@@ -1,17 +1,17 @@
-"""The ``pathpool`` console command: the Rust command line, plus ``pathpool plot``."""
+"""``python -m pathpool``: the ``pathpool`` command, which is the Rust binary the wheel installs
+beside this interpreter; ``pathpool plot`` is drawn here (the binary runs
+``python -m pathpool plot ...``)."""
 
 from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import os
-import signal
+import shutil
 import sys
+import sysconfig
 from collections.abc import Callable, Sequence
 from pathlib import Path
-
-from . import _pathpool
 
 PLOT_KINDS = ("throughput", "cwnd", "subflows", "queue")
 
@@ -94,38 +94,44 @@ def _plot(argv: list[str]) -> int:
     return 0
 
 
-def _sweep(argv: list[str]) -> int:
-    """``pathpool sweep``: the Rust command, which hands ``--cluster`` runs to Dask here.
-
-    Python keeps its Ctrl-C handling: the command asks it between steps and stops cleanly.
-    """
-    from ._sweep import _run_on_cluster
-
-    if any(a == "--cluster" or a.startswith("--cluster=") for a in argv):
+def _binary() -> Path | None:
+    """The ``pathpool`` binary installed with this package: in this interpreter's scripts
+    directory (where pip puts the wheel's ``pathpool.data/scripts``), else on ``PATH``. A
+    Python script of that name (an older install's entry point) is passed over: running it
+    would come back here."""
+    candidates = [Path(sysconfig.get_path("scripts")) / "pathpool"]
+    candidates.append(Path(sys.executable).parent / "pathpool")
+    found = shutil.which("pathpool")
+    if found:
+        candidates.append(Path(found))
+    for c in candidates:
         try:
-            import distributed  # noqa: F401
-        except ImportError:
-            print(
-                "error: --cluster needs dask.distributed: pip install 'pathpool[dask]'",
-                file=sys.stderr,
-            )
-            return 2
-    return _pathpool.cli_main(["pathpool", *argv[1:]], _run_on_cluster)
+            with c.open("rb") as f:
+                if f.read(2) != b"#!" and os.access(c, os.X_OK):
+                    return c
+        except OSError:
+            continue
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``pathpool`` command."""
+    """``python -m pathpool ARGS``: ``pathpool plot`` here, every other command by the binary
+    (this process becomes it, so its exit status and Ctrl-C handling are the binary's)."""
     argv = list(sys.argv if argv is None else argv)
     if len(argv) > 1 and argv[1] == "plot":
         return _plot(argv[2:])
-    if len(argv) > 1 and argv[1] == "sweep":
-        return _sweep(argv)
-    # Ctrl-C ends the process at once, as for the native binary (results are written
-    # atomically, so nothing half-written is left under the output name).
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    # `pathpool bench` starts itself again for each case.
-    os.environ.setdefault("PATHPOOL_SELF", json.dumps([sys.executable, "-m", "pathpool"]))
-    return _pathpool.cli_main(["pathpool", *argv[1:]])
+    binary = _binary()
+    if binary is None:
+        print(
+            "error: the pathpool binary is not installed beside this Python "
+            f"({sysconfig.get_path('scripts')}) nor on PATH: install the wheel "
+            "(pip install pathpool), or run `make setup` in a checkout",
+            file=sys.stderr,
+        )
+        return 2
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(binary, [str(binary), *argv[1:]])
 
 
 if __name__ == "__main__":

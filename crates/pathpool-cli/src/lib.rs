@@ -1,5 +1,6 @@
-//! The `pathpool` command line, as a library so the Rust binary and the Python entry point run
-//! exactly the same code.
+//! The `pathpool` command line (the binary; the wheel installs it as the `pathpool` command).
+//! `pathpool plot` and the Dask half of `pathpool sweep --cluster` run in the Python package
+//! ([`python`]).
 //!
 //! Exit codes: 0 success; 1 a failure while running or writing; 2 a bad command line or a bad
 //! scenario (nothing is written); 130 a sweep stopped by Ctrl-C (finished runs are kept).
@@ -13,7 +14,7 @@ use clap::{Parser, Subcommand};
 pub mod bench;
 pub mod keygen;
 pub mod overlay;
-mod python;
+pub mod python;
 pub mod reproduce;
 pub mod sweep;
 pub mod testbed;
@@ -72,11 +73,12 @@ enum Command {
     Testbed(testbed::TestbedArgs),
     /// Overlay: create the overlay key and publishers' signing keys (docs/overlay.md, Keys).
     Keygen(keygen::KeygenArgs),
-    /// Plot a results directory (provided by the Python package: pip install pathpool).
+    /// Plot a results directory (drawn by the Python package, with matplotlib).
+    #[command(disable_help_flag = true)]
     Plot {
-        /// Arguments of the Python `pathpool plot` command.
+        /// Arguments of `python -m pathpool plot` (see `pathpool plot --help`).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
+        args: Vec<OsString>,
     },
     /// Internal: run one benchmark case in this process and print its figures as JSON.
     #[command(hide = true)]
@@ -98,13 +100,6 @@ pub fn main_with_args(args: Vec<OsString>) -> ExitCode {
 /// Runs the command line `args` (including the program name) and returns the exit status.
 #[must_use]
 pub fn run_cli(args: Vec<OsString>) -> u8 {
-    run_cli_with(args, &sweep::Host::default())
-}
-
-/// Like [`run_cli`], with what the hosting program provides (the Python entry point: a Dask
-/// runner for `pathpool sweep --cluster`, and its own Ctrl-C handling).
-#[must_use]
-pub fn run_cli_with(args: Vec<OsString>, host: &sweep::Host<'_>) -> u8 {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
@@ -115,7 +110,7 @@ pub fn run_cli_with(args: Vec<OsString>, host: &sweep::Host<'_>) -> u8 {
     let result = match cli.command {
         Command::Run(args) => run_command(&args),
         Command::Check { scenario, set } => check_command(&scenario, &set),
-        Command::Sweep(args) => sweep::sweep_command(&args, host),
+        Command::Sweep(args) => sweep::sweep_command(&args),
         Command::Reproduce(args) => reproduce::main(&args),
         Command::Bench(args) => bench::bench_command(&args),
         Command::Rv(args) => overlay::rv_command(&args),
@@ -125,11 +120,10 @@ pub fn run_cli_with(args: Vec<OsString>, host: &sweep::Host<'_>) -> u8 {
         Command::Testbed(args) => testbed::testbed_command(&args),
         Command::Keygen(args) => keygen::keygen_command(&args),
         Command::BenchCase { index, scale } => bench::bench_case_command(index, scale),
-        Command::Plot { .. } => Err(CliError::BadInput(
-            "`pathpool plot` is part of the Python package: install it (pip install pathpool, \
-             or `make demo` in a checkout) and run the `pathpool` command it provides"
-                .into(),
-        )),
+        Command::Plot { args } => match python::plot(&args) {
+            Ok(code) => return code,
+            Err(e) => Err(e),
+        },
     };
     // A message of several lines is several problems (a scenario's, for instance): each is
     // its own `error:` line.
@@ -156,24 +150,12 @@ pub fn run_cli_with(args: Vec<OsString>, host: &sweep::Host<'_>) -> u8 {
 }
 
 /// How to start this program again, for the commands that start copies of themselves
-/// (`bench`, `testbed up`): `PATHPOOL_SELF` (a JSON list, set by the Python entry point to
-/// `[python, "-m", "pathpool"]`, whose executable is the interpreter) or the current
-/// executable.
+/// (`bench`, `testbed up`): the current executable (the `pathpool` command is this binary,
+/// in a checkout and in the wheel alike).
 ///
 /// # Errors
-/// A `PATHPOOL_SELF` that is not a non-empty JSON list of strings; no current executable.
+/// No current executable.
 pub(crate) fn self_command() -> Result<Vec<String>, CliError> {
-    if let Ok(json) = std::env::var("PATHPOOL_SELF") {
-        return serde_json::from_str::<Vec<String>>(&json)
-            .ok()
-            .filter(|v| !v.is_empty())
-            .ok_or_else(|| {
-                CliError::Failed(format!(
-                    "PATHPOOL_SELF={json}: expected a JSON list of the program and its first \
-                     arguments, e.g. [\"python3\", \"-m\", \"pathpool\"]"
-                ))
-            });
-    }
     let exe = std::env::current_exe()
         .map_err(|e| CliError::Failed(format!("finding the pathpool binary: {e}")))?;
     Ok(vec![exe.display().to_string()])

@@ -80,6 +80,15 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
     if args.seeds == Some(0) {
         return Err(CliError::BadInput("--seeds must be at least 1".into()));
     }
+    if args.html.is_some() {
+        // Before the experiments run, not after: the report is drawn by the Python package.
+        crate::python::require(
+            &crate::python::interpreter(),
+            &["pathpool", "matplotlib"],
+            "`--html`",
+            "install it (pip install pathpool, or `make setup` in a checkout)",
+        )?;
+    }
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

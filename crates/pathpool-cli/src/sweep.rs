@@ -8,8 +8,9 @@ use std::time::Instant;
 
 use pathpool_lab::sweep::def::{SweepError, SweepOptions};
 use pathpool_lab::sweep::plan::Plan;
-use pathpool_lab::sweep::{default_out_dir, definition, execute, pool, ClusterRunner, Executor};
+use pathpool_lab::sweep::{default_out_dir, definition, execute, pool, Executor};
 
+use crate::python::{self, DaskRunner};
 use crate::CliError;
 
 /// Options of `pathpool sweep`.
@@ -45,7 +46,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "COLUMNS")]
     pub metrics: Option<String>,
     /// Run on the Dask scheduler at ADDRESS (e.g. tcp://10.0.0.1:8786): needs the Python
-    /// package's `pathpool` command and dask.distributed.
+    /// package with dask.distributed (pip install 'pathpool[dask]'), in PATHPOOL_PYTHON or
+    /// the interpreter beside this binary.
     #[arg(long, value_name = "ADDRESS")]
     pub cluster: Option<String>,
     /// Check the sweep and list its runs (done or not); run nothing.
@@ -54,16 +56,6 @@ pub struct SweepArgs {
     /// No progress bar and no summary line.
     #[arg(long, short)]
     pub quiet: bool,
-}
-
-/// What the program running the command line provides to `pathpool sweep`.
-#[derive(Clone, Copy, Default)]
-pub struct Host<'a> {
-    /// Runs sweeps on a cluster (`--cluster`); `None` in the plain Rust binary.
-    pub cluster: Option<&'a dyn ClusterRunner>,
-    /// Says whether the user asked to stop (Ctrl-C); `None`: the command installs its own
-    /// SIGINT/SIGTERM handler (a second Ctrl-C then ends the process at once).
-    pub interrupted: Option<&'a dyn Fn() -> bool>,
 }
 
 fn bad(e: &SweepError) -> CliError {
@@ -147,16 +139,21 @@ pub(crate) fn signal_flag() -> Result<Arc<AtomicBool>, CliError> {
 /// # Errors
 /// Bad input (exit 2) before anything runs; interruption (exit 130); failed runs or I/O
 /// errors (exit 1).
-pub fn sweep_command(a: &SweepArgs, host: &Host<'_>) -> Result<(), CliError> {
-    if a.cluster.is_some() && host.cluster.is_none() {
-        return Err(CliError::BadInput(
-            "--cluster runs the sweep on Dask, which the Python package drives: install it \
-             with the dask extra (pip install 'pathpool[dask]') and use the `pathpool` command \
-             it installs (or python -m pathpool sweep ... --cluster ADDRESS). This binary runs \
-             sweeps on the local cores only."
-                .into(),
-        ));
-    }
+pub fn sweep_command(a: &SweepArgs) -> Result<(), CliError> {
+    // The Dask half is Python's: check that it is there before anything is written.
+    let cluster_python = match &a.cluster {
+        Some(_) if !a.dry_run => {
+            let py = python::interpreter();
+            python::require(
+                &py,
+                &["pathpool", "distributed"],
+                "--cluster",
+                "install it with the dask extra (pip install 'pathpool[dask]')",
+            )?;
+            Some(py)
+        }
+        _ => None,
+    };
     if a.jobs == Some(0) {
         return Err(CliError::BadInput("--jobs: must be at least 1".into()));
     }
@@ -175,13 +172,8 @@ pub fn sweep_command(a: &SweepArgs, host: &Host<'_>) -> Result<(), CliError> {
         return Ok(());
     }
     // Ctrl-C is handled from here on: a press stops the sweep cleanly.
-    let own_flag;
-    let check: &dyn Fn() -> bool = if let Some(f) = host.interrupted {
-        f
-    } else {
-        own_flag = signal_flag()?;
-        &|| own_flag.load(Ordering::Relaxed)
-    };
+    let flag = signal_flag()?;
+    let check = || flag.load(Ordering::Relaxed);
     plan.prepare().map_err(|e| bad(&e))?;
     let pending = plan.pending().len();
     let jobs = a.jobs.unwrap_or_else(pool::default_jobs);
@@ -200,11 +192,15 @@ pub fn sweep_command(a: &SweepArgs, host: &Host<'_>) -> Result<(), CliError> {
         );
     }
     let started = Instant::now();
-    let executor = match (&a.cluster, host.cluster) {
+    let runner = cluster_python.map(|python| DaskRunner {
+        python,
+        interrupted: &check,
+    });
+    let executor = match (&a.cluster, &runner) {
         (Some(address), Some(runner)) => Executor::Cluster { runner, address },
         _ => Executor::Local { jobs },
     };
-    let done = execute(plan, executor, !a.quiet, check)?;
+    let done = execute(plan, executor, !a.quiet, &check)?;
     if !a.quiet {
         eprintln!(
             "sweep: {} runs done ({} now, in {:.1} s); {} rows gathered",

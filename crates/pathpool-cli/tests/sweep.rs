@@ -1,5 +1,5 @@
 //! `pathpool sweep` end to end on a tiny scenario: the gathered table, resuming, sweep
-//! files, bad input before any run, --cluster in the plain binary, Ctrl-C.
+//! files, bad input before any run, --cluster without the Python package, Ctrl-C.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -247,17 +247,27 @@ fn bad_sweeps_stop_before_any_run() {
         &["sweep", &d.s("bad.toml"), "--out", &out],
         "bad.toml:3:23: flows.f.count = many:",
     );
-    check(
-        &[
+    // --cluster with no interpreter that has the package: refused before anything is written.
+    let o = Command::new(env!("CARGO_BIN_EXE_pathpool"))
+        .args([
             "sweep",
             &sc,
             "--cluster",
             "tcp://127.0.0.1:8786",
             "--out",
             &out,
-        ],
-        "Python package",
+        ])
+        .env("PATHPOOL_PYTHON", d.join("no-such-python"))
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("--cluster needs the pathpool Python package"),
+        "{}",
+        text(&o)
     );
+    assert!(text(&o).contains("no-such-python"), "{}", text(&o));
+    assert!(!Path::new(&out).exists(), "nothing written");
 }
 
 #[test]

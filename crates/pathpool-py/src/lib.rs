@@ -7,17 +7,15 @@
 
 mod reproduce;
 
-use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pathpool_cli::sweep::Host;
 use pathpool_lab::output::{self, Provenance};
 use pathpool_lab::sweep::def::{
     read_sweep_file, Param, ParamValue, SweepDef, SweepError, SweepOptions,
 };
 use pathpool_lab::sweep::plan::{Plan, RunError, RunTask};
-use pathpool_lab::sweep::{gather, pool, replicates, ClusterRunner, ExecError};
+use pathpool_lab::sweep::{gather, pool, replicates};
 use pathpool_sim::{Results, ScenarioError as SimScenarioError, Table};
 use pyo3::create_exception;
 use pyo3::exceptions::{
@@ -142,64 +140,6 @@ impl RunHandle {
     }
 }
 
-/// Runs sweeps' `--cluster` runs through a Python function
-/// `runner(plan, pending, address, progress)` (`pathpool.sweep._run_on_cluster`).
-struct PyCluster {
-    runner: Py<PyAny>,
-}
-
-impl ClusterRunner for PyCluster {
-    fn run(
-        &self,
-        plan: &Arc<Plan>,
-        pending: &[usize],
-        address: &str,
-        progress: bool,
-    ) -> Result<(), ExecError> {
-        Python::attach(|py| {
-            let handle = Py::new(
-                py,
-                SweepPlan {
-                    plan: Arc::clone(plan),
-                },
-            )?;
-            self.runner
-                .call1(py, (handle, pending.to_vec(), address, progress))
-                .map(drop)
-        })
-        .map_err(|e| {
-            Python::attach(|py| {
-                if e.is_instance_of::<PyKeyboardInterrupt>(py) {
-                    ExecError::Interrupted
-                } else {
-                    ExecError::Failed(e.to_string())
-                }
-            })
-        })
-    }
-}
-
-/// Runs the `pathpool` command line (argv includes the program name); returns the exit code.
-/// With `cluster_runner`, `pathpool sweep --cluster` works (through that Python function)
-/// and Ctrl-C is taken from Python's signal handling instead of the command's own.
-#[pyfunction]
-#[pyo3(signature = (argv, cluster_runner=None))]
-fn cli_main(py: Python<'_>, argv: Vec<String>, cluster_runner: Option<Py<PyAny>>) -> PyResult<u8> {
-    let args: Vec<OsString> = argv.into_iter().map(OsString::from).collect();
-    Ok(py.detach(move || {
-        let Some(runner) = cluster_runner else {
-            return pathpool_cli::run_cli(args);
-        };
-        let cluster = PyCluster { runner };
-        let interrupted = || Python::attach(|py| py.check_signals().is_err());
-        let host = Host {
-            cluster: Some(&cluster),
-            interrupted: Some(&interrupted),
-        };
-        pathpool_cli::run_cli_with(args, &host)
-    }))
-}
-
 fn sweep_error(e: &SweepError) -> PyErr {
     scenario_error_of(e.to_string().lines().map(str::to_string).collect())
 }
@@ -272,6 +212,18 @@ fn sweep_plan_file(
 ) -> PyResult<SweepPlan> {
     let def = read_sweep_file(&path).map_err(|e| sweep_error(&e))?;
     finish_plan(py, def, grid, set, reps, seed, table, metrics, out)
+}
+
+/// The sweep `Plan::prepare` prepared in `dir`, read back from its manifest; what
+/// `python -m pathpool._cluster` runs for `pathpool sweep --cluster`.
+#[pyfunction]
+fn sweep_plan_open(py: Python<'_>, dir: PathBuf) -> PyResult<SweepPlan> {
+    let plan = py
+        .detach(|| Plan::open(&dir))
+        .map_err(|e| sweep_error(&e))?;
+    Ok(SweepPlan {
+        plan: Arc::new(plan),
+    })
 }
 
 /// Whether `text` is a sweep file (a TOML document with a top-level `scenario` key).
@@ -425,11 +377,11 @@ fn _pathpool(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunHandle>()?;
     m.add_class::<scenario::Compiled>()?;
     m.add_function(wrap_pyfunction!(scenario::parse_count, m)?)?;
-    m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::reproductions, m)?)?;
     m.add_class::<SweepPlan>()?;
     m.add_function(wrap_pyfunction!(sweep_plan_file, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_plan_open, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_run_task, m)?)?;
     m.add_function(wrap_pyfunction!(is_sweep_file, m)?)?;
     Ok(())

@@ -396,6 +396,35 @@ impl Plan {
         Ok(())
     }
 
+    /// The sweep that [`Plan::prepare`] prepared in `dir`, read back from its manifest and
+    /// validated again: what another process (the Dask runner of `pathpool sweep --cluster`)
+    /// needs to run and store the pending runs of a sweep the command prepared.
+    ///
+    /// # Errors
+    /// No readable manifest; a definition that no longer validates; a scenario other than
+    /// the one the manifest names (its digest).
+    pub fn open(dir: &Path) -> Result<Plan, SweepError> {
+        /// The parts of the manifest that define the sweep.
+        #[derive(Deserialize)]
+        struct Stored {
+            scenario_digest: String,
+            definition: SweepDef,
+        }
+        let path = dir.join("manifest.json");
+        let at = |e: String| SweepError::at(path.display().to_string(), e);
+        let text = fs::read_to_string(&path).map_err(|e| at(e.to_string()))?;
+        let stored: Stored = serde_json::from_str(&text).map_err(|e| at(e.to_string()))?;
+        let plan = Plan::new(stored.definition, dir.to_path_buf())?;
+        if plan.digest != stored.scenario_digest {
+            return Err(at(format!(
+                "the sweep's scenario now has digest {} where the manifest says {}: the \
+                 scenario changed since the sweep was prepared",
+                plan.digest, stored.scenario_digest
+            )));
+        }
+        Ok(plan)
+    }
+
     /// The self-contained task of run `i`.
     #[must_use]
     pub fn task(&self, i: usize) -> RunTask {

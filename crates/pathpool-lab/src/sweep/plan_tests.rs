@@ -85,6 +85,29 @@ fn the_grid_expands_first_parameter_slowest_then_repetitions() {
 }
 
 #[test]
+fn a_prepared_sweep_opens_from_its_directory() {
+    let dir = scratch("open");
+    assert!(Plan::open(&dir.0).is_err(), "no manifest yet");
+    let mut d = def(&["links.bottleneck.rate=5Mbps,10Mbps"], 2);
+    d.set = vec![("flows.f.count".into(), "1".into())];
+    d.seed = Some(7);
+    let plan = Plan::new(d, dir.0.clone()).unwrap();
+    plan.prepare().unwrap();
+    plan.run_and_store(1, &|| false).unwrap();
+    let opened = Plan::open(&dir.0).unwrap();
+    assert_eq!(opened.def, plan.def);
+    assert_eq!(opened.runs, plan.runs);
+    assert_eq!(opened.columns, plan.columns);
+    assert_eq!(opened.base_seed, 7);
+    assert_eq!(opened.pending(), [0, 2, 3]);
+    let manifest = dir.0.join("manifest.json");
+    let text = fs::read_to_string(&manifest).unwrap();
+    fs::write(&manifest, text.replace(&plan.digest, "0000000000000000")).unwrap();
+    let e = Plan::open(&dir.0).unwrap_err().to_string();
+    assert!(e.contains("scenario changed"), "{e}");
+}
+
+#[test]
 fn seeds_are_the_base_plus_the_repetition() {
     assert_eq!(derive_seed(1, 0), 1);
     assert_eq!(derive_seed(1, 4), 5);

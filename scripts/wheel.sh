@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds pathpool's wheel (release) into the directory $1 (default dist/): the `pathpool`
+# binary is copied into the wheel's data directory (pyproject.toml's tool.maturin.data,
+# decision D225), then maturin packs it with the extension module and the Python package.
+#   scripts/wheel.sh --data-only   only the binary, for `maturin develop` (scripts/bootstrap.sh)
+# After `make setup` both Rust builds are current and this only packs them (D227).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${VENV:-.venv}
+cargo build --release --quiet -p pathpool-cli
+mkdir -p target/wheel-data/scripts
+cp -p target/release/pathpool target/wheel-data/scripts/pathpool
+[ "${1:-}" = --data-only ] && exit 0
+"$VENV/bin/maturin" build --release --quiet --interpreter "$VENV/bin/python" --out "${1:-dist}"
