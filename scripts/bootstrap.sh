@@ -5,8 +5,9 @@
 #   system packages (apt-get, when missing): python3, python3-venv, a C compiler, curl,
 #   chromium and chromium-driver (for the HTML reports' browser test)
 #   Rust (rustup, when cargo is missing), a virtualenv in .venv with the Python dependencies,
-#   and pathpool built in release mode: the `pathpool` binary and the extension module
-#   (maturin develop installs both).
+#   and pathpool built in release mode (PATHPOOL_PROFILE names another Cargo profile; `make
+#   test` uses fast-test, D229): the `pathpool` binary and the extension module (maturin
+#   develop installs both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
@@ -56,10 +57,12 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   touch "$stamp"
 fi
 
-echo "bootstrap: building pathpool (release)"
+PROFILE=${PATHPOOL_PROFILE:-release}
+echo "bootstrap: building pathpool ($PROFILE)"
 # The `pathpool` command is the Rust binary: maturin installs it from the wheel's data
 # directory (pyproject.toml's tool.maturin.data, decision D225), so it is built first.
-scripts/wheel.sh --data-only
-VIRTUAL_ENV="$PWD/$VENV" "$VENV/bin/maturin" develop --release --quiet 2>&1 |
+# `make test` builds with the fast-test profile, whose libraries its Rust tests reuse (D229).
+PATHPOOL_PROFILE=$PROFILE scripts/wheel.sh --data-only
+VIRTUAL_ENV="$PWD/$VENV" "$VENV/bin/maturin" develop --profile "$PROFILE" --quiet 2>&1 |
   grep -v -E '^(📦|✏️|🛠|🔗|🐍)' || true
 "$VENV/bin/python" -c 'import pathpool' # fails loudly if the build did not install

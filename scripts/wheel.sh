@@ -4,11 +4,14 @@
 # decision D225), then maturin packs it with the extension module and the Python package.
 #   scripts/wheel.sh --data-only   only the binary, for `maturin develop` (scripts/bootstrap.sh)
 # After `make setup` both Rust builds are current and this only packs them (D227).
+# PATHPOOL_PROFILE names the Cargo profile (default release; `make test` uses fast-test, D229).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
-cargo build --release --quiet -p pathpool-cli
+PROFILE=${PATHPOOL_PROFILE:-release}
+cargo build --profile "$PROFILE" --quiet -p pathpool-cli
 mkdir -p target/wheel-data/scripts
-cp -p target/release/pathpool target/wheel-data/scripts/pathpool
+cp -p "target/$PROFILE/pathpool" target/wheel-data/scripts/pathpool
 [ "${1:-}" = --data-only ] && exit 0
-"$VENV/bin/maturin" build --release --quiet --interpreter "$VENV/bin/python" --out "${1:-dist}"
+"$VENV/bin/maturin" build --profile "$PROFILE" --quiet --interpreter "$VENV/bin/python" \
+  --out "${1:-dist}"
