@@ -222,7 +222,9 @@ impl MultipathController for AnyController {
     fn remove_path(&mut self, path: PathId) {
         dispatch!(self, c => c.remove_path(path))
     }
-    #[inline]
+    // Always: with only `#[inline]` LLVM kept it out of line once the endpoints sent through
+    // one `Net` (+14 instructions per delivered packet on dumbbell-n100; docs/benchmarks.md).
+    #[inline(always)]
     fn on_ack(&mut self, path: PathId, ack: &AckSample) {
         dispatch!(self, c => c.on_ack(path, ack))
     }
