@@ -33,6 +33,7 @@ pub mod path;
 pub mod reno;
 #[cfg(test)]
 mod testing;
+pub mod tfrc;
 pub mod windows;
 pub mod wvegas;
 
