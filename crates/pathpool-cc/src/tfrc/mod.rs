@@ -12,3 +12,5 @@
 
 pub mod equation;
 pub mod loss_intervals;
+pub mod packets;
+pub mod sender;
