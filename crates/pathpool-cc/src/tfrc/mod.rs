@@ -10,6 +10,7 @@
 //! * [`sender`]: the allowed rate X, RTT estimate, pacing and the nofeedback timer.
 //! * [`bilevel`]: the master rules of Bilevel TFRC and the 1/N rule.
 
+pub mod bilevel;
 pub mod equation;
 pub mod loss_intervals;
 pub mod packets;
