@@ -15,6 +15,9 @@
 //!   [`Olia`], [`Balia`], [`Nmcc`] and the delay-based [`Wvegas`] (which reads the RTT samples
 //!   through [`Coupling::on_rtt_sample`]). Coupling applies within a group of paths
 //!   ([`MultipathController::set_group`]); paths in different groups are independent.
+//! * [`tfrc`] is the other family: TFRC (RFC 3448) as a sans-IO sender ([`TfrcSender`]) and
+//!   receiver ([`TfrcReceiver`]) with its equation and loss-interval history, and the rate
+//!   rules of Tse's multipath TFRC: the Bilevel master ([`BilevelMaster`]) and 1/N TFRC.
 //! * [`AnyController`] puts the concrete controllers in an enum so the per-ACK path has no
 //!   virtual call; [`CcKind`] names them for scenario files (`"newreno"`).
 //!
@@ -48,6 +51,18 @@ pub use nmcc::{LossEstimator, Nmcc, NmccConfig, NmccInitialM, ShadowUpdate};
 pub use olia::Olia;
 pub use path::{group_members, CcMetrics, PathState};
 pub use reno::Reno;
+pub use tfrc::bilevel::{
+    allocate, combined_loss_event_rate, fractional_rate_bytes_per_s, master_rtt, BilevelConfig,
+    BilevelMaster, LossCombination, MasterRtt, RecvCap, SubflowState,
+};
+pub use tfrc::equation::{
+    loss_event_rate_for_rate, simple_bound_bytes_per_s, tfrc_rate_bytes_per_s,
+};
+pub use tfrc::history::{ArrivalHistory, HistoryMode};
+pub use tfrc::loss_intervals::{BadIntervalCount, LossIntervals};
+pub use tfrc::packets::{DataHeader, Feedback};
+pub use tfrc::receiver::{TfrcReceiver, TfrcReceiverConfig};
+pub use tfrc::sender::{TfrcSender, TfrcSenderConfig};
 pub use windows::{CaIncrease, Coupling, RecoveryExit, WindowConfig, Windows};
 pub use wvegas::{Wvegas, WvegasConfig};
 

@@ -6,12 +6,16 @@
 //!
 //! * [`equation`]: the throughput equation, its inverse and the simple bound.
 //! * [`loss_intervals`]: the weighted loss-interval history and p.
+//! * [`history`]: the per-packet arrival history, wrap-safe or with ns-2's wrap bug.
+//! * [`packets`]: what data and feedback packets carry.
 //! * [`receiver`]: loss detection, loss events, X_recv and feedback.
 //! * [`sender`]: the allowed rate X, RTT estimate, pacing and the nofeedback timer.
 //! * [`bilevel`]: the master rules of Bilevel TFRC and the 1/N rule.
 
 pub mod bilevel;
 pub mod equation;
+pub mod history;
 pub mod loss_intervals;
 pub mod packets;
+pub mod receiver;
 pub mod sender;
