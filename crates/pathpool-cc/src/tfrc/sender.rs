@@ -239,7 +239,7 @@ impl TfrcSender {
         self.nofeedback_at = now.saturating_add(four_rtt.max(two_packets));
     }
 
-    /// The nofeedback timer fired at `now` (RFC 3448 §4.4 with its errata, decision D234):
+    /// The nofeedback timer fired at `now` (RFC 3448 §4.4 with erratum 1458, decision D234):
     /// with no feedback yet or p = 0, X = max(X/2, s/t_mbi); with p > 0, X_recv is lowered
     /// (to max(X_recv/2, s/(2·t_mbi)) when X_calc > 2·X_recv, else to X_calc/4) and X
     /// recomputed, which halves it either way. The timer restarts. A call before the deadline
