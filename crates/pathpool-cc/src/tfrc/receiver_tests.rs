@@ -175,3 +175,50 @@ fn the_fixed_array_loses_sight_of_losses_after_wrapping() {
         p_after(HistoryMode::FixedArray, DEFAULT_HISTORY_SLOTS, 90_000)
     );
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// On any script of arrivals (losses, reordering by a few places, duplicates) the
+        /// receiver's p stays in [0, 1], it never reports more losses than packets missing,
+        /// and without a missing packet it finds no loss.
+        #[test]
+        fn p_is_a_rate_and_losses_are_real(
+            script in prop::collection::vec((0u8..100, 0u64..4, any::<bool>()), 1..400),
+        ) {
+            let mut rx = receiver();
+            // seq i is dropped when its draw is below 5, sent at i ms, displaced by up to 3.
+            let mut order: Vec<(u64, u64)> = script
+                .iter()
+                .enumerate()
+                .filter(|(_, (drop, _, _))| *drop >= 5)
+                .map(|(i, (_, shift, _))| (i as u64 + shift, i as u64))
+                .collect();
+            order.sort_unstable();
+            let mut reported = 0u64;
+            for (k, &(_, seq)) in order.iter().enumerate() {
+                let now = Time::from_ms(k as u64 + 50);
+                let copies = if script[seq as usize].2 { 2 } else { 1 };
+                for _ in 0..copies {
+                    let mut h = hdr(seq);
+                    h.timestamp = Time::from_ms(seq);
+                    if let Some(fb) = rx.on_data(now, &h) {
+                        reported += u64::from(fb.losses_last_rtt);
+                        prop_assert!((0.0..=1.0).contains(&fb.loss_event_rate));
+                    }
+                }
+                if let Some(fb) = rx.on_timer(now) {
+                    reported += u64::from(fb.losses_last_rtt);
+                }
+            }
+            let missing = script.len() as u64 - order.len() as u64;
+            prop_assert!((0.0..=1.0).contains(&rx.loss_event_rate()));
+            prop_assert!(reported <= missing, "{reported} reported, {missing} missing");
+            if missing == 0 {
+                prop_assert_eq!(rx.loss_event_rate(), 0.0);
+            }
+        }
+    }
+}
