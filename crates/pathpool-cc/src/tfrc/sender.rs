@@ -38,6 +38,9 @@ impl Default for TfrcSenderConfig {
     }
 }
 
+/// The smallest RTT the rate update uses: 1 µs.
+pub const MIN_RTT: Dur = Dur::from_us(1);
+
 /// What the rate update reads (RFC 3448 §4.3 step 4); also the master's in Bilevel TFRC.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RateInputs {
@@ -58,6 +61,9 @@ pub struct RateInputs {
 /// RFC 3448 §4.3 step 4: with p > 0, X = max(min(X_calc, 2·X_recv), s/t_mbi); with p = 0,
 /// X = max(min(2X, 2·X_recv), s/R) if at least R has passed since the last doubling `tld`
 /// (then `tld` ← now), else X unchanged. `tld = None` (never doubled) allows a doubling.
+///
+/// R is taken as at least [`MIN_RTT`]: a zero RTT (an echo in the same instant, or a master
+/// with no subflow) would make s/R and the equation infinite and pacing a loop.
 #[must_use]
 pub fn update_allowed_rate(
     x_bytes_per_s: f64,
@@ -66,19 +72,18 @@ pub fn update_allowed_rate(
     inp: &RateInputs,
 ) -> f64 {
     let s = inp.segment_bytes as f64;
+    let rtt = inp.rtt.max(MIN_RTT);
     let cap = if inp.cap_by_receive_rate {
         2.0 * inp.x_recv_bytes_per_s
     } else {
         f64::INFINITY
     };
     if inp.loss_event_rate > 0.0 {
-        let x_calc = tfrc_rate_bytes_per_s(inp.segment_bytes, inp.rtt, inp.loss_event_rate);
+        let x_calc = tfrc_rate_bytes_per_s(inp.segment_bytes, rtt, inp.loss_event_rate);
         x_calc.min(cap).max(s / inp.t_mbi.as_secs_f64())
-    } else if tld.is_none_or(|t| now.saturating_since(t) >= inp.rtt) {
+    } else if tld.is_none_or(|t| now.saturating_since(t) >= rtt) {
         *tld = Some(now);
-        (2.0 * x_bytes_per_s)
-            .min(cap)
-            .max(s / inp.rtt.as_secs_f64())
+        (2.0 * x_bytes_per_s).min(cap).max(s / rtt.as_secs_f64())
     } else {
         x_bytes_per_s
     }

@@ -177,3 +177,14 @@ fn a_paced_rate_override_reschedules_from_the_last_packet() {
     s.set_paced_rate(None);
     assert_eq!(s.next_send_time(), ms(1000));
 }
+
+#[test]
+fn a_zero_rtt_sample_keeps_the_rate_finite() {
+    let mut s = TfrcSender::new(TfrcSenderConfig::default(), ms(0));
+    s.on_send(ms(5), 1000);
+    s.on_feedback(ms(5), &fb(ms(5), 0.0, 0.0));
+    assert_eq!(s.rtt(), Some(Dur::ZERO));
+    // s/R with R floored at 1 µs: 10⁹ B/s, and the next packet 1 µs after the last.
+    assert!(close(s.rate_bytes_per_s(), 1e9));
+    assert_eq!(s.next_send_time(), ms(5) + Dur::from_us(1));
+}
