@@ -42,7 +42,6 @@ mod sim;
 pub mod spec;
 pub mod table;
 mod tcp_flow;
-#[cfg(test)]
 mod tfrc_flow;
 mod tm_control;
 mod udp_flow;

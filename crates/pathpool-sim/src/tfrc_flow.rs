@@ -2,8 +2,7 @@
 //! [`TfrcReceiver`] driven by the simulator. Data packets carry the sequence number and send
 //! time in the packet; the fields a packet has no room for (the sender's RTT estimate in data
 //! packets, the body of a feedback packet) travel in this value, which serves both ends, as a
-//! TCP flow's SACK channel does. Only tests build it so far: the scenario syntax
-//! (`kind = "tfrc"`, a `[tfrc]` table) is still to come.
+//! TCP flow's SACK channel does. Scenarios add it with `kind = "tfrc"` (`build/tfrc.rs`).
 
 use std::collections::VecDeque;
 
@@ -60,11 +59,6 @@ impl TfrcFlow {
             sent: 0,
             received_bytes: 0,
         }
-    }
-
-    /// The sender, for reading its state.
-    pub(crate) fn sender(&self) -> &TfrcSender {
-        &self.sender
     }
 
     fn send_feedback(&mut self, fb: Feedback, net: &mut impl Net) {
@@ -216,7 +210,7 @@ mod tests {
         let before = sim.elements.tfrc_flows[0].received_bytes;
         sim.run();
         let flow = &sim.elements.tfrc_flows[0];
-        assert!(flow.sender().loss_event_rate() > 0.0);
+        assert!(flow.sender.loss_event_rate() > 0.0);
         (flow.received_bytes - before) as f64 / 150.0
     }
 
