@@ -15,9 +15,6 @@
 //!   [`Olia`], [`Balia`], [`Nmcc`] and the delay-based [`Wvegas`] (which reads the RTT samples
 //!   through [`Coupling::on_rtt_sample`]). Coupling applies within a group of paths
 //!   ([`MultipathController::set_group`]); paths in different groups are independent.
-//! * [`tfrc`] is the other family: TFRC (RFC 3448) as a sans-IO sender ([`TfrcSender`]) and
-//!   receiver ([`TfrcReceiver`]) with its equation and loss-interval history, and the rate
-//!   rules of Tse's multipath TFRC: the Bilevel master ([`BilevelMaster`]) and 1/N TFRC.
 //! * [`AnyController`] puts the concrete controllers in an enum so the per-ACK path has no
 //!   virtual call; [`CcKind`] names them for scenario files (`"newreno"`).
 //!
