@@ -19,7 +19,7 @@ Quantity = Union[str, int, float]
 # Closed vocabularies (the scenario reference's tables list them)
 
 #: ``[[flows]].kind``.
-FlowKind = Literal["tcp", "udp-cbr", "udp-onoff", "mmtp"]
+FlowKind = Literal["tcp", "udp-cbr", "udp-onoff", "mmtp", "tfrc"]
 #: ``[tcp].cc`` and a flow's ``cc``: single-path controllers, then the multipath family.
 CongestionControl = Literal[
     "newreno",

@@ -33,6 +33,7 @@ pub mod path;
 pub mod reno;
 #[cfg(test)]
 mod testing;
+pub mod tfrc;
 pub mod windows;
 pub mod wvegas;
 
@@ -47,6 +48,18 @@ pub use nmcc::{LossEstimator, Nmcc, NmccConfig, NmccInitialM, ShadowUpdate};
 pub use olia::Olia;
 pub use path::{group_members, CcMetrics, PathState};
 pub use reno::Reno;
+pub use tfrc::bilevel::{
+    allocate, combined_loss_event_rate, fractional_rate_bytes_per_s, master_rtt, BilevelConfig,
+    BilevelMaster, LossCombination, MasterRtt, RecvCap, SubflowState,
+};
+pub use tfrc::equation::{
+    loss_event_rate_for_rate, simple_bound_bytes_per_s, tfrc_rate_bytes_per_s,
+};
+pub use tfrc::history::{ArrivalHistory, HistoryMode};
+pub use tfrc::loss_intervals::{BadIntervalCount, LossIntervals};
+pub use tfrc::packets::{DataHeader, Feedback};
+pub use tfrc::receiver::{TfrcReceiver, TfrcReceiverConfig};
+pub use tfrc::sender::{TfrcSender, TfrcSenderConfig};
 pub use windows::{CaIncrease, Coupling, RecoveryExit, WindowConfig, Windows};
 pub use wvegas::{Wvegas, WvegasConfig};
 

@@ -75,7 +75,7 @@ impl ScenarioError {
     /// in a last line. Problems without a line (a scenario built in code) go in the order of a
     /// scenario file's sections, then in the order found.
     pub(crate) fn combine(mut errors: Vec<ScenarioError>) -> ScenarioError {
-        const SECTIONS: [&str; 13] = [
+        const SECTIONS: [&str; 14] = [
             "name",
             "description",
             "duration",
@@ -86,6 +86,7 @@ impl ScenarioError {
             "traffic",
             "caches",
             "tcp",
+            "tfrc",
             "measure",
             "routing",
             "generate",

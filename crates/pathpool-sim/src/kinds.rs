@@ -165,6 +165,8 @@ element_kinds! { $
         /// The example kind of `docs/architecture.md`: probes and their echoes.
         #[cfg(test)]
         echoes: crate::echo::EchoFlow { EchoSource: Source, EchoSink: Sink },
+        /// TFRC flows on one path (RFC 3448): the sender and the receiver.
+        tfrc_flows: crate::tfrc_flow::TfrcFlow { TfrcSource: Source, TfrcSink: Sink },
 }
 
 impl Elements {

@@ -42,6 +42,7 @@ mod sim;
 pub mod spec;
 pub mod table;
 mod tcp_flow;
+mod tfrc_flow;
 mod tm_control;
 mod udp_flow;
 

@@ -2,7 +2,7 @@
 //!
 //! One file per concern: the network and its routes ([`net`]), links and their queues
 //! ([`links`]), TCP parameters ([`tcp_params`]), TCP flows ([`tcp`]) and their multipath
-//! plans ([`multipath`]), UDP flows ([`udp`]), mmTP downloads and caches ([`mmtp`]), traffic
+//! plans ([`multipath`]), UDP flows ([`udp`]), TFRC flows ([`tfrc`]), mmTP downloads and caches ([`mmtp`]), traffic
 //! generators ([`traffic`]), and what every flow entry has ([`entry`]). Elements are added in
 //! scenario order — links, caches, flows, generators, then the sampler — since element
 //! indices order simultaneous events.
@@ -25,6 +25,7 @@ mod multipath;
 mod net;
 mod tcp;
 mod tcp_params;
+mod tfrc;
 mod traffic;
 mod udp;
 
@@ -169,6 +170,7 @@ pub(crate) fn compile_skipping(
     }
 
     let base_tcp = tcp_params::resolve_tcp(&sc.tcp, &[k("tcp")])?;
+    let tfrc_params = tfrc::resolve_tfrc(&sc.tfrc)?;
     let mut ids = HashSet::new();
     let mut contents = HashMap::new();
     for (j, f) in sc.flows.iter().enumerate() {
@@ -190,6 +192,7 @@ pub(crate) fn compile_skipping(
             FlowSpec::Mmtp(m) => {
                 mmtp::add_mmtp_flows(&mut sim, &entry, m, &mut ids, &mut contents)?;
             }
+            FlowSpec::Tfrc(t) => tfrc::add_tfrc_flows(&mut sim, &entry, t, &tfrc_params, &mut ids)?,
         }
     }
     for (g, t) in sc.traffic.iter().enumerate() {

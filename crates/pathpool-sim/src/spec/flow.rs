@@ -26,6 +26,8 @@ pub enum FlowKind {
     /// An mmTP download (thesis §4.1): a subscriber (`to`) pulls `size` bytes from one or
     /// more publishers (`from` or `sources`) over the topology manager's paths.
     Mmtp,
+    /// A TFRC flow (RFC 3448) on one path: paced data and the receiver's feedback.
+    Tfrc,
 }
 
 /// Every field of a flow table, in the order of `docs/scenario-reference.md`.
@@ -63,11 +65,12 @@ const FIELDS: &[&str] = &[
 
 impl FlowKind {
     /// Every kind, in the order of the reference.
-    pub const ALL: [FlowKind; 4] = [
+    pub const ALL: [FlowKind; 5] = [
         FlowKind::Tcp,
         FlowKind::UdpCbr,
         FlowKind::UdpOnoff,
         FlowKind::Mmtp,
+        FlowKind::Tfrc,
     ];
 
     /// The name used in files and results.
@@ -78,6 +81,7 @@ impl FlowKind {
             FlowKind::UdpCbr => "udp-cbr",
             FlowKind::UdpOnoff => "udp-onoff",
             FlowKind::Mmtp => "mmtp",
+            FlowKind::Tfrc => "tfrc",
         }
     }
 
@@ -153,6 +157,18 @@ impl FlowKind {
                 "mmtp",
                 "content",
             ],
+            FlowKind::Tfrc => &[
+                "id",
+                "kind",
+                "from",
+                "to",
+                "start",
+                "start_spread",
+                "stop",
+                "count",
+                "route",
+                "packet_size",
+            ],
         }
     }
 
@@ -184,6 +200,14 @@ impl FlowKind {
             (FlowKind::Mmtp, "rate") => "mmTP rates are set by congestion control",
             (FlowKind::Mmtp, "packet_size") => "mmTP chunks are tcp.mss bytes",
             (FlowKind::Mmtp, "stop") => "a download ends when its content has arrived",
+            (FlowKind::Tfrc, "rate") => "TFRC rates are set by its equation",
+            (FlowKind::Tfrc, "size") => "TFRC flows send until they stop",
+            (FlowKind::Tfrc, "paths" | "subflows" | "k_paths" | "tm" | "scheduler") => {
+                "multipath TFRC is not implemented yet"
+            }
+            (FlowKind::Tfrc, "cc" | "tcp") => {
+                "TFRC's parameters are in the scenario's [tfrc] table"
+            }
             _ => return None,
         })
     }
@@ -234,6 +258,8 @@ pub enum FlowSpec {
     UdpOnoff(UdpOnoffFlowSpec),
     /// An mmTP download.
     Mmtp(MmtpFlowSpec),
+    /// A TFRC flow.
+    Tfrc(TfrcFlowSpec),
 }
 
 impl FlowSpec {
@@ -245,6 +271,7 @@ impl FlowSpec {
             FlowSpec::UdpCbr(_) => FlowKind::UdpCbr,
             FlowSpec::UdpOnoff(_) => FlowKind::UdpOnoff,
             FlowSpec::Mmtp(_) => FlowKind::Mmtp,
+            FlowSpec::Tfrc(_) => FlowKind::Tfrc,
         }
     }
 
@@ -256,6 +283,7 @@ impl FlowSpec {
             FlowSpec::UdpCbr(f) => &f.common,
             FlowSpec::UdpOnoff(f) => &f.udp.common,
             FlowSpec::Mmtp(f) => &f.common,
+            FlowSpec::Tfrc(f) => &f.common,
         }
     }
 }
@@ -360,6 +388,21 @@ pub struct MmtpFlowSpec {
     /// so a cache that kept it for one answers the others (default: the flow's id, a content
     /// of its own).
     pub content: Option<String>,
+}
+
+/// A TFRC flow (`kind = "tfrc"`), with the scenario's `[tfrc]` parameters.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TfrcFlowSpec {
+    /// What every flow has.
+    #[serde(flatten)]
+    pub common: FlowCommon,
+    /// When the flow stops sending.
+    pub stop: Option<Dur>,
+    /// Explicit source route as a list of nodes from `from` to `to` (the feedback takes it
+    /// backwards).
+    pub route: Option<Vec<String>>,
+    /// Packet size on the wire (default `tfrc.packet_size`).
+    pub packet_size: Option<ByteSize>,
 }
 
 /// How on/off periods are drawn.

@@ -12,12 +12,14 @@ use pathpool_proto::tcp::{FlightEstimate, PartialAckTimer};
 use serde::{Deserialize, Serialize};
 
 mod flow;
+mod tfrc;
 
 pub(crate) use flow::NotTaken;
 pub use flow::{
-    FlowCommon, FlowKind, FlowSpec, MmtpFlowSpec, PeriodDist, TcpFlowSpec, UdpFlowSpec,
-    UdpOnoffFlowSpec,
+    FlowCommon, FlowKind, FlowSpec, MmtpFlowSpec, PeriodDist, TcpFlowSpec, TfrcFlowSpec,
+    UdpFlowSpec, UdpOnoffFlowSpec,
 };
+pub use tfrc::{TfrcHistory, TfrcSpec};
 
 /// A whole scenario.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -49,6 +51,9 @@ pub struct Scenario {
     /// Defaults for every TCP flow (each flow may override fields).
     #[serde(default)]
     pub tcp: TcpSpec,
+    /// Defaults for every TFRC flow.
+    #[serde(default, skip_serializing_if = "TfrcSpec::is_empty")]
+    pub tfrc: TfrcSpec,
     /// What to measure.
     #[serde(default)]
     pub measure: MeasureSpec,

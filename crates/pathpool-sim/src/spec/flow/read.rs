@@ -11,8 +11,8 @@ use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::{
-    FlowCommon, FlowKind, FlowSpec, MmtpFlowSpec, PeriodDist, TcpFlowSpec, UdpFlowSpec,
-    UdpOnoffFlowSpec, FIELDS,
+    FlowCommon, FlowKind, FlowSpec, MmtpFlowSpec, PeriodDist, TcpFlowSpec, TfrcFlowSpec,
+    UdpFlowSpec, UdpOnoffFlowSpec, FIELDS,
 };
 use crate::spec::{MmtpSpec, OutageSpec, SubflowSpec, TcpSpec, TmSpec, WindowLimit};
 
@@ -189,6 +189,12 @@ impl Read {
                 mmtp: self.mmtp,
                 content: self.content,
             }),
+            FlowKind::Tfrc => FlowSpec::Tfrc(TfrcFlowSpec {
+                common: udp.common,
+                stop: udp.stop,
+                route: udp.route,
+                packet_size: udp.packet_size,
+            }),
         })
     }
 }
@@ -303,7 +309,7 @@ mod tests {
             "{e}"
         );
         let e = read("kind = \"mmtp\"\nto = \"b\"\nstop = \"1s\"").unwrap_err();
-        assert!(e.contains("(a download ends when its content has arrived): only for kind = \"tcp\", \"udp-cbr\" and \"udp-onoff\" flows"), "{e}");
+        assert!(e.contains("(a download ends when its content has arrived): only for kind = \"tcp\", \"udp-cbr\", \"udp-onoff\" and \"tfrc\" flows"), "{e}");
     }
 
     #[test]
