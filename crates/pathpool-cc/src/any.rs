@@ -11,6 +11,7 @@ use crate::coupled::Coupled;
 use crate::cubic::Cubic;
 use crate::event::{AckSample, CongestionEvent, RecoveryAck};
 use crate::ewtcp::Ewtcp;
+use crate::hacker::{Hacker, HackerConfig};
 use crate::lia::{Lia, LiaConfig};
 use crate::nmcc::{Nmcc, NmccConfig};
 use crate::olia::Olia;
@@ -29,6 +30,8 @@ pub struct CcOptions {
     pub lia: LiaConfig,
     /// wVegas's (`tcp.wvegas`).
     pub wvegas: WvegasConfig,
+    /// The Hacker scheme's (`tcp.hacker`).
+    pub hacker: HackerConfig,
 }
 
 /// The congestion-control algorithms pathpool implements, by the name scenario files use.
@@ -56,6 +59,9 @@ pub enum CcKind {
     /// CUBIC (RFC 9438), Linux's default: a single-path competitor; independent on each
     /// subflow of a multipath connection.
     Cubic,
+    /// Tse's multipath "Hacker scheme": NewReno on one subflow, 1/N of Reno's increase on
+    /// the others.
+    Hacker,
 }
 
 impl CcKind {
@@ -71,6 +77,7 @@ impl CcKind {
         CcKind::Nmcc,
         CcKind::Wvegas,
         CcKind::Cubic,
+        CcKind::Hacker,
     ];
 
     /// The canonical name.
@@ -87,6 +94,7 @@ impl CcKind {
             CcKind::Nmcc => "nmcc",
             CcKind::Wvegas => "wvegas",
             CcKind::Cubic => "cubic",
+            CcKind::Hacker => "hacker",
         }
     }
 
@@ -101,7 +109,12 @@ impl CcKind {
     /// algorithms are ignored).
     #[must_use]
     pub fn build_with(self, config: WindowConfig, options: CcOptions) -> AnyController {
-        let CcOptions { nmcc, lia, wvegas } = options;
+        let CcOptions {
+            nmcc,
+            lia,
+            wvegas,
+            hacker,
+        } = options;
         match self {
             CcKind::NewReno | CcKind::Uncoupled => {
                 AnyController::Reno(Windows::new(Reno::new(config.ca_increase), config))
@@ -117,6 +130,10 @@ impl CcKind {
             )),
             CcKind::Wvegas => AnyController::Wvegas(Windows::new(Wvegas::new(wvegas), config)),
             CcKind::Cubic => AnyController::Cubic(Windows::new(Cubic::default(), config)),
+            CcKind::Hacker => AnyController::Hacker(Windows::new(
+                Hacker::new(hacker, Reno::new(config.ca_increase)),
+                config,
+            )),
         }
     }
 }
@@ -158,6 +175,7 @@ impl FromStr for CcKind {
             "nmcc" => Ok(CcKind::Nmcc),
             "wvegas" => Ok(CcKind::Wvegas),
             "cubic" => Ok(CcKind::Cubic),
+            "hacker" => Ok(CcKind::Hacker),
             _ => Err(UnknownCc(s.to_string())),
         }
     }
@@ -197,6 +215,8 @@ pub enum AnyController {
     Wvegas(Windows<Wvegas>),
     /// CUBIC.
     Cubic(Windows<Cubic>),
+    /// The Hacker scheme.
+    Hacker(Windows<Hacker>),
 }
 
 macro_rules! dispatch {
@@ -211,6 +231,7 @@ macro_rules! dispatch {
             AnyController::Nmcc($c) => $body,
             AnyController::Wvegas($c) => $body,
             AnyController::Cubic($c) => $body,
+            AnyController::Hacker($c) => $body,
         }
     };
 }

@@ -12,7 +12,8 @@
 //! * A [`Coupling`] supplies only what distinguishes one algorithm from another: the
 //!   congestion-avoidance increase, the slow-start test and the decrease: [`Reno`]
 //!   (NewReno, and "Uncoupled" with several paths), [`Ewtcp`], [`Coupled`], [`Lia`] (RFC 6356),
-//!   [`Olia`], [`Balia`], [`Nmcc`] and the delay-based [`Wvegas`] (which reads the RTT samples
+//!   [`Olia`], [`Balia`], [`Nmcc`], Tse's multipath Hacker scheme ([`Hacker`],
+//!   `cc = "hacker"`, options `tcp.hacker`) and the delay-based [`Wvegas`] (which reads the RTT samples
 //!   through [`Coupling::on_rtt_sample`]). Coupling applies within a group of paths
 //!   ([`MultipathController::set_group`]); paths in different groups are independent.
 //! * [`AnyController`] puts the concrete controllers in an enum so the per-ACK path has no
@@ -26,6 +27,7 @@ pub mod coupled;
 pub mod cubic;
 pub mod event;
 pub mod ewtcp;
+pub mod hacker;
 pub mod lia;
 pub mod nmcc;
 pub mod olia;
@@ -43,6 +45,7 @@ pub use coupled::Coupled;
 pub use cubic::Cubic;
 pub use event::{AckSample, CongestionEvent, RecoveryAck};
 pub use ewtcp::Ewtcp;
+pub use hacker::{Hacker, HackerConfig};
 pub use lia::{AlphaUpdate, Lia, LiaConfig};
 pub use nmcc::{LossEstimator, Nmcc, NmccConfig, NmccInitialM, ShadowUpdate};
 pub use olia::Olia;

@@ -6,7 +6,9 @@
 //! `"5ms"`, `"1.5MB"`, `"100pkts"`). Semantic checks (unknown nodes, impossible values) happen
 //! when the scenario is compiled (see [`crate::build`]).
 
-use pathpool_cc::{CaIncrease, CcKind, LiaConfig, NmccConfig, RecoveryExit, WvegasConfig};
+use pathpool_cc::{
+    CaIncrease, CcKind, HackerConfig, LiaConfig, NmccConfig, RecoveryExit, WvegasConfig,
+};
 use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
 use pathpool_proto::tcp::{FlightEstimate, PartialAckTimer};
 use serde::{Deserialize, Serialize};
@@ -535,6 +537,9 @@ pub struct TcpSpec {
     /// wVegas's options (used when `cc = "wvegas"`).
     #[serde(default)]
     pub wvegas: Option<WvegasConfig>,
+    /// The Hacker scheme's options (used when `cc = "hacker"`).
+    #[serde(default)]
+    pub hacker: Option<HackerConfig>,
 }
 
 impl TcpSpec {
@@ -568,7 +573,8 @@ impl TcpSpec {
             send_overhead,
             nmcc,
             lia,
-            wvegas
+            wvegas,
+            hacker
         )
     }
 }
