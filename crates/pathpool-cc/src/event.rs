@@ -11,6 +11,10 @@ pub struct AckSample {
     pub acked_bytes: u64,
     /// The RTT measured from this ACK, if it gave a valid sample.
     pub rtt_sample: Option<Dur>,
+    /// The forward path's one-way delay from this ACK's timestamps (receiver's TSval − the
+    /// echoed send timestamp), if the ACK carried the receiver's. Offset by any difference
+    /// of the two clocks, which delay-based rules using only its changes (TCP-LP) ignore.
+    pub one_way_delay: Option<Dur>,
     /// The path's smoothed RTT after this ACK.
     pub srtt: Dur,
     /// Bytes still in flight after this ACK.

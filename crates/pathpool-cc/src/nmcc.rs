@@ -562,6 +562,7 @@ mod tests {
                     now: Time::from_ms(10),
                     acked_bytes,
                     rtt_sample: Some(Dur::from_ms(20)),
+                    one_way_delay: None,
                     srtt: Dur::from_ms(20),
                     flight_bytes: 0,
                 },

@@ -74,6 +74,7 @@ mod tests {
             now: Time::ZERO,
             acked_bytes: bytes,
             rtt_sample: None,
+            one_way_delay: None,
             srtt: Dur::from_ms(100),
             flight_bytes: 0,
         }

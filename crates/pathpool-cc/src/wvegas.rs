@@ -358,6 +358,7 @@ mod tests {
             now: Time::ZERO,
             acked_bytes: bytes,
             rtt_sample: rtt_ms.map(Dur::from_ms),
+            one_way_delay: None,
             srtt: Dur::from_ms(100),
             flight_bytes: 0,
         };

@@ -98,6 +98,7 @@ fn apply(cc: &mut impl MultipathController, o: &Op) {
                 now: Time::ZERO,
                 acked_bytes: b,
                 rtt_sample: Some(Dur::from_ms(rtt)),
+                one_way_delay: None,
                 srtt: Dur::from_ms(rtt),
                 flight_bytes: 0,
             };

@@ -195,6 +195,7 @@ fn simulate(events: Events, mt: bool, rounds: u64, warmup: u64, seed: u64) -> f6
                         now,
                         acked_bytes: MSS,
                         rtt_sample: Some(RTT),
+                        one_way_delay: None,
                         srtt: RTT,
                         flight_bytes: flight,
                     },

@@ -418,6 +418,7 @@ impl Subscriber {
                     now,
                     acked_bytes: u64::from(c.payload_bytes),
                     rtt_sample: sample,
+                    one_way_delay: None,
                     srtt: sf.rtt.srtt().unwrap_or(Dur::ZERO),
                     flight_bytes: u64::from(sf.flight_chunks) * chunk_bytes,
                 };

@@ -98,20 +98,20 @@ impl TcpReceiver {
             if self.config.sack {
                 self.note_sack_block(seg.seq);
             }
-            return Some(self.ack_now());
+            return Some(self.ack_now(now));
         };
         if filled_gap {
             if self.config.sack {
                 self.drop_acknowledged_blocks();
             }
-            return Some(self.ack_now());
+            return Some(self.ack_now(now));
         }
         if !self.config.delayed_ack {
-            return Some(self.ack_now());
+            return Some(self.ack_now(now));
         }
         self.unacked_segments += 1;
         if self.unacked_segments >= 2 {
-            return Some(self.ack_now());
+            return Some(self.ack_now(now));
         }
         if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now + self.config.delack_timeout);
@@ -157,15 +157,12 @@ impl TcpReceiver {
         self.sack_blocks = SackBlocks::from_blocks(&blocks[..n]);
     }
 
-    fn ack_now(&mut self) -> AckSegment {
+    fn ack_now(&mut self, now: Time) -> AckSegment {
         self.unacked_segments = 0;
         self.delack_deadline = None;
         self.last_ack_sent = self.received.cumulative();
         self.stats.acks_sent += 1;
-        AckSegment {
-            ack: self.received.cumulative(),
-            ts_echo: self.ts_recent,
-        }
+        AckSegment::new(self.received.cumulative(), self.ts_recent).with_ts_val(now)
     }
 
     /// The SACK option to send with the ACK this receiver last returned (empty without SACK
@@ -184,7 +181,7 @@ impl TcpReceiver {
     /// Sends a delayed ACK if its timer has expired.
     pub fn handle_timeout(&mut self, now: Time) -> Option<AckSegment> {
         match self.delack_deadline {
-            Some(d) if now >= d => Some(self.ack_now()),
+            Some(d) if now >= d => Some(self.ack_now(now)),
             _ => None,
         }
     }
@@ -231,7 +228,15 @@ mod tests {
         let a = rx
             .handle_segment(Time::from_ms(5), &seg(0, 1000, 1))
             .unwrap();
-        assert_eq!(a, AckSegment::new(1000, Time::from_ms(1)));
+        assert_eq!(
+            a,
+            AckSegment::new(1000, Time::from_ms(1)).with_ts_val(Time::from_ms(5))
+        );
+        assert_eq!(
+            a.one_way_delay(),
+            Some(Dur::from_ms(4)),
+            "sent at 1 ms, in at 5"
+        );
         let a = rx
             .handle_segment(Time::from_ms(6), &seg(1000, 1000, 2))
             .unwrap();
@@ -245,13 +250,24 @@ mod tests {
         rx.handle_segment(Time::ZERO, &seg(0, 1000, 1));
         // 1000..2000 lost; 2000.. and 3000.. arrive.
         let a = rx.handle_segment(Time::ZERO, &seg(2000, 1000, 3)).unwrap();
-        assert_eq!(a, AckSegment::new(1000, Time::from_ms(1)));
+        assert_eq!(
+            a,
+            AckSegment::new(1000, Time::from_ms(1)).with_ts_val(Time::ZERO)
+        );
         let a = rx.handle_segment(Time::ZERO, &seg(3000, 1000, 4)).unwrap();
         assert_eq!(a.ack, 1000);
         assert_eq!(rx.out_of_order_ranges(), &[(2000, 4000)]);
         // The retransmission fills the gap: cumulative ACK jumps, echoing its timestamp.
         let a = rx.handle_segment(Time::ZERO, &seg(1000, 1000, 9)).unwrap();
-        assert_eq!(a, AckSegment::new(4000, Time::from_ms(9)));
+        assert_eq!(
+            a,
+            AckSegment::new(4000, Time::from_ms(9)).with_ts_val(Time::ZERO)
+        );
+        assert_eq!(
+            a.one_way_delay(),
+            None,
+            "echo later than the receiver's clock"
+        );
         assert!(rx.out_of_order_ranges().is_empty());
         assert_eq!(rx.stats().out_of_order_segments, 2);
     }
@@ -279,7 +295,10 @@ mod tests {
             .handle_segment(Time::from_ms(2), &seg(1000, 1000, 1))
             .unwrap();
         // TS.Recent was taken from the first segment (the left edge), RFC 7323 §4.3.
-        assert_eq!(a, AckSegment::new(2000, Time::from_ms(0)));
+        assert_eq!(
+            a,
+            AckSegment::new(2000, Time::from_ms(0)).with_ts_val(Time::from_ms(2))
+        );
         assert_eq!(rx.poll_timeout(), None);
         assert_eq!(
             rx.handle_segment(Time::from_ms(3), &seg(2000, 1000, 2)),

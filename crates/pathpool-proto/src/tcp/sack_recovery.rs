@@ -110,7 +110,14 @@ impl TcpSender {
             }
         } else {
             self.refresh_pipe();
-            self.report_ack(now, acked, sample, self.pipe_bytes(), cc);
+            self.report_ack(
+                now,
+                acked,
+                sample,
+                ack.one_way_delay(),
+                self.pipe_bytes(),
+                cc,
+            );
         }
         self.rto_deadline = (self.snd_una < self.snd_max).then(|| now + self.rtt.rto());
     }

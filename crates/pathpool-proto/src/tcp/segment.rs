@@ -1,6 +1,6 @@
 //! Parsed TCP segments (the "Repr" level: no bytes on a wire).
 
-use pathpool_core::Time;
+use pathpool_core::{Dur, Time};
 
 /// A data segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,13 +30,42 @@ pub struct AckSegment {
     pub ack: u64,
     /// Timestamp echo reply (RFC 7323 TSecr).
     pub ts_echo: Time,
+    /// The receiver's own timestamp when it sent the ACK (RFC 7323 TSval), if carried. With
+    /// `ts_echo` it gives the one-way delay of the forward path that TCP-LP reads
+    /// (Kuzmanovic & Knightly 2003 §3.1; Linux `tcp_lp.c` uses `rcv_tsval − rcv_tsecr`).
+    pub ts_val: Option<Time>,
 }
 
 impl AckSegment {
-    /// An acknowledgement.
+    /// An acknowledgement without the receiver's timestamp.
     #[must_use]
     pub fn new(ack: u64, ts_echo: Time) -> Self {
-        AckSegment { ack, ts_echo }
+        AckSegment {
+            ack,
+            ts_echo,
+            ts_val: None,
+        }
+    }
+
+    /// This acknowledgement carrying the receiver's timestamp `ts_val`.
+    #[must_use]
+    pub fn with_ts_val(self, ts_val: Time) -> Self {
+        AckSegment {
+            ts_val: Some(ts_val),
+            ..self
+        }
+    }
+
+    /// The one-way delay of the forward path: the receiver's timestamp minus the echoed
+    /// send timestamp (RFC 7323 TSval − TSecr), if the ACK carries the former and it is not
+    /// earlier. A real receiver's clock has an unknown offset from the sender's; TCP-LP uses
+    /// only differences of these samples from their minimum and maximum, which the offset
+    /// cancels from (Kuzmanovic & Knightly 2003 §3.1), so the simulator's common clock loses
+    /// nothing. With delayed ACKs the sample includes the ACK's delay, as in Linux.
+    #[must_use]
+    pub fn one_way_delay(&self) -> Option<Dur> {
+        self.ts_val
+            .and_then(|v| (self.ts_echo <= v).then(|| v - self.ts_echo))
     }
 }
 

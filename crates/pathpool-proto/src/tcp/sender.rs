@@ -209,7 +209,14 @@ impl TcpSender {
         self.dupacks = 0;
         // With the count of duplicate-ACKed segments just cleared, the pipe is the FlightSize
         // whichever `FlightEstimate` is in use.
-        self.report_ack(now, acked, sample, self.flight_bytes(), cc);
+        self.report_ack(
+            now,
+            acked,
+            sample,
+            ack.one_way_delay(),
+            self.flight_bytes(),
+            cc,
+        );
         self.restart_timer(now, true);
     }
 
@@ -283,6 +290,7 @@ impl TcpSender {
         now: Time,
         acked: u64,
         rtt_sample: Option<Dur>,
+        one_way_delay: Option<Dur>,
         flight_bytes: u64,
         cc: &mut C,
     ) {
@@ -290,6 +298,7 @@ impl TcpSender {
             now,
             acked_bytes: acked,
             rtt_sample,
+            one_way_delay,
             srtt: self.rtt.srtt().unwrap_or(Dur::ZERO),
             flight_bytes,
         };
