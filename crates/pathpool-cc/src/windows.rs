@@ -132,6 +132,13 @@ pub trait Coupling {
     ///
     /// [`Cubic`]: crate::Cubic
     fn on_ack_at(&mut self, _now: Time) {}
+    /// Sees the one-way delay of every ACK of new data on path `i` that carries one (in
+    /// recovery too), after [`Coupling::on_ack`] and before the window grows. Delay-based
+    /// low-priority algorithms ([`TcpLp`]) may shrink the window here; the sample includes an
+    /// unknown constant clock offset, so only its changes mean anything.
+    ///
+    /// [`TcpLp`]: crate::TcpLp
+    fn on_one_way_delay(&mut self, _paths: &mut [PathState], _i: usize, _owd: Dur, _now: Time) {}
     /// Sees every ACK of new data on path `i` (in recovery too), before the window grows.
     fn on_ack(&mut self, _paths: &[PathState], _i: usize, _acked: u64) {}
     /// Sees every loss on path `i` before `ssthresh_after_loss` (`timeout` for an RTO).
@@ -217,6 +224,9 @@ impl<A: Coupling> MultipathController for Windows<A> {
             self.alg.on_rtt_sample(&self.paths, i, rtt);
         }
         self.alg.on_ack(&self.paths, i, ack.acked_bytes);
+        if let Some(owd) = ack.one_way_delay {
+            self.alg.on_one_way_delay(&mut self.paths, i, owd, ack.now);
+        }
         if self.paths[i].in_recovery {
             return;
         }
