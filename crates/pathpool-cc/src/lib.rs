@@ -23,6 +23,7 @@
 
 pub mod any;
 pub mod balia;
+pub mod bilevel_tcp;
 pub mod coupled;
 pub mod cubic;
 pub mod event;
@@ -42,6 +43,7 @@ pub mod wvegas;
 
 pub use any::{AnyController, CcKind, CcOptions};
 pub use balia::Balia;
+pub use bilevel_tcp::BilevelTcp;
 pub use coupled::Coupled;
 pub use cubic::Cubic;
 pub use event::{AckSample, CongestionEvent, RecoveryAck};
