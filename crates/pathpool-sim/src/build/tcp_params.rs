@@ -131,6 +131,12 @@ pub(super) fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams,
             "must be at least 1 segment",
         ));
     }
+    if spec.hacker.is_some_and(|h| h.divisor == Some(0)) {
+        return Err(SpecError::at(
+            child(&field("hacker"), "divisor"),
+            "must be at least 1 (or left out: the number of subflows)",
+        ));
+    }
     Ok(TcpParams {
         cc: spec.cc.unwrap_or_default(),
         send_overhead: spec.send_overhead.unwrap_or(Dur::ZERO),
@@ -229,6 +235,23 @@ mod tests {
         assert_eq!((p.sender.mss, p.sender.rwnd_bytes), (1000, 64_000));
         assert!(p.receiver.sack && p.sender.sack);
         assert_eq!(p.cc, CcKind::Cubic);
+    }
+
+    #[test]
+    fn the_hacker_schemes_options_reach_the_controller() {
+        let p = resolve("cc = \"hacker\"\n[hacker]\nbase = 1\ndivisor = 3").unwrap();
+        assert_eq!(p.cc, CcKind::Hacker);
+        assert_eq!(p.options.hacker.base, 1);
+        assert_eq!(p.options.hacker.divisor, Some(3));
+        assert_eq!(
+            resolve("cc = \"hacker\"").unwrap().options.hacker.divisor,
+            None
+        );
+        let e = resolve("[hacker]\ndivisor = 0").unwrap_err();
+        assert!(
+            e.starts_with("tcp.hacker.divisor: must be at least 1"),
+            "{e}"
+        );
     }
 
     #[test]
