@@ -428,3 +428,37 @@ fn a_coarse_timer_fires_on_its_next_tick() {
     h.tx.handle_timeout(d, &mut h.cc);
     assert_eq!(h.tx.stats().timeouts, 1);
 }
+
+#[test]
+fn the_receivers_timestamp_reaches_the_controller_as_a_one_way_delay() {
+    use pathpool_cc::{TcpLp, TcpLpConfig};
+    let mut cc = Windows::new(
+        TcpLp::new(TcpLpConfig::default(), Reno::default()),
+        WindowConfig::default(),
+    );
+    let path = cc.add_path(MSS);
+    let config = TcpSenderConfig {
+        mss: MSS,
+        ..TcpSenderConfig::default()
+    };
+    let mut tx = TcpSender::new(config, path);
+    let sent = Time::from_ms(10);
+    assert!(tx.poll_transmit(sent, &cc).is_some());
+    // Sent at 10 ms, ACKed by the receiver at 35 ms, ACK in at 50 ms: 25 ms one way.
+    let ack = AckSegment::new(MSS, sent).with_ts_val(Time::from_ms(35));
+    tx.handle_ack(Time::from_ms(50), &ack, &mut cc);
+    assert_eq!(
+        cc.coupling().path(path.index()).sowd(),
+        Some(Dur::from_ms(25))
+    );
+    // An ACK without the receiver's timestamp gives no sample.
+    let mut tx2 = TcpSender::new(config, path);
+    let mut cc2 = Windows::new(
+        TcpLp::new(TcpLpConfig::default(), Reno::default()),
+        WindowConfig::default(),
+    );
+    cc2.add_path(MSS);
+    assert!(tx2.poll_transmit(sent, &cc2).is_some());
+    tx2.handle_ack(Time::from_ms(50), &AckSegment::new(MSS, sent), &mut cc2);
+    assert_eq!(cc2.coupling().path(0).sowd(), None);
+}
