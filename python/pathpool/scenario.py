@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from . import _pathpool
 from .types import (
+    BilevelTcpOptions,
     Cache,
     CaIncrease,
     CongestionControl,
@@ -49,6 +50,7 @@ from .types import (
     FlightEstimate,
     Flow,
     FlowKind,
+    HackerOptions,
     LiaOptions,
     Link,
     Measure,
@@ -272,6 +274,8 @@ def tcp(
     nmcc: NmccOptions | None = None,
     lia: LiaOptions | None = None,
     wvegas: WvegasOptions | None = None,
+    hacker: HackerOptions | None = None,
+    bilevel_tcp: BilevelTcpOptions | None = None,
 ) -> Tcp:
     """TCP parameters (the ``[tcp]`` table of the scenario reference; ``None``: the default).
     Times and sizes are strings with units (``rwnd`` may be ``"unlimited"``).
@@ -280,7 +284,7 @@ def tcp(
     {'mss': '1460B', 'min_rto': '1s'}
     """
     fields = dict(locals())
-    for k in ("nmcc", "lia", "wvegas"):
+    for k in ("nmcc", "lia", "wvegas", "hacker", "bilevel_tcp"):
         if fields[k] is not None:
             fields[k] = dict(fields[k])
     return cast(Tcp, _clean(fields))

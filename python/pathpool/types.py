@@ -33,6 +33,8 @@ CongestionControl = Literal[
     "balia",
     "nmcc",
     "wvegas",
+    "hacker",
+    "bilevel-tcp",
 ]
 #: A multipath flow's ``scheduler``.
 Scheduler = Literal["lowest-rtt", "round-robin"]
@@ -161,6 +163,19 @@ class WvegasOptions(TypedDict, total=False):
     queue_drain: bool
 
 
+class HackerOptions(TypedDict, total=False):
+    """``tcp.hacker``: Tse's Hacker scheme's options (D240)."""
+
+    base: int
+    divisor: int
+
+
+class BilevelTcpOptions(TypedDict, total=False):
+    """``tcp.bilevel_tcp``: Bilevel TCP's options (D259)."""
+
+    child_floor_millisegments: int
+
+
 class Tcp(TypedDict, total=False):
     """A ``[tcp]`` table (the scenario's defaults, or one flow's overrides)."""
 
@@ -188,6 +203,8 @@ class Tcp(TypedDict, total=False):
     nmcc: NmccOptions
     lia: LiaOptions
     wvegas: WvegasOptions
+    hacker: HackerOptions
+    bilevel_tcp: BilevelTcpOptions
 
 
 # --------------------------------------------------------------------------------------------
@@ -348,6 +365,7 @@ class Routing(TypedDict, total=False):
 
 
 __all__ = [
+    "BilevelTcpOptions",
     "CaIncrease",
     "Cache",
     "ChunkSelection",
@@ -359,6 +377,7 @@ __all__ = [
     "FlightEstimate",
     "Flow",
     "FlowKind",
+    "HackerOptions",
     "LiaOptions",
     "Link",
     "Measure",

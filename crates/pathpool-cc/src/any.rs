@@ -7,6 +7,7 @@ use pathpool_core::PathId;
 use serde::{Deserialize, Serialize};
 
 use crate::balia::Balia;
+use crate::bilevel_tcp::{BilevelTcp, BilevelTcpConfig};
 use crate::coupled::Coupled;
 use crate::cubic::Cubic;
 use crate::event::{AckSample, CongestionEvent, RecoveryAck};
@@ -32,6 +33,8 @@ pub struct CcOptions {
     pub wvegas: WvegasConfig,
     /// The Hacker scheme's (`tcp.hacker`).
     pub hacker: HackerConfig,
+    /// Bilevel TCP's (`tcp.bilevel_tcp`).
+    pub bilevel_tcp: BilevelTcpConfig,
 }
 
 /// The congestion-control algorithms pathpool implements, by the name scenario files use.
@@ -62,6 +65,9 @@ pub enum CcKind {
     /// Tse's multipath "Hacker scheme": NewReno on one subflow, 1/N of Reno's increase on
     /// the others.
     Hacker,
+    /// Tse's Bilevel TCP: a master window split among the subflows in the ratio of their
+    /// child windows (thesis eq. 2.2).
+    BilevelTcp,
 }
 
 impl CcKind {
@@ -78,6 +84,7 @@ impl CcKind {
         CcKind::Wvegas,
         CcKind::Cubic,
         CcKind::Hacker,
+        CcKind::BilevelTcp,
     ];
 
     /// The canonical name.
@@ -95,6 +102,7 @@ impl CcKind {
             CcKind::Wvegas => "wvegas",
             CcKind::Cubic => "cubic",
             CcKind::Hacker => "hacker",
+            CcKind::BilevelTcp => "bilevel-tcp",
         }
     }
 
@@ -114,6 +122,7 @@ impl CcKind {
             lia,
             wvegas,
             hacker,
+            bilevel_tcp,
         } = options;
         match self {
             CcKind::NewReno | CcKind::Uncoupled => {
@@ -134,6 +143,9 @@ impl CcKind {
                 Hacker::new(hacker, Reno::new(config.ca_increase)),
                 config,
             )),
+            CcKind::BilevelTcp => {
+                AnyController::BilevelTcp(Windows::new(BilevelTcp::new(bilevel_tcp), config))
+            }
         }
     }
 }
@@ -176,6 +188,7 @@ impl FromStr for CcKind {
             "wvegas" => Ok(CcKind::Wvegas),
             "cubic" => Ok(CcKind::Cubic),
             "hacker" => Ok(CcKind::Hacker),
+            "bilevel-tcp" | "bilevel_tcp" => Ok(CcKind::BilevelTcp),
             _ => Err(UnknownCc(s.to_string())),
         }
     }
@@ -217,6 +230,8 @@ pub enum AnyController {
     Cubic(Windows<Cubic>),
     /// The Hacker scheme.
     Hacker(Windows<Hacker>),
+    /// Bilevel TCP.
+    BilevelTcp(Windows<BilevelTcp>),
 }
 
 macro_rules! dispatch {
@@ -232,6 +247,7 @@ macro_rules! dispatch {
             AnyController::Wvegas($c) => $body,
             AnyController::Cubic($c) => $body,
             AnyController::Hacker($c) => $body,
+            AnyController::BilevelTcp($c) => $body,
         }
     };
 }

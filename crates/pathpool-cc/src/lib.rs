@@ -16,10 +16,12 @@
 //!   `cc = "hacker"`, options `tcp.hacker`) and the delay-based [`Wvegas`] (which reads the RTT samples
 //!   through [`Coupling::on_rtt_sample`]). Coupling applies within a group of paths
 //!   ([`MultipathController::set_group`]); paths in different groups are independent.
-//! * Tse's window-based schemes (issue 20): [`Hacker`] is a `cc` name; [`TcpLp`] (reads
-//!   [`AckSample::one_way_delay`] through [`Coupling::on_one_way_delay`]) and the Bilevel TCP
-//!   arithmetic [`BilevelTcp`] (thesis eq. 2.2) are implemented and tested but not yet `cc`
-//!   names, since the simulator's ACKs do not carry the receiver's timestamp yet (D243).
+//! * Tse's window-based schemes (issue 20): [`Hacker`] (`cc = "hacker"`) and Bilevel TCP
+//!   ([`BilevelTcp`], `cc = "bilevel-tcp"`, thesis eq. 2.2: a master window split among the
+//!   subflows in the ratio of their child windows) are `cc` names; [`TcpLp`] (reads
+//!   [`AckSample::one_way_delay`] through [`Coupling::on_one_way_delay`]) is implemented and
+//!   tested but not yet a `cc` name, since the simulator's ACKs do not carry the receiver's
+//!   timestamp yet (D243).
 //! * [`AnyController`] puts the concrete controllers in an enum so the per-ACK path has no
 //!   virtual call; [`CcKind`] names them for scenario files (`"newreno"`).
 //!
@@ -47,7 +49,7 @@ pub mod wvegas;
 
 pub use any::{AnyController, CcKind, CcOptions};
 pub use balia::Balia;
-pub use bilevel_tcp::BilevelTcp;
+pub use bilevel_tcp::{BilevelTcp, BilevelTcpConfig, BilevelWindows};
 pub use coupled::Coupled;
 pub use cubic::Cubic;
 pub use event::{AckSample, CongestionEvent, RecoveryAck};

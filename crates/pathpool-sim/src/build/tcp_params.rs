@@ -137,6 +137,15 @@ pub(super) fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams,
             "must be at least 1 (or left out: the number of subflows)",
         ));
     }
+    if spec
+        .bilevel_tcp
+        .is_some_and(|b| b.child_floor_millisegments == 0)
+    {
+        return Err(SpecError::at(
+            child(&field("bilevel_tcp"), "child_floor_millisegments"),
+            "must be at least 1 (a thousandth of a segment): a child window of zero would never grow back",
+        ));
+    }
     Ok(TcpParams {
         cc: spec.cc.unwrap_or_default(),
         send_overhead: spec.send_overhead.unwrap_or(Dur::ZERO),
@@ -145,6 +154,7 @@ pub(super) fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams,
             lia: spec.lia.unwrap_or_default(),
             wvegas: spec.wvegas.unwrap_or_default(),
             hacker: spec.hacker.unwrap_or_default(),
+            bilevel_tcp: spec.bilevel_tcp.unwrap_or_default(),
         },
         header,
         window,
@@ -204,6 +214,33 @@ pub(super) fn single_path_cc(
     ))
 }
 
+/// The Hacker scheme's `base` names one of the connection's `subflows` subflows; the error
+/// names the table that set it (the flow's `tcp.hacker`, else the scenario's).
+pub(super) fn base_subflow_exists(
+    params: &TcpParams,
+    tcp: Option<&TcpSpec>,
+    subflows: usize,
+    here: &[PathSeg],
+) -> Result<(), SpecError> {
+    let base = params.options.hacker.base;
+    if params.cc != CcKind::Hacker || usize::try_from(base).is_ok_and(|b| b < subflows) {
+        return Ok(());
+    }
+    let table = if tcp.is_some_and(|t| t.hacker.is_some()) {
+        child(&child(here, "tcp"), "hacker")
+    } else {
+        at(&[k("tcp"), k("hacker")])
+    };
+    Err(SpecError::at(
+        child(&table, "base"),
+        format!(
+            "subflow {base} does not exist: {} has {subflows} subflow{} (base counts from 0)",
+            format_path(here),
+            if subflows == 1 { "" } else { "s" },
+        ),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::{compile, error, line};
@@ -252,6 +289,42 @@ mod tests {
             e.starts_with("tcp.hacker.divisor: must be at least 1"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn bilevel_tcps_options_reach_the_controller() {
+        let p = resolve("cc = \"bilevel-tcp\"\n[bilevel_tcp]\nchild_floor_millisegments = 250")
+            .unwrap();
+        assert_eq!(p.cc, CcKind::BilevelTcp);
+        assert_eq!(p.options.bilevel_tcp.child_floor_millisegments, 250);
+        let e = resolve("[bilevel_tcp]\nchild_floor_millisegments = 0").unwrap_err();
+        assert!(
+            e.starts_with("tcp.bilevel_tcp.child_floor_millisegments: must be at least 1"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_hacker_base_must_be_a_subflow() {
+        let flow = r#"
+            [[flows]]
+            id = "mp"
+            from = "a"
+            to = "b"
+            cc = "hacker"
+            paths = [["a", "r", "b"], ["a", "r", "b"]]
+        "#;
+        let e = error(&line(&format!("[tcp.hacker]\nbase = 2\n{flow}")));
+        assert!(
+            e.contains("tcp.hacker.base: subflow 2 does not exist: flows[0] has 2 subflows"),
+            "{e}"
+        );
+        let e = error(&line(&format!("{flow}tcp = {{ hacker = {{ base = 5 }} }}")));
+        assert!(
+            e.contains("flows[0].tcp.hacker.base: subflow 5 does not exist"),
+            "{e}"
+        );
+        compile(&line(&format!("[tcp.hacker]\nbase = 1\n{flow}")));
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! when the scenario is compiled (see [`crate::build`]).
 
 use pathpool_cc::{
-    CaIncrease, CcKind, HackerConfig, LiaConfig, NmccConfig, RecoveryExit, WvegasConfig,
+    BilevelTcpConfig, CaIncrease, CcKind, HackerConfig, LiaConfig, NmccConfig, RecoveryExit,
+    WvegasConfig,
 };
 use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
 use pathpool_proto::tcp::{FlightEstimate, PartialAckTimer};
@@ -540,6 +541,9 @@ pub struct TcpSpec {
     /// The Hacker scheme's options (used when `cc = "hacker"`).
     #[serde(default)]
     pub hacker: Option<HackerConfig>,
+    /// Bilevel TCP's options (used when `cc = "bilevel-tcp"`).
+    #[serde(default)]
+    pub bilevel_tcp: Option<BilevelTcpConfig>,
 }
 
 impl TcpSpec {
@@ -574,7 +578,8 @@ impl TcpSpec {
             nmcc,
             lia,
             wvegas,
-            hacker
+            hacker,
+            bilevel_tcp
         )
     }
 }
