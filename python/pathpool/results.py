@@ -29,6 +29,9 @@ class Results:
         subflow_timeseries: per-subflow cwnd, ssthresh, srtt and algorithm state (LIA's
             alpha, NMCC's m, ...) at each sample, with ``measure(trace_cwnd=True)``.
         caches: one row per on-path chunk cache (hits, misses, bytes served, ...).
+        mp_fairness: with ``measure(mp_fairness=...)``, one row per path of each multipath
+            flow: M_p, T_p, S_p and the flow's lenient and stringent bounds, ratios and pass
+            flags (Tse's eqs. 1.2 and 1.4); empty otherwise.
         summary: the ``summary.json`` document as a dict.
 
     Column definitions: ``docs/metrics.md``.
@@ -41,6 +44,7 @@ class Results:
     subflows: pd.DataFrame
     subflow_timeseries: pd.DataFrame
     caches: pd.DataFrame
+    mp_fairness: pd.DataFrame
     summary: dict[str, Any]
 
     def __init__(
@@ -59,6 +63,8 @@ class Results:
         self.subflow_timeseries = frames.get("subflow_timeseries", pd.DataFrame())
         # ... nor cache tables.
         self.caches = frames.get("caches", pd.DataFrame())
+        # Only runs that asked for the fairness metrics have them.
+        self.mp_fairness = frames.get("mp_fairness", pd.DataFrame())
         self.summary = summary
         self._handle = handle
         self._text = text
@@ -81,7 +87,9 @@ class Results:
                 f"{d}: not a complete pathpool results directory (missing {', '.join(missing)})"
             )
         optional = [
-            n for n in ("subflows", "subflow_timeseries", "caches") if (d / f"{n}.parquet").exists()
+            n
+            for n in ("subflows", "subflow_timeseries", "caches", "mp_fairness")
+            if (d / f"{n}.parquet").exists()
         ]
         # As the tables of a fresh run: the same bytes, read the same way.
         frames = {n: frame((d / f"{n}.parquet").read_bytes()) for n in names + optional}

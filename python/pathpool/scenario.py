@@ -55,6 +55,7 @@ from .types import (
     Link,
     Measure,
     Mmtp,
+    MpFairnessMode,
     NmccOptions,
     Outage,
     ParetoSizes,
@@ -718,9 +719,12 @@ def measure(
     interval: Quantity | None = None,
     trace_cwnd: bool | None = None,
     trace_queues: bool | None = None,
+    mp_fairness: MpFairnessMode | None = None,
+    mp_fairness_tolerance: float | None = None,
 ) -> Measure:
     """What to record: the summary window ``[start, end]``, the time-series ``interval``,
-    and whether to trace cwnd/ssthresh/srtt and queues."""
+    whether to trace cwnd/ssthresh/srtt and queues, and Tse's multipath-fairness metrics
+    (``"analytic"`` or ``"reference-runs"``; ``Results.mp_fairness``)."""
     return _measure(
         {
             "start": start,
@@ -728,5 +732,7 @@ def measure(
             "interval": interval,
             "trace_cwnd": trace_cwnd,
             "trace_queues": trace_queues,
+            "mp_fairness": mp_fairness,
+            "mp_fairness_tolerance": mp_fairness_tolerance,
         }
     )

@@ -48,6 +48,8 @@ TmMetric = Literal["hops", "delay"]
 TmAssistance = Literal["shared-link", "bottleneck", "none"]
 #: ``[routing].metric``.
 RouteMetric = Literal["hops", "weight", "delay"]
+#: ``[measure].mp_fairness``: where Tse's fairness metrics take T_p and S_p from.
+MpFairnessMode = Literal["analytic", "reference-runs"]
 #: ``[tcp].recovery_exit``.
 RecoveryExit = Literal["ssthresh", "flight-size"]
 #: ``[tcp].ca_increase``.
@@ -355,6 +357,8 @@ class Measure(TypedDict, total=False):
     interval: Quantity
     trace_cwnd: bool
     trace_queues: bool
+    mp_fairness: MpFairnessMode
+    mp_fairness_tolerance: float
 
 
 class Routing(TypedDict, total=False):
@@ -382,6 +386,7 @@ __all__ = [
     "Link",
     "Measure",
     "Mmtp",
+    "MpFairnessMode",
     "NmccOptions",
     "Outage",
     "ParetoSizes",

@@ -90,8 +90,23 @@ pub fn run_one<E>(
         command: spec.command.clone(),
         files: Vec::new(),
     };
+    let mut results = sim.results();
+    // `measure.mp_fairness = "reference-runs"`: the runs that measure T_p and S_p (a no-op
+    // otherwise), counted in the record's wall time.
+    let started = std::time::Instant::now();
+    sim.mp_fairness_reference_runs(spec.scenario, spec.seed, &mut results, |what| {
+        if spec.progress {
+            eprintln!("{}: reference run, {what}", spec.label);
+        }
+    })
+    .map_err(|e| RunOneError::Record(e.to_string()))?;
+    let wall_time_s = wall_time_s + started.elapsed().as_secs_f64();
+    let provenance = Provenance {
+        wall_time_s,
+        ..provenance
+    };
     Ok(RunRecord {
-        results: sim.results(),
+        results,
         wall_time_s,
         provenance,
     })

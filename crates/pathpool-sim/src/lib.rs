@@ -29,6 +29,7 @@ pub mod load;
 pub mod metrics;
 mod mmtp_flow;
 mod mp_flow;
+mod mp_reference;
 mod multi;
 mod network;
 mod overhead;
@@ -48,6 +49,7 @@ mod udp_flow;
 
 pub use domain::read_topology;
 pub use load::{apply_override, LoadedScenario, ScenarioError};
+pub use results::mp_fairness::{MpFairness, MpFairnessPath};
 pub use results::{CacheResult, FlowResult, LinkResult, Results, SubflowResult, Summary};
 pub use sim::{RunStats, Simulation};
 pub use spec::Scenario;

@@ -14,6 +14,7 @@ use crate::network::{Network, Routes};
 use crate::packet::Packet;
 use crate::sampler::Sampler;
 use crate::spec::FlowKind;
+use crate::spec::MpFairnessMode;
 use crate::tm_control::{PathUpdate, TmControl};
 
 /// What the engine knows about a flow besides its elements.
@@ -36,6 +37,9 @@ pub(crate) struct FlowMeta {
     pub(crate) path: Vec<String>,
     /// A multipath flow's subflows in scenario order (empty for other flows).
     pub(crate) subflows: Vec<SubflowMeta>,
+    /// Payload bytes per byte on the wire of a full data packet (TCP: mss / (mss + header)):
+    /// what turns a link's rate into the goodput one flow could get from it.
+    pub(crate) payload_fraction: f64,
 }
 
 /// What the engine knows about a subflow of a multipath flow.
@@ -102,6 +106,8 @@ pub struct Simulation {
     pub(crate) cache_hops: CacheHops,
     pub(crate) stats: RunStats,
     pub(crate) name: Option<String>,
+    /// `measure.mp_fairness` with its tolerance, if asked for.
+    pub(crate) mp_fairness: Option<(MpFairnessMode, f64)>,
 }
 
 impl Simulation {
@@ -121,6 +127,7 @@ impl Simulation {
             cache_hops: CacheHops::default(),
             stats: RunStats::default(),
             name: None,
+            mp_fairness: None,
         }
     }
 

@@ -305,6 +305,7 @@ pub(super) fn add_mmtp_flows(
             sink: sub_elem,
             path: meta[0].path.clone(),
             subflows: meta,
+            payload_fraction: chunk_bytes as f64 / (chunk_bytes as f64 + params.header as f64),
         });
         Ok(())
     })

@@ -15,7 +15,7 @@ use pathpool_topo::EdgeId;
 use crate::error::{PathSeg, SpecError};
 use crate::sampler::Sampler;
 use crate::sim::Simulation;
-use crate::spec::{FlowSpec, Scenario};
+use crate::spec::{FlowSpec, MpFairnessMode, Scenario};
 use crate::tm_control::{LinkChange, TmControl};
 
 mod entry;
@@ -138,6 +138,20 @@ pub(crate) fn compile_skipping(
     let sampler = Sampler::new(m.interval, end, (t0, t1), m.trace_cwnd, m.trace_queues);
     let mut sim = Simulation::new(end, seed, sampler);
     sim.name = sc.name.clone();
+    let tolerance = m.mp_fairness_tolerance.unwrap_or(0.05);
+    if !(tolerance.is_finite() && tolerance >= 0.0) {
+        return Err(SpecError::at(
+            at(&[k("measure"), k("mp_fairness_tolerance")]),
+            "must be a finite number at least 0 (a relative margin: 0.05 lets a flow exceed \
+             its bound by 5%)",
+        ));
+    }
+    if m.mp_fairness == Some(MpFairnessMode::ReferenceRuns) {
+        if let Some((path, message)) = crate::mp_reference::check(&sc.flows) {
+            return Err(SpecError::at(path, message));
+        }
+    }
+    sim.mp_fairness = m.mp_fairness.map(|mode| (mode, tolerance));
 
     let mut net = net::build_nodes(sc)?;
     let mut changes = Vec::new();

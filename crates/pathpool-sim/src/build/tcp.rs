@@ -228,6 +228,7 @@ fn add_mp_flow(
         sink: sink_elem,
         path: meta[0].path.clone(),
         subflows: meta,
+        payload_fraction: p.payload_fraction(),
     });
 }
 
@@ -285,6 +286,7 @@ pub(super) fn add_tcp_flow(
         sink: sink_elem,
         path: net.node_names(from, &paths.data),
         subflows: Vec::new(),
+        payload_fraction: p.payload_fraction(),
     });
 }
 

@@ -35,6 +35,13 @@ pub(super) struct TcpParams {
     pub(super) receiver: TcpReceiverConfig,
 }
 
+impl TcpParams {
+    /// Payload bytes per byte on the wire of a full segment.
+    pub(super) fn payload_fraction(&self) -> f64 {
+        self.sender.mss as f64 / (self.sender.mss + self.header) as f64
+    }
+}
+
 /// `spec` resolved and checked; problems are reported inside the table at `path`.
 pub(super) fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams, SpecError> {
     let field = |f: &str| child(path, f);

@@ -140,6 +140,8 @@ pub(super) fn add_tfrc_flows(
             sink,
             path: net.node_names(from, &paths.data),
             subflows: Vec::new(),
+            // A TFRC packet's bytes all count as received (`TfrcFlow::delivered`).
+            payload_fraction: 1.0,
         });
         Ok(())
     })

@@ -168,6 +168,8 @@ fn add_udp_flow(sim: &mut Simulation, net: &Net, flow: UdpFlow, data: &[EdgeId],
         sink: sink_elem,
         path: net.node_names(from, data),
         subflows: Vec::new(),
+        // A datagram's payload is its size less the IP and UDP headers (docs/metrics.md).
+        payload_fraction: f64::from(size.saturating_sub(28)) / f64::from(size.max(1)),
     });
 }
 

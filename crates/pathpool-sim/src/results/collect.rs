@@ -3,10 +3,12 @@
 
 use pathpool_core::Time;
 
+use super::mp_fairness::{paths_of, MpFairness};
 use super::{CacheResult, FlowResult, LinkResult, Results, SubflowResult};
 use crate::metrics::{jain_index, mean};
 use crate::sampler::{subflow_acked, Snapshot};
 use crate::sim::Simulation;
+use crate::spec::MpFairnessMode;
 use crate::table::{Column, Table};
 
 impl Simulation {
@@ -37,6 +39,18 @@ impl Simulation {
             })
             .collect();
         let fcts: Vec<f64> = flows.iter().filter_map(|f| f.fct_s).collect();
+        let links = self.link_results(t0, t1, start_snap, end_snap);
+        let subflows = self.subflow_results(&flows, start_snap, end_snap);
+        let mp_fairness = self.mp_fairness.map(|(mode, tolerance)| match mode {
+            MpFairnessMode::Analytic => {
+                self.mp_fairness_analytic(tolerance, &flows, &subflows, &links)
+            }
+            // Measured by `mp_fairness_reference_runs`: until then M_p alone.
+            MpFairnessMode::ReferenceRuns => paths_of(&flows, &subflows)
+                .into_iter()
+                .map(|(flow, paths)| MpFairness::judge(&flow, mode, tolerance, paths))
+                .collect(),
+        });
         Results {
             name: self.name.clone(),
             seed: self.seed,
@@ -45,13 +59,14 @@ impl Simulation {
             stats: self.stats,
             jain_index: jain_index(&throughputs),
             afct_s: mean(&fcts),
-            links: self.link_results(t0, t1, start_snap, end_snap),
-            subflows: self.subflow_results(&flows, start_snap, end_snap),
+            links,
+            subflows,
             caches: self.cache_results(),
             flows,
             flow_timeseries: self.flow_series_table(),
             link_timeseries: self.link_series_table(),
             subflow_timeseries: self.subflow_series_table(),
+            mp_fairness,
         }
     }
 

@@ -7,7 +7,10 @@ use crate::sim::RunStats;
 use crate::table::Table;
 
 mod collect;
+pub mod mp_fairness;
 mod tables;
+
+use mp_fairness::MpFairness;
 
 /// One flow's results.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -182,6 +185,11 @@ pub struct Results {
     pub link_timeseries: Table,
     /// Per-subflow time series of the multipath flows (with `measure.trace_cwnd`).
     pub subflow_timeseries: Table,
+    /// Tse's fairness figures of each multipath flow, when `measure.mp_fairness` asks for
+    /// them (with `"reference-runs"`, T_p and S_p are empty until
+    /// [`Simulation::mp_fairness_reference_runs`](crate::Simulation::mp_fairness_reference_runs)
+    /// has filled them).
+    pub mp_fairness: Option<Vec<MpFairness>>,
 }
 
 impl Results {
@@ -238,6 +246,7 @@ impl Results {
                     mean_queue_bytes: l.mean_queue_bytes,
                 })
                 .collect(),
+            mp_fairness: self.mp_fairness.clone(),
         }
     }
 }
@@ -269,6 +278,9 @@ pub struct Summary {
     pub flows: Vec<SummaryFlow>,
     /// Per-link figures.
     pub links: Vec<SummaryLink>,
+    /// Tse's fairness figures of each multipath flow (only with `measure.mp_fairness`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mp_fairness: Option<Vec<MpFairness>>,
 }
 
 /// A flow in the summary.

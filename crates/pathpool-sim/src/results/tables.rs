@@ -1,5 +1,6 @@
 //! A run's results as tables (what `pathpool run` writes as Parquet files).
 
+use super::mp_fairness::{MpFairness, MpFairnessPath};
 use super::{CacheResult, Results};
 use crate::table::{Column, Table};
 
@@ -235,11 +236,67 @@ impl Results {
         t
     }
 
-    /// All seven tables: flows, links, subflows, caches, flow_timeseries, link_timeseries,
-    /// subflow_timeseries.
+    /// Tse's fairness figures (with `measure.mp_fairness`): one row per path of each
+    /// multipath flow, the flow's figures repeated on each of its rows.
+    #[must_use]
+    pub fn mp_fairness_table(&self) -> Option<Table> {
+        let rows: Vec<(&MpFairness, &MpFairnessPath)> = self
+            .mp_fairness
+            .as_ref()?
+            .iter()
+            .flat_map(|f| f.paths.iter().map(move |p| (f, p)))
+            .collect();
+        let mut t = Table::new("mp_fairness");
+        let strs = |f: fn(&MpFairness, &MpFairnessPath) -> String| {
+            Column::Str(rows.iter().map(|(a, b)| f(a, b)).collect())
+        };
+        let f64s = |f: fn(&MpFairness, &MpFairnessPath) -> f64| {
+            Column::F64(rows.iter().map(|(a, b)| f(a, b)).collect())
+        };
+        let opt = |f: fn(&MpFairness, &MpFairnessPath) -> Option<f64>| {
+            Column::OptF64(rows.iter().map(|(a, b)| f(a, b)).collect())
+        };
+        let flag = |f: fn(&MpFairness) -> Option<bool>| {
+            Column::OptBool(rows.iter().map(|(a, _)| f(a)).collect())
+        };
+        t.push("flow", strs(|f, _| f.flow.clone()));
+        t.push("mode", strs(|f, _| f.mode.to_string()));
+        t.push("path", strs(|_, p| p.path.clone()));
+        t.push(
+            "subflows",
+            Column::U64(rows.iter().map(|(_, p)| u64::from(p.subflows)).collect()),
+        );
+        t.push("m_p_bps", f64s(|_, p| p.m_p_bps));
+        t.push("t_p_bps", opt(|_, p| p.t_p_bps));
+        t.push("s_p_bps", opt(|_, p| p.s_p_bps));
+        t.push(
+            "bottleneck",
+            Column::OptStr(rows.iter().map(|(_, p)| p.bottleneck.clone()).collect()),
+        );
+        t.push(
+            "competitors",
+            Column::OptU64(
+                rows.iter()
+                    .map(|(_, p)| p.competitors.map(u64::from))
+                    .collect(),
+            ),
+        );
+        t.push("m_bps", f64s(|f, _| f.m_bps));
+        t.push("lenient_bound_bps", opt(|f, _| f.lenient_bound_bps));
+        t.push("lenient_ratio", opt(|f, _| f.lenient_ratio));
+        t.push("stringent_bound_bps", opt(|f, _| f.stringent_bound_bps));
+        t.push("stringent_ratio", opt(|f, _| f.stringent_ratio));
+        t.push("tolerance", f64s(|f, _| f.tolerance));
+        t.push("lenient_fair", flag(|f| f.lenient_fair));
+        t.push("stringent_fair", flag(|f| f.stringent_fair));
+        Some(t)
+    }
+
+    /// All the tables: flows, links, subflows, caches, flow_timeseries, link_timeseries,
+    /// subflow_timeseries, and mp_fairness when `measure.mp_fairness` asks for it.
     #[must_use]
     pub fn tables(&self) -> Vec<Table> {
-        vec![
+        let mut all = vec![
             self.flows_table(),
             self.links_table(),
             self.subflows_table(),
@@ -247,6 +304,8 @@ impl Results {
             self.flow_timeseries.clone(),
             self.link_timeseries.clone(),
             self.subflow_timeseries.clone(),
-        ]
+        ];
+        all.extend(self.mp_fairness_table());
+        all
     }
 }

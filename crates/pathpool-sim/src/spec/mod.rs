@@ -603,6 +603,27 @@ pub struct MeasureSpec {
     /// Record every link's queue and throughput at each sample (default true).
     #[serde(default = "default_true")]
     pub trace_queues: bool,
+    /// Tse's multipath TCP-fairness metrics of every multipath flow (eqs. 1.2 and 1.4;
+    /// `docs/metrics.md`), with the fair shares T_p and spare capacities S_p from the scenario
+    /// (`"analytic"`) or from runs without the flow (`"reference-runs"`); default none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mp_fairness: Option<MpFairnessMode>,
+    /// How far above its bound a flow may be and still pass, relative (default 0.05).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mp_fairness_tolerance: Option<f64>,
+}
+
+/// Where the multipath-fairness metrics take T_p and S_p from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MpFairnessMode {
+    /// From the scenario: each path's bottleneck is its slowest link, every other flow
+    /// crossing it is greedy and bottlenecked there: T_p = C_p/(k_p + 1), S_p = C_p if
+    /// k_p = 0, else 0.
+    Analytic,
+    /// Measured with the same seed: S_p in a run without the multipath flow, T_p in runs with
+    /// one NewReno flow on p in its place.
+    ReferenceRuns,
 }
 
 fn default_interval() -> Dur {
@@ -620,6 +641,8 @@ impl Default for MeasureSpec {
             interval: default_interval(),
             trace_cwnd: false,
             trace_queues: true,
+            mp_fairness: None,
+            mp_fairness_tolerance: None,
         }
     }
 }
