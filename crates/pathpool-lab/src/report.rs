@@ -158,6 +158,45 @@ pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
         }
         out.push('\n');
     }
+    if let Some(fair) = r.mp_fairness.as_ref().filter(|f| !f.is_empty()) {
+        let flag = |b: Option<bool>| match b {
+            Some(true) => "yes",
+            Some(false) => "NO",
+            None => "-",
+        };
+        let ratio = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.2}"));
+        let rows: Vec<Vec<String>> = fair
+            .iter()
+            .map(|f| {
+                vec![
+                    f.flow.clone(),
+                    f.mode.to_string(),
+                    mbps(Some(f.m_bps)),
+                    mbps(f.lenient_bound_bps),
+                    ratio(f.lenient_ratio),
+                    flag(f.lenient_fair).into(),
+                    mbps(f.stringent_bound_bps),
+                    ratio(f.stringent_ratio),
+                    flag(f.stringent_fair).into(),
+                ]
+            })
+            .collect();
+        out += &table(
+            &[
+                "multipath flow",
+                "T_p, S_p from",
+                "M Mb/s",
+                "lenient Mb/s",
+                "max M_p/T_p",
+                "lenient",
+                "stringent Mb/s",
+                "M/bound",
+                "stringent",
+            ],
+            &rows,
+        );
+        out.push('\n');
+    }
     if !r.caches.is_empty() {
         let rows: Vec<Vec<String>> = r
             .caches
