@@ -22,6 +22,7 @@ mod sqrt_n;
 mod stats;
 mod svg;
 mod tm_assistance;
+mod tse;
 mod wischik;
 
 use std::fs;
@@ -31,7 +32,7 @@ use crate::LabError;
 use serde::Serialize;
 
 pub use runner::{Job, Runner};
-pub use scoreboard::{Score, Verdict};
+pub use scoreboard::{Bound, Score, Verdict};
 pub use stats::Estimate;
 
 /// One published figure next to what we measured.
@@ -51,9 +52,14 @@ pub struct Comparison {
     pub ci95: f64,
     /// Runs behind `measured`.
     pub runs: usize,
-    /// Largest |measured − published| counted as agreement.
+    /// Largest |measured − published| counted as agreement (on `bound`'s side).
     pub tolerance: f64,
-    /// Whether |measured − published| ≤ tolerance (the mean alone).
+    /// Which side of `published` agrees: absent for `published ± tolerance`, `at-most` or
+    /// `at-least` for a one-sided criterion.
+    #[serde(skip_serializing_if = "is_two_sided")]
+    pub bound: Bound,
+    /// Whether the mean alone lies in the band of agreement (|measured − published| ≤
+    /// tolerance when two-sided).
     pub within: bool,
     /// Where the 95% interval of `measured` lies against the tolerance band
     /// ([`scoreboard`]'s rule).
@@ -62,7 +68,15 @@ pub struct Comparison {
     pub source: &'static str,
 }
 
+/// Whether a comparison is two-sided (its `bound` is then left out of the JSON line, as
+/// before one-sided criteria existed).
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_two_sided(b: &Bound) -> bool {
+    *b == Bound::TwoSided
+}
+
 impl Comparison {
+    #[allow(clippy::too_many_arguments)]
     fn new(
         experiment: &'static str,
         source: &'static str,
@@ -71,7 +85,9 @@ impl Comparison {
         published: f64,
         measured: Estimate,
         tolerance: f64,
+        bound: Bound,
     ) -> Self {
+        let (lo, hi) = bound.band(published, tolerance);
         Comparison {
             experiment,
             metric: metric.into(),
@@ -81,8 +97,15 @@ impl Comparison {
             ci95: measured.ci95,
             runs: measured.n,
             tolerance,
-            within: (measured.mean - published).abs() <= tolerance + 1e-9,
-            verdict: Verdict::judge(published, tolerance, measured.mean, measured.ci95),
+            bound,
+            within: measured.mean >= lo - 1e-9 && measured.mean <= hi + 1e-9,
+            verdict: Verdict::judge_bound(
+                bound,
+                published,
+                tolerance,
+                measured.mean,
+                measured.ci95,
+            ),
             source,
         }
     }
@@ -183,6 +206,9 @@ pub const EXPERIMENTS: &[Experiment] = &[
     tm_assistance::EXPERIMENT,
     mmtp_multisource::EXPERIMENT,
     domain_scale::EXPERIMENT,
+    tse::shared::EXPERIMENT,
+    tse::empty::EXPERIMENT,
+    tse::competition::EXPERIMENT,
 ];
 
 /// The experiment `id`, or every experiment for `all`.
@@ -215,7 +241,16 @@ pub fn text_report(r: &Report) -> String {
         .map(|c| {
             vec![
                 c.metric.clone(),
-                format!("{:.1}{}", c.published, c.unit),
+                format!(
+                    "{}{:.1}{}",
+                    match c.bound {
+                        Bound::TwoSided => "",
+                        Bound::AtMost => "≤ ",
+                        Bound::AtLeast => "≥ ",
+                    },
+                    c.published,
+                    c.unit
+                ),
                 format!("{:.1}{} ± {:.1}", c.measured, c.unit, c.ci95),
                 format!("±{:.1}", c.tolerance),
                 match c.verdict {

@@ -29,7 +29,7 @@ use std::sync::OnceLock;
 use pathpool_core::text::line_col;
 use toml_edit::{ImDocument, Item, Table, Value};
 
-use super::{Comparison, Estimate};
+use super::{Bound, Comparison, Estimate};
 
 /// `(id, path, text)` of `scenarios/reproductions/<id>.published.toml`.
 macro_rules! published_file {
@@ -47,7 +47,7 @@ macro_rules! published_file {
 }
 
 /// The embedded files: experiment id, path in the repository, text.
-const FILES: [(&str, &str, &str); 9] = [
+const FILES: [(&str, &str, &str); 12] = [
     published_file!("nmcc-shared-bottleneck"),
     published_file!("wischik-nsdi11"),
     published_file!("nmcc-short-transfers"),
@@ -57,12 +57,23 @@ const FILES: [(&str, &str, &str); 9] = [
     published_file!("tm-assistance-lan"),
     published_file!("mmtp-multisource"),
     published_file!("domain-scale"),
+    published_file!("tse-shared-bottleneck"),
+    published_file!("tse-independent-empty"),
+    published_file!("tse-independent-competition"),
 ];
 
 /// Keys of a file's top level.
 const FILE_KEYS: [&str; 3] = ["experiment", "note", "figure"];
 /// Keys of a `[[figure]]` table.
-const FIGURE_KEYS: [&str; 6] = ["metric", "published", "unit", "tolerance", "source", "note"];
+const FIGURE_KEYS: [&str; 7] = [
+    "metric",
+    "published",
+    "unit",
+    "tolerance",
+    "bound",
+    "source",
+    "note",
+];
 
 /// One published figure and the agreement counted with it.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,6 +86,9 @@ pub struct Target {
     pub unit: String,
     /// Largest |measured − published| counted as agreement.
     pub tolerance: f64,
+    /// Which side agrees (`bound = "at-most"` or `"at-least"` in the file; two-sided when
+    /// left out).
+    pub bound: Bound,
     /// Where the value comes from (figure, table or section).
     pub source: String,
     /// How the value was read or why the tolerance is what it is.
@@ -138,6 +152,7 @@ impl Published {
             t.published,
             measured,
             t.tolerance,
+            t.bound,
         ))
     }
 }
@@ -232,7 +247,20 @@ pub fn parse(text: &str, name: &'static str) -> Result<Published, String> {
                 at(t.get("tolerance").and_then(Item::span))
             ));
         }
+        let bound = match string(t, "bound", &field, &at)?.as_deref() {
+            None => Bound::TwoSided,
+            Some("at-most") => Bound::AtMost,
+            Some("at-least") => Bound::AtLeast,
+            Some(other) => {
+                return Err(format!(
+                    "{}: {field}bound: {other:?}; expected \"at-most\" or \"at-least\" (or no \
+                     bound for published ± tolerance)",
+                    at(t.get("bound").and_then(Item::span))
+                ))
+            }
+        };
         figures.push(Target {
+            bound,
             published: number(t, "published", &field, &at)?.ok_or_else(|| missing("published"))?,
             unit: string(t, "unit", &field, &at)?.ok_or_else(|| missing("unit"))?,
             tolerance,

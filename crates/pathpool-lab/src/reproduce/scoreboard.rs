@@ -29,14 +29,55 @@ pub enum Verdict {
     Outside,
 }
 
+/// Which side of a published figure counts as agreement.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Bound {
+    /// `published ± tolerance` (a value read off a figure or the text).
+    #[default]
+    TwoSided,
+    /// At most `published + tolerance` (a criterion such as "at or below the stringent
+    /// line").
+    AtMost,
+    /// At least `published − tolerance` ("rises above 50%").
+    AtLeast,
+}
+
+impl Bound {
+    /// The band `[lo, hi]` of agreement with `published` ± `tolerance`.
+    #[must_use]
+    pub fn band(self, published: f64, tolerance: f64) -> (f64, f64) {
+        let (lo, hi) = (published - tolerance, published + tolerance);
+        match self {
+            Bound::TwoSided => (lo, hi),
+            Bound::AtMost => (f64::NEG_INFINITY, hi),
+            Bound::AtLeast => (lo, f64::INFINITY),
+        }
+    }
+}
+
 impl Verdict {
     /// The verdict for mean `measured` ± `ci95` against `published` ± `tolerance`.
     #[must_use]
     pub fn judge(published: f64, tolerance: f64, measured: f64, ci95: f64) -> Verdict {
+        Verdict::judge_bound(Bound::TwoSided, published, tolerance, measured, ci95)
+    }
+
+    /// The verdict for mean `measured` ± `ci95` against the band `bound` gives `published`
+    /// and `tolerance`.
+    #[must_use]
+    pub fn judge_bound(
+        bound: Bound,
+        published: f64,
+        tolerance: f64,
+        measured: f64,
+        ci95: f64,
+    ) -> Verdict {
         // A little slack for values printed with their unit's rounding.
         let eps = 1e-9 * (1.0 + published.abs());
         let (lo, hi) = (measured - ci95, measured + ci95);
-        let (band_lo, band_hi) = (published - tolerance - eps, published + tolerance + eps);
+        let (band_lo, band_hi) = bound.band(published, tolerance);
+        let (band_lo, band_hi) = (band_lo - eps, band_hi + eps);
         if lo >= band_lo && hi <= band_hi {
             Verdict::Within
         } else if hi < band_lo || lo > band_hi {
@@ -141,6 +182,23 @@ mod tests {
             "a mean outside whose interval reaches the band is not a miss"
         );
         assert_eq!(Verdict::judge(50.0, 4.0, 60.0, 5.0), Verdict::Outside);
+        // One-sided: anything below 54 is "at most 50 ± 4", anything above 46 "at least".
+        assert_eq!(
+            Verdict::judge_bound(Bound::AtMost, 50.0, 4.0, 10.0, 5.0),
+            Verdict::Within
+        );
+        assert_eq!(
+            Verdict::judge_bound(Bound::AtMost, 50.0, 4.0, 53.0, 2.0),
+            Verdict::Overlaps
+        );
+        assert_eq!(
+            Verdict::judge_bound(Bound::AtLeast, 50.0, 4.0, 90.0, 30.0),
+            Verdict::Within
+        );
+        assert_eq!(
+            Verdict::judge_bound(Bound::AtLeast, 50.0, 4.0, 40.0, 5.0),
+            Verdict::Outside
+        );
         assert_eq!(Verdict::judge(50.0, 4.0, 40.0, 5.9), Verdict::Outside);
         assert_eq!(
             Verdict::judge(50.0, 4.0, 54.0, 0.0),

@@ -44,6 +44,8 @@ pub(super) fn comparison_chart(id: &str, title: &str, rows: &[Comparison]) -> St
         .filter(|v| v.is_finite())
         .fold(1e-9, f64::max);
         let x = |v: f64| LABEL_PX + PLOT_PX * (v / hi).clamp(0.0, 1.0);
+        // A one-sided criterion's band runs to the edge of the plot.
+        let band = c.bound.band(c.published, c.tolerance);
         // The scoreboard's verdict: the interval in the band, meeting it, or missing it.
         let (fill, mark) = match c.verdict {
             Verdict::Within => ("#1f77b4", "✓"),
@@ -65,8 +67,8 @@ pub(super) fn comparison_chart(id: &str, title: &str, rows: &[Comparison]) -> St
             x0 = LABEL_PX,
             x1 = LABEL_PX + PLOT_PX,
             yc = y,
-            b0 = x((c.published - c.tolerance).max(0.0)),
-            bw = x(c.published + c.tolerance) - x((c.published - c.tolerance).max(0.0)),
+            b0 = x(band.0.max(0.0)),
+            bw = x(band.1) - x(band.0.max(0.0)),
             bt = y - 7.0,
             bb = y + 7.0,
             px = x(c.published),
@@ -100,6 +102,7 @@ mod tests {
             ci95: 1.0,
             runs: 3,
             tolerance: 4.0,
+            bound: crate::reproduce::Bound::TwoSided,
             within: true,
             verdict: Verdict::Within,
             source: "test",
