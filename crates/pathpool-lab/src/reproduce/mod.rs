@@ -209,6 +209,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     tse::shared::EXPERIMENT,
     tse::empty::EXPERIMENT,
     tse::competition::EXPERIMENT,
+    tse::wraparound::EXPERIMENT,
 ];
 
 /// The experiment `id`, or every experiment for `all`.

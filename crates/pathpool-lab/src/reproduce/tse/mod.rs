@@ -11,6 +11,7 @@
 pub(super) mod competition;
 pub(super) mod empty;
 pub(super) mod shared;
+pub(super) mod wraparound;
 
 use super::{Ctx, Estimate, Job};
 use pathpool_sim::Results;
