@@ -209,6 +209,9 @@ pub const EXPERIMENTS: &[Experiment] = &[
     tse::shared::EXPERIMENT,
     tse::empty::EXPERIMENT,
     tse::competition::EXPERIMENT,
+    tse::hetero::BANDWIDTH,
+    tse::hetero::DELAY,
+    tse::hetero::LOSS,
     tse::wraparound::EXPERIMENT,
 ];
 

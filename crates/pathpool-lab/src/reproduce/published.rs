@@ -47,7 +47,7 @@ macro_rules! published_file {
 }
 
 /// The embedded files: experiment id, path in the repository, text.
-const FILES: [(&str, &str, &str); 13] = [
+const FILES: [(&str, &str, &str); 16] = [
     published_file!("nmcc-shared-bottleneck"),
     published_file!("wischik-nsdi11"),
     published_file!("nmcc-short-transfers"),
@@ -60,6 +60,9 @@ const FILES: [(&str, &str, &str); 13] = [
     published_file!("tse-shared-bottleneck"),
     published_file!("tse-independent-empty"),
     published_file!("tse-independent-competition"),
+    published_file!("tse-hetero-bandwidth"),
+    published_file!("tse-hetero-delay"),
+    published_file!("tse-hetero-loss"),
     published_file!("tse-tfrc-wraparound"),
 ];
 

@@ -10,6 +10,7 @@
 
 pub(super) mod competition;
 pub(super) mod empty;
+pub(super) mod hetero;
 pub(super) mod shared;
 pub(super) mod wraparound;
 
