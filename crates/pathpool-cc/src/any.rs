@@ -236,6 +236,16 @@ macro_rules! dispatch {
     };
 }
 
+impl AnyController {
+    /// Whether the controller reads [`AckSample::one_way_delay`]: its ACKs must carry the
+    /// receiver's timestamp (a simulator without room for it in a packet routes them so only
+    /// for these controllers).
+    #[must_use]
+    pub fn reads_one_way_delay(&self) -> bool {
+        false
+    }
+}
+
 impl MultipathController for AnyController {
     fn add_path(&mut self, mss_bytes: u64) -> PathId {
         dispatch!(self, c => c.add_path(mss_bytes))
