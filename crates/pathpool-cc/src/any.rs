@@ -17,6 +17,7 @@ use crate::nmcc::{Nmcc, NmccConfig};
 use crate::olia::Olia;
 use crate::path::CcMetrics;
 use crate::reno::Reno;
+use crate::tcp_lp::{TcpLp, TcpLpConfig};
 use crate::windows::{WindowConfig, Windows};
 use crate::wvegas::{Wvegas, WvegasConfig};
 use crate::MultipathController;
@@ -32,6 +33,8 @@ pub struct CcOptions {
     pub wvegas: WvegasConfig,
     /// The Hacker scheme's (`tcp.hacker`).
     pub hacker: HackerConfig,
+    /// TCP-LP's (`tcp.tcp_lp`; also Multi-Priority TCP's background subflows).
+    pub tcp_lp: TcpLpConfig,
 }
 
 /// The congestion-control algorithms pathpool implements, by the name scenario files use.
@@ -62,6 +65,9 @@ pub enum CcKind {
     /// Tse's multipath "Hacker scheme": NewReno on one subflow, 1/N of Reno's increase on
     /// the others.
     Hacker,
+    /// TCP-LP, TCP Low Priority (Kuzmanovic & Knightly 2003): yields to other traffic on
+    /// one-way delay; independent on each subflow of a multipath connection.
+    TcpLp,
 }
 
 impl CcKind {
@@ -78,6 +84,7 @@ impl CcKind {
         CcKind::Wvegas,
         CcKind::Cubic,
         CcKind::Hacker,
+        CcKind::TcpLp,
     ];
 
     /// The canonical name.
@@ -95,6 +102,7 @@ impl CcKind {
             CcKind::Wvegas => "wvegas",
             CcKind::Cubic => "cubic",
             CcKind::Hacker => "hacker",
+            CcKind::TcpLp => "tcp-lp",
         }
     }
 
@@ -114,6 +122,7 @@ impl CcKind {
             lia,
             wvegas,
             hacker,
+            tcp_lp,
         } = options;
         match self {
             CcKind::NewReno | CcKind::Uncoupled => {
@@ -132,6 +141,10 @@ impl CcKind {
             CcKind::Cubic => AnyController::Cubic(Windows::new(Cubic::default(), config)),
             CcKind::Hacker => AnyController::Hacker(Windows::new(
                 Hacker::new(hacker, Reno::new(config.ca_increase)),
+                config,
+            )),
+            CcKind::TcpLp => AnyController::TcpLp(Windows::new(
+                TcpLp::new(tcp_lp, Reno::new(config.ca_increase)),
                 config,
             )),
         }
@@ -176,6 +189,7 @@ impl FromStr for CcKind {
             "wvegas" => Ok(CcKind::Wvegas),
             "cubic" => Ok(CcKind::Cubic),
             "hacker" => Ok(CcKind::Hacker),
+            "tcp-lp" | "tcplp" | "tcp_lp" => Ok(CcKind::TcpLp),
             _ => Err(UnknownCc(s.to_string())),
         }
     }
@@ -217,6 +231,8 @@ pub enum AnyController {
     Cubic(Windows<Cubic>),
     /// The Hacker scheme.
     Hacker(Windows<Hacker>),
+    /// TCP-LP.
+    TcpLp(Windows<TcpLp>),
 }
 
 macro_rules! dispatch {
@@ -232,6 +248,7 @@ macro_rules! dispatch {
             AnyController::Wvegas($c) => $body,
             AnyController::Cubic($c) => $body,
             AnyController::Hacker($c) => $body,
+            AnyController::TcpLp($c) => $body,
         }
     };
 }
@@ -242,7 +259,7 @@ impl AnyController {
     /// for these controllers).
     #[must_use]
     pub fn reads_one_way_delay(&self) -> bool {
-        false
+        matches!(self, AnyController::TcpLp(_))
     }
 }
 

@@ -16,10 +16,11 @@
 //!   `cc = "hacker"`, options `tcp.hacker`) and the delay-based [`Wvegas`] (which reads the RTT samples
 //!   through [`Coupling::on_rtt_sample`]). Coupling applies within a group of paths
 //!   ([`MultipathController::set_group`]); paths in different groups are independent.
-//! * Tse's window-based schemes (issue 20): [`Hacker`] is a `cc` name; [`TcpLp`] (reads
-//!   [`AckSample::one_way_delay`] through [`Coupling::on_one_way_delay`]) and the Bilevel TCP
-//!   arithmetic [`BilevelTcp`] (thesis eq. 2.2) are implemented and tested but not yet `cc`
-//!   names, since the simulator's ACKs do not carry the receiver's timestamp yet (D243).
+//! * Tse's window-based schemes (issue 20): [`Hacker`] (`cc = "hacker"`) and [`TcpLp`]
+//!   (`cc = "tcp-lp"`, options `tcp.tcp_lp`; reads [`AckSample::one_way_delay`] through
+//!   [`Coupling::on_one_way_delay`], which the simulator's ACKs carry through their
+//!   channel, D244) are `cc` names; the Bilevel TCP arithmetic [`BilevelTcp`] (thesis
+//!   eq. 2.2) is implemented and tested but not yet a `cc` name.
 //! * [`AnyController`] puts the concrete controllers in an enum so the per-ACK path has no
 //!   virtual call; [`CcKind`] names them for scenario files (`"newreno"`).
 //!

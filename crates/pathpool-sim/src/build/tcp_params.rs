@@ -1,7 +1,7 @@
 //! TCP parameters: the scenario's `[tcp]` table with an element's overrides, resolved to the
 //! configurations of the sender, receiver and congestion controller, and checked.
 
-use pathpool_cc::{CcKind, CcOptions, WindowConfig};
+use pathpool_cc::{CcKind, CcOptions, TcpLpConfig, WindowConfig};
 use pathpool_core::{Dur, RttConfig};
 use pathpool_proto::tcp::{TcpReceiverConfig, TcpSenderConfig};
 
@@ -137,6 +137,9 @@ pub(super) fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams,
             "must be at least 1 (or left out: the number of subflows)",
         ));
     }
+    if let Some(lp) = spec.tcp_lp {
+        check_tcp_lp(&lp, &field("tcp_lp"))?;
+    }
     Ok(TcpParams {
         cc: spec.cc.unwrap_or_default(),
         send_overhead: spec.send_overhead.unwrap_or(Dur::ZERO),
@@ -145,6 +148,7 @@ pub(super) fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams,
             lia: spec.lia.unwrap_or_default(),
             wvegas: spec.wvegas.unwrap_or_default(),
             hacker: spec.hacker.unwrap_or_default(),
+            tcp_lp: spec.tcp_lp.unwrap_or_default(),
         },
         header,
         window,
@@ -164,6 +168,32 @@ pub(super) fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams,
     })
 }
 
+/// TCP-LP's parameters checked at their fields inside the table at `here` (D245).
+fn check_tcp_lp(lp: &TcpLpConfig, here: &[PathSeg]) -> Result<(), SpecError> {
+    if !(1..=99).contains(&lp.delta_percent) {
+        return Err(SpecError::at(
+            child(here, "delta_percent"),
+            format!(
+                "{} is outside 1..=99: δ must lie strictly between 0 and 1 (the paper's 15 %)",
+                lp.delta_percent
+            ),
+        ));
+    }
+    if lp.gamma_inverse == 0 {
+        return Err(SpecError::at(
+            child(here, "gamma_inverse"),
+            "must be at least 1 (1/γ; the paper's γ = 1/8 is 8)",
+        ));
+    }
+    if lp.itt_srtts == 0 {
+        return Err(SpecError::at(
+            child(here, "itt_srtts"),
+            "must be at least 1 smoothed RTT (the paper's itt is 3)",
+        ));
+    }
+    Ok(())
+}
+
 /// A single-path TCP flow runs NewReno: a multipath controller there (LIA, NMCC, ...) would
 /// run with one subflow, where most reduce to Reno, and was most likely meant for a multipath
 /// connection. The error names where the controller was set (issue 16: no silent downgrade).
@@ -174,7 +204,7 @@ pub(super) fn single_path_cc(
     cc: CcKind,
     here: &[PathSeg],
 ) -> Result<(), SpecError> {
-    if matches!(cc, CcKind::NewReno | CcKind::Cubic) {
+    if matches!(cc, CcKind::NewReno | CcKind::Cubic | CcKind::TcpLp) {
         return Ok(());
     }
     let (place, whence) = if cc_field.is_some() {
@@ -252,6 +282,42 @@ mod tests {
             e.starts_with("tcp.hacker.divisor: must be at least 1"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn tcp_lp_options_reach_the_controller_and_are_checked_at_their_field() {
+        let p =
+            resolve("cc = \"tcp-lp\"\n[tcp_lp]\ndelta_percent = 20\nreset_extremes_on_ci = true")
+                .unwrap();
+        assert_eq!(p.cc, CcKind::TcpLp);
+        assert_eq!(p.options.tcp_lp.delta_percent, 20);
+        assert!(p.options.tcp_lp.reset_extremes_on_ci);
+        assert_eq!(p.options.tcp_lp.itt_srtts, 3, "the paper's default");
+        for (text, field) in [
+            (
+                "tcp_lp = { delta_percent = 0 }",
+                "tcp.tcp_lp.delta_percent: 0 is outside 1..=99",
+            ),
+            (
+                "tcp_lp = { delta_percent = 100 }",
+                "tcp.tcp_lp.delta_percent: 100 is outside",
+            ),
+            (
+                "tcp_lp = { gamma_inverse = 0 }",
+                "tcp.tcp_lp.gamma_inverse: must be at least 1",
+            ),
+            (
+                "tcp_lp = { itt_srtts = 0 }",
+                "tcp.tcp_lp.itt_srtts: must be at least 1",
+            ),
+        ] {
+            let e = resolve(text).unwrap_err();
+            assert!(e.starts_with(field), "{text}: {e}");
+        }
+        // TCP-LP runs on a single path too.
+        compile(&line(
+            "[[flows]]\nfrom = \"a\"\nto = \"b\"\ncc = \"tcp-lp\"",
+        ));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! when the scenario is compiled (see [`crate::build`]).
 
 use pathpool_cc::{
-    CaIncrease, CcKind, HackerConfig, LiaConfig, NmccConfig, RecoveryExit, WvegasConfig,
+    CaIncrease, CcKind, HackerConfig, TcpLpConfig, LiaConfig, NmccConfig, RecoveryExit, WvegasConfig,
 };
 use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
 use pathpool_proto::tcp::{FlightEstimate, PartialAckTimer};
@@ -540,6 +540,10 @@ pub struct TcpSpec {
     /// The Hacker scheme's options (used when `cc = "hacker"`).
     #[serde(default)]
     pub hacker: Option<HackerConfig>,
+    /// TCP-LP's options (used when `cc = "tcp-lp"`, and by Multi-Priority TCP's background
+    /// subflows).
+    #[serde(default)]
+    pub tcp_lp: Option<TcpLpConfig>,
 }
 
 impl TcpSpec {
@@ -574,7 +578,8 @@ impl TcpSpec {
             nmcc,
             lia,
             wvegas,
-            hacker
+            hacker,
+            tcp_lp
         )
     }
 }
