@@ -3,16 +3,17 @@
 use std::fmt;
 use std::str::FromStr;
 
-use pathpool_core::PathId;
+use pathpool_core::{PathId, Time};
 use serde::{Deserialize, Serialize};
 
 use crate::balia::Balia;
 use crate::coupled::Coupled;
 use crate::cubic::Cubic;
-use crate::event::{AckSample, CongestionEvent, RecoveryAck};
+use crate::event::{AckSample, CongestionEvent, RecoveryAck, SendView};
 use crate::ewtcp::Ewtcp;
 use crate::hacker::{Hacker, HackerConfig};
 use crate::lia::{Lia, LiaConfig};
+use crate::multi_priority::{MultiPriority, MultiPriorityConfig};
 use crate::nmcc::{Nmcc, NmccConfig};
 use crate::olia::Olia;
 use crate::path::CcMetrics;
@@ -35,6 +36,8 @@ pub struct CcOptions {
     pub hacker: HackerConfig,
     /// TCP-LP's (`tcp.tcp_lp`; also Multi-Priority TCP's background subflows).
     pub tcp_lp: TcpLpConfig,
+    /// Multi-Priority TCP's (`tcp.multi_priority`).
+    pub multi_priority: MultiPriorityConfig,
 }
 
 /// The congestion-control algorithms pathpool implements, by the name scenario files use.
@@ -68,6 +71,9 @@ pub enum CcKind {
     /// TCP-LP, TCP Low Priority (Kuzmanovic & Knightly 2003): yields to other traffic on
     /// one-way delay; independent on each subflow of a multipath connection.
     TcpLp,
+    /// Tse's Multi-Priority TCP: NewReno on one subflow, TCP-LP on the others, probes
+    /// charged to the NewReno subflow.
+    MultiPriority,
 }
 
 impl CcKind {
@@ -85,6 +91,7 @@ impl CcKind {
         CcKind::Cubic,
         CcKind::Hacker,
         CcKind::TcpLp,
+        CcKind::MultiPriority,
     ];
 
     /// The canonical name.
@@ -103,6 +110,7 @@ impl CcKind {
             CcKind::Cubic => "cubic",
             CcKind::Hacker => "hacker",
             CcKind::TcpLp => "tcp-lp",
+            CcKind::MultiPriority => "multi-priority",
         }
     }
 
@@ -123,6 +131,7 @@ impl CcKind {
             wvegas,
             hacker,
             tcp_lp,
+            multi_priority,
         } = options;
         match self {
             CcKind::NewReno | CcKind::Uncoupled => {
@@ -147,6 +156,9 @@ impl CcKind {
                 TcpLp::new(tcp_lp, Reno::new(config.ca_increase)),
                 config,
             )),
+            CcKind::MultiPriority => {
+                AnyController::MultiPriority(MultiPriority::new(multi_priority, tcp_lp, config))
+            }
         }
     }
 }
@@ -190,6 +202,7 @@ impl FromStr for CcKind {
             "cubic" => Ok(CcKind::Cubic),
             "hacker" => Ok(CcKind::Hacker),
             "tcp-lp" | "tcplp" | "tcp_lp" => Ok(CcKind::TcpLp),
+            "multi-priority" | "multipriority" | "multi_priority" => Ok(CcKind::MultiPriority),
             _ => Err(UnknownCc(s.to_string())),
         }
     }
@@ -233,6 +246,8 @@ pub enum AnyController {
     Hacker(Windows<Hacker>),
     /// TCP-LP.
     TcpLp(Windows<TcpLp>),
+    /// Multi-Priority TCP.
+    MultiPriority(MultiPriority),
 }
 
 macro_rules! dispatch {
@@ -249,6 +264,7 @@ macro_rules! dispatch {
             AnyController::Cubic($c) => $body,
             AnyController::Hacker($c) => $body,
             AnyController::TcpLp($c) => $body,
+            AnyController::MultiPriority($c) => $body,
         }
     };
 }
@@ -259,7 +275,10 @@ impl AnyController {
     /// for these controllers).
     #[must_use]
     pub fn reads_one_way_delay(&self) -> bool {
-        matches!(self, AnyController::TcpLp(_))
+        matches!(
+            self,
+            AnyController::TcpLp(_) | AnyController::MultiPriority(_)
+        )
     }
 }
 
@@ -297,6 +316,27 @@ impl MultipathController for AnyController {
     }
     fn metrics(&self, path: PathId) -> CcMetrics {
         dispatch!(self, c => c.metrics(path))
+    }
+    // Only Multi-Priority TCP gates or counts what is sent: the others answer at once.
+    #[inline(always)]
+    fn may_send(&self, path: PathId, now: Time, view: impl Fn(PathId) -> SendView) -> bool {
+        match self {
+            AnyController::MultiPriority(c) => c.may_send(path, now, view),
+            _ => true,
+        }
+    }
+    #[inline(always)]
+    fn on_sent(&mut self, path: PathId, now: Time) {
+        if let AnyController::MultiPriority(c) = self {
+            c.on_sent(path, now);
+        }
+    }
+    #[inline(always)]
+    fn gates_sending(&self) -> bool {
+        match self {
+            AnyController::MultiPriority(c) => c.gates_sending(),
+            _ => false,
+        }
     }
 }
 

@@ -12,7 +12,9 @@ use pathpool_topo::NodeIx;
 use super::entry::Entry;
 use super::multipath::multipath_plan;
 use super::net::{flow_paths, FlowPaths, Net};
-use super::tcp_params::{element_tcp_spec, resolve_tcp, single_path_cc, TcpParams};
+use super::tcp_params::{
+    check_base_subflow, element_tcp_spec, resolve_tcp, single_path_cc, TcpParams,
+};
 use super::{child, STREAM_OVERHEAD};
 use crate::error::{PathSeg, SpecError};
 use crate::mp_flow::{MpConn, SubflowPlan};
@@ -39,8 +41,9 @@ pub(super) fn add_tcp_flows(
         base_tcp.clone()
     };
     let subflows = multipath_plan(net, f, from, to, &here, entry.sc.duration)?;
-    if subflows.is_none() {
-        single_path_cc(f.cc, f.tcp.as_ref(), params.cc, &here)?;
+    match &subflows {
+        None => single_path_cc(f.cc, f.tcp.as_ref(), params.cc, &here)?,
+        Some(sfs) => check_base_subflow(&params, f.tcp.as_ref(), sfs.len(), &here)?,
     }
     let paths = match &subflows {
         Some(sfs) => sfs[0].1.clone(),

@@ -149,6 +149,7 @@ pub(super) fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams,
             wvegas: spec.wvegas.unwrap_or_default(),
             hacker: spec.hacker.unwrap_or_default(),
             tcp_lp: spec.tcp_lp.unwrap_or_default(),
+            multi_priority: spec.multi_priority.unwrap_or_default(),
         },
         header,
         window,
@@ -166,6 +167,41 @@ pub(super) fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams,
         },
         receiver,
     })
+}
+
+/// A multipath connection of `subflows` whose controller names a base subflow
+/// (`multi-priority`, `hacker`) must have that subflow; the error names where the option was
+/// set (the element's `tcp` table or the scenario's).
+pub(super) fn check_base_subflow(
+    params: &TcpParams,
+    tcp: Option<&TcpSpec>,
+    subflows: usize,
+    here: &[PathSeg],
+) -> Result<(), SpecError> {
+    let (table, base) = match params.cc {
+        CcKind::MultiPriority => ("multi_priority", params.options.multi_priority.base),
+        CcKind::Hacker => ("hacker", params.options.hacker.base),
+        _ => return Ok(()),
+    };
+    if usize::try_from(base).is_ok_and(|b| b < subflows) {
+        return Ok(());
+    }
+    let own = tcp.is_some_and(|t| match params.cc {
+        CcKind::MultiPriority => t.multi_priority.is_some(),
+        _ => t.hacker.is_some(),
+    });
+    let place = if own {
+        child(&child(&child(here, "tcp"), table), "base")
+    } else {
+        at(&[k("tcp"), k(table), k("base")])
+    };
+    Err(SpecError::at(
+        place,
+        format!(
+            "subflow {base} does not exist: {} has {subflows} subflow(s), numbered from 0",
+            format_path(here)
+        ),
+    ))
 }
 
 /// TCP-LP's parameters checked at their fields inside the table at `here` (D245).

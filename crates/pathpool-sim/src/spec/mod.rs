@@ -7,7 +7,8 @@
 //! when the scenario is compiled (see [`crate::build`]).
 
 use pathpool_cc::{
-    CaIncrease, CcKind, HackerConfig, TcpLpConfig, LiaConfig, NmccConfig, RecoveryExit, WvegasConfig,
+    CaIncrease, CcKind, HackerConfig, LiaConfig, MultiPriorityConfig, NmccConfig, RecoveryExit,
+    TcpLpConfig, WvegasConfig,
 };
 use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
 use pathpool_proto::tcp::{FlightEstimate, PartialAckTimer};
@@ -544,6 +545,9 @@ pub struct TcpSpec {
     /// subflows).
     #[serde(default)]
     pub tcp_lp: Option<TcpLpConfig>,
+    /// Multi-Priority TCP's options (used when `cc = "multi-priority"`).
+    #[serde(default)]
+    pub multi_priority: Option<MultiPriorityConfig>,
 }
 
 impl TcpSpec {
@@ -579,7 +583,8 @@ impl TcpSpec {
             lia,
             wvegas,
             hacker,
-            tcp_lp
+            tcp_lp,
+            multi_priority
         )
     }
 }
