@@ -191,10 +191,7 @@ impl MpConn {
                         data: p.data_route,
                         ack: p.ack_route,
                     });
-                    if self.windowed
-                        || self.owd_acks
-                        || self.receiver.subflows()[r].config().sack
-                    {
+                    if self.windowed || self.owd_acks || self.receiver.subflows()[r].config().sack {
                         self.sack.push(SackChannel::default());
                     }
                 }
