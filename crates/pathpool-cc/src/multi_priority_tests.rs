@@ -243,7 +243,7 @@ proptest! {
                 has_data: true,
             };
             match *o {
-                Op::Advance(ms) => now = now + Dur::from_ms(ms),
+                Op::Advance(ms) => now += Dur::from_ms(ms),
                 Op::BaseSend => {
                     if flight[0] + MSS <= c.window(BASE) && c.may_send(BASE, now, flight_of) {
                         flight[0] += MSS;
