@@ -49,10 +49,12 @@ from .types import (
     FlightEstimate,
     Flow,
     FlowKind,
+    HackerOptions,
     LiaOptions,
     Link,
     Measure,
     Mmtp,
+    MultiPriorityOptions,
     NmccOptions,
     Outage,
     ParetoSizes,
@@ -70,6 +72,7 @@ from .types import (
     Subflow,
     SweepTable,
     Tcp,
+    TcpLpOptions,
     TopologyManager,
     WvegasOptions,
 )
@@ -272,6 +275,9 @@ def tcp(
     nmcc: NmccOptions | None = None,
     lia: LiaOptions | None = None,
     wvegas: WvegasOptions | None = None,
+    hacker: HackerOptions | None = None,
+    tcp_lp: TcpLpOptions | None = None,
+    multi_priority: MultiPriorityOptions | None = None,
 ) -> Tcp:
     """TCP parameters (the ``[tcp]`` table of the scenario reference; ``None``: the default).
     Times and sizes are strings with units (``rwnd`` may be ``"unlimited"``).
@@ -280,7 +286,7 @@ def tcp(
     {'mss': '1460B', 'min_rto': '1s'}
     """
     fields = dict(locals())
-    for k in ("nmcc", "lia", "wvegas"):
+    for k in ("nmcc", "lia", "wvegas", "hacker", "tcp_lp", "multi_priority"):
         if fields[k] is not None:
             fields[k] = dict(fields[k])
     return cast(Tcp, _clean(fields))

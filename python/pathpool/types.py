@@ -33,6 +33,9 @@ CongestionControl = Literal[
     "balia",
     "nmcc",
     "wvegas",
+    "hacker",
+    "tcp-lp",
+    "multi-priority",
 ]
 #: A multipath flow's ``scheduler``.
 Scheduler = Literal["lowest-rtt", "round-robin"]
@@ -161,6 +164,30 @@ class WvegasOptions(TypedDict, total=False):
     queue_drain: bool
 
 
+class HackerOptions(TypedDict, total=False):
+    """``tcp.hacker``: the Hacker scheme's options (D240)."""
+
+    base: int
+    divisor: int
+
+
+class TcpLpOptions(TypedDict, total=False):
+    """``tcp.tcp_lp``: TCP-LP's options (D241, D245)."""
+
+    delta_percent: int
+    gamma_inverse: int
+    itt_srtts: int
+    reset_extremes_on_ci: bool
+
+
+class MultiPriorityOptions(TypedDict, total=False):
+    """``tcp.multi_priority``: Multi-Priority TCP's options (D246, D247)."""
+
+    base: int
+    accounting: Literal["naive", "borrow", "borrow-return"]
+    borrow_unit: Literal["slot", "decrement"]
+
+
 class Tcp(TypedDict, total=False):
     """A ``[tcp]`` table (the scenario's defaults, or one flow's overrides)."""
 
@@ -188,6 +215,9 @@ class Tcp(TypedDict, total=False):
     nmcc: NmccOptions
     lia: LiaOptions
     wvegas: WvegasOptions
+    hacker: HackerOptions
+    tcp_lp: TcpLpOptions
+    multi_priority: MultiPriorityOptions
 
 
 # --------------------------------------------------------------------------------------------
