@@ -56,6 +56,7 @@ from .types import (
     Measure,
     Mmtp,
     MpFairnessMode,
+    MultiPriorityOptions,
     NmccOptions,
     Outage,
     ParetoSizes,
@@ -73,6 +74,7 @@ from .types import (
     Subflow,
     SweepTable,
     Tcp,
+    TcpLpOptions,
     TopologyManager,
     WvegasOptions,
 )
@@ -277,6 +279,8 @@ def tcp(
     wvegas: WvegasOptions | None = None,
     hacker: HackerOptions | None = None,
     bilevel_tcp: BilevelTcpOptions | None = None,
+    tcp_lp: TcpLpOptions | None = None,
+    multi_priority: MultiPriorityOptions | None = None,
 ) -> Tcp:
     """TCP parameters (the ``[tcp]`` table of the scenario reference; ``None``: the default).
     Times and sizes are strings with units (``rwnd`` may be ``"unlimited"``).
@@ -285,7 +289,7 @@ def tcp(
     {'mss': '1460B', 'min_rto': '1s'}
     """
     fields = dict(locals())
-    for k in ("nmcc", "lia", "wvegas", "hacker", "bilevel_tcp"):
+    for k in ("nmcc", "lia", "wvegas", "hacker", "bilevel_tcp", "tcp_lp", "multi_priority"):
         if fields[k] is not None:
             fields[k] = dict(fields[k])
     return cast(Tcp, _clean(fields))

@@ -35,6 +35,8 @@ CongestionControl = Literal[
     "wvegas",
     "hacker",
     "bilevel-tcp",
+    "tcp-lp",
+    "multi-priority",
 ]
 #: A multipath flow's ``scheduler``.
 Scheduler = Literal["lowest-rtt", "round-robin"]
@@ -178,6 +180,23 @@ class BilevelTcpOptions(TypedDict, total=False):
     child_floor_millisegments: int
 
 
+class TcpLpOptions(TypedDict, total=False):
+    """``tcp.tcp_lp``: TCP-LP's options (D241, D245)."""
+
+    delta_percent: int
+    gamma_inverse: int
+    itt_srtts: int
+    reset_extremes_on_ci: bool
+
+
+class MultiPriorityOptions(TypedDict, total=False):
+    """``tcp.multi_priority``: Multi-Priority TCP's options (D246, D247)."""
+
+    base: int
+    accounting: Literal["naive", "borrow", "borrow-return"]
+    borrow_unit: Literal["slot", "decrement"]
+
+
 class Tcp(TypedDict, total=False):
     """A ``[tcp]`` table (the scenario's defaults, or one flow's overrides)."""
 
@@ -207,6 +226,8 @@ class Tcp(TypedDict, total=False):
     wvegas: WvegasOptions
     hacker: HackerOptions
     bilevel_tcp: BilevelTcpOptions
+    tcp_lp: TcpLpOptions
+    multi_priority: MultiPriorityOptions
 
 
 # --------------------------------------------------------------------------------------------

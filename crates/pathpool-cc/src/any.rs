@@ -3,21 +3,23 @@
 use std::fmt;
 use std::str::FromStr;
 
-use pathpool_core::PathId;
+use pathpool_core::{PathId, Time};
 use serde::{Deserialize, Serialize};
 
 use crate::balia::Balia;
 use crate::bilevel_tcp::{BilevelTcp, BilevelTcpConfig};
 use crate::coupled::Coupled;
 use crate::cubic::Cubic;
-use crate::event::{AckSample, CongestionEvent, RecoveryAck};
+use crate::event::{AckSample, CongestionEvent, RecoveryAck, SendView};
 use crate::ewtcp::Ewtcp;
 use crate::hacker::{Hacker, HackerConfig};
 use crate::lia::{Lia, LiaConfig};
+use crate::multi_priority::{MultiPriority, MultiPriorityConfig};
 use crate::nmcc::{Nmcc, NmccConfig};
 use crate::olia::Olia;
 use crate::path::CcMetrics;
 use crate::reno::Reno;
+use crate::tcp_lp::{TcpLp, TcpLpConfig};
 use crate::windows::{WindowConfig, Windows};
 use crate::wvegas::{Wvegas, WvegasConfig};
 use crate::MultipathController;
@@ -35,6 +37,10 @@ pub struct CcOptions {
     pub hacker: HackerConfig,
     /// Bilevel TCP's (`tcp.bilevel_tcp`).
     pub bilevel_tcp: BilevelTcpConfig,
+    /// TCP-LP's (`tcp.tcp_lp`; also Multi-Priority TCP's background subflows).
+    pub tcp_lp: TcpLpConfig,
+    /// Multi-Priority TCP's (`tcp.multi_priority`).
+    pub multi_priority: MultiPriorityConfig,
 }
 
 /// The congestion-control algorithms pathpool implements, by the name scenario files use.
@@ -68,6 +74,12 @@ pub enum CcKind {
     /// Tse's Bilevel TCP: a master window split among the subflows in the ratio of their
     /// child windows (thesis eq. 2.2).
     BilevelTcp,
+    /// TCP-LP, TCP Low Priority (Kuzmanovic & Knightly 2003): yields to other traffic on
+    /// one-way delay; independent on each subflow of a multipath connection.
+    TcpLp,
+    /// Tse's Multi-Priority TCP: NewReno on one subflow, TCP-LP on the others, probes
+    /// charged to the NewReno subflow.
+    MultiPriority,
 }
 
 impl CcKind {
@@ -85,6 +97,8 @@ impl CcKind {
         CcKind::Cubic,
         CcKind::Hacker,
         CcKind::BilevelTcp,
+        CcKind::TcpLp,
+        CcKind::MultiPriority,
     ];
 
     /// The canonical name.
@@ -103,6 +117,8 @@ impl CcKind {
             CcKind::Cubic => "cubic",
             CcKind::Hacker => "hacker",
             CcKind::BilevelTcp => "bilevel-tcp",
+            CcKind::TcpLp => "tcp-lp",
+            CcKind::MultiPriority => "multi-priority",
         }
     }
 
@@ -123,6 +139,8 @@ impl CcKind {
             wvegas,
             hacker,
             bilevel_tcp,
+            tcp_lp,
+            multi_priority,
         } = options;
         match self {
             CcKind::NewReno | CcKind::Uncoupled => {
@@ -145,6 +163,13 @@ impl CcKind {
             )),
             CcKind::BilevelTcp => {
                 AnyController::BilevelTcp(Windows::new(BilevelTcp::new(bilevel_tcp), config))
+            }
+            CcKind::TcpLp => AnyController::TcpLp(Windows::new(
+                TcpLp::new(tcp_lp, Reno::new(config.ca_increase)),
+                config,
+            )),
+            CcKind::MultiPriority => {
+                AnyController::MultiPriority(MultiPriority::new(multi_priority, tcp_lp, config))
             }
         }
     }
@@ -189,6 +214,8 @@ impl FromStr for CcKind {
             "cubic" => Ok(CcKind::Cubic),
             "hacker" => Ok(CcKind::Hacker),
             "bilevel-tcp" | "bilevel_tcp" => Ok(CcKind::BilevelTcp),
+            "tcp-lp" | "tcplp" | "tcp_lp" => Ok(CcKind::TcpLp),
+            "multi-priority" | "multipriority" | "multi_priority" => Ok(CcKind::MultiPriority),
             _ => Err(UnknownCc(s.to_string())),
         }
     }
@@ -232,6 +259,10 @@ pub enum AnyController {
     Hacker(Windows<Hacker>),
     /// Bilevel TCP.
     BilevelTcp(Windows<BilevelTcp>),
+    /// TCP-LP.
+    TcpLp(Windows<TcpLp>),
+    /// Multi-Priority TCP.
+    MultiPriority(MultiPriority),
 }
 
 macro_rules! dispatch {
@@ -248,8 +279,23 @@ macro_rules! dispatch {
             AnyController::Cubic($c) => $body,
             AnyController::Hacker($c) => $body,
             AnyController::BilevelTcp($c) => $body,
+            AnyController::TcpLp($c) => $body,
+            AnyController::MultiPriority($c) => $body,
         }
     };
+}
+
+impl AnyController {
+    /// Whether the controller reads [`AckSample::one_way_delay`]: its ACKs must carry the
+    /// receiver's timestamp (a simulator without room for it in a packet routes them so only
+    /// for these controllers).
+    #[must_use]
+    pub fn reads_one_way_delay(&self) -> bool {
+        matches!(
+            self,
+            AnyController::TcpLp(_) | AnyController::MultiPriority(_)
+        )
+    }
 }
 
 impl MultipathController for AnyController {
@@ -286,6 +332,27 @@ impl MultipathController for AnyController {
     }
     fn metrics(&self, path: PathId) -> CcMetrics {
         dispatch!(self, c => c.metrics(path))
+    }
+    // Only Multi-Priority TCP gates or counts what is sent: the others answer at once.
+    #[inline(always)]
+    fn may_send(&self, path: PathId, now: Time, view: impl Fn(PathId) -> SendView) -> bool {
+        match self {
+            AnyController::MultiPriority(c) => c.may_send(path, now, view),
+            _ => true,
+        }
+    }
+    #[inline(always)]
+    fn on_sent(&mut self, path: PathId, now: Time) {
+        if let AnyController::MultiPriority(c) = self {
+            c.on_sent(path, now);
+        }
+    }
+    #[inline(always)]
+    fn gates_sending(&self) -> bool {
+        match self {
+            AnyController::MultiPriority(c) => c.gates_sending(),
+            _ => false,
+        }
     }
 }
 

@@ -62,3 +62,14 @@ pub enum RecoveryAck {
         flight_bytes: u64,
     },
 }
+
+/// What a transport tells a send gate about one path
+/// ([`MultipathController::may_send`](crate::MultipathController::may_send)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SendView {
+    /// Bytes in flight on the path.
+    pub flight_bytes: u64,
+    /// Whether the path has something to send if allowed: a retransmission, or new data the
+    /// connection could give it.
+    pub has_data: bool,
+}

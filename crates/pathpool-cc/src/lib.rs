@@ -16,12 +16,16 @@
 //!   `cc = "hacker"`, options `tcp.hacker`) and the delay-based [`Wvegas`] (which reads the RTT samples
 //!   through [`Coupling::on_rtt_sample`]). Coupling applies within a group of paths
 //!   ([`MultipathController::set_group`]); paths in different groups are independent.
-//! * Tse's window-based schemes (issue 20): [`Hacker`] (`cc = "hacker"`) and Bilevel TCP
+//! * Tse's window-based schemes (issue 20): [`Hacker`] (`cc = "hacker"`), Bilevel TCP
 //!   ([`BilevelTcp`], `cc = "bilevel-tcp"`, thesis eq. 2.2: a master window split among the
-//!   subflows in the ratio of their child windows) are `cc` names; [`TcpLp`] (reads
-//!   [`AckSample::one_way_delay`] through [`Coupling::on_one_way_delay`]) is implemented and
-//!   tested but not yet a `cc` name, since the simulator's ACKs do not carry the receiver's
-//!   timestamp yet (D243).
+//!   subflows in the ratio of their child windows) and [`TcpLp`] (`cc = "tcp-lp"`, options
+//!   `tcp.tcp_lp`; reads [`AckSample::one_way_delay`] through
+//!   [`Coupling::on_one_way_delay`], which the simulator's ACKs carry through their
+//!   channel, D244) are `cc` names.
+//! * Multi-Priority TCP ([`MultiPriority`], `cc = "multi-priority"`, options
+//!   `tcp.multi_priority`): NewReno on one subflow, TCP-LP on the others, with Tse's packet
+//!   borrowing and returning through the send gate ([`MultipathController::may_send`]) and
+//!   the sent-packet notice ([`MultipathController::on_sent`]).
 //! * [`AnyController`] puts the concrete controllers in an enum so the per-ACK path has no
 //!   virtual call; [`CcKind`] names them for scenario files (`"newreno"`).
 //!
@@ -36,6 +40,7 @@ pub mod event;
 pub mod ewtcp;
 pub mod hacker;
 pub mod lia;
+pub mod multi_priority;
 pub mod nmcc;
 pub mod olia;
 pub mod path;
@@ -52,10 +57,11 @@ pub use balia::Balia;
 pub use bilevel_tcp::{BilevelTcp, BilevelTcpConfig, BilevelWindows};
 pub use coupled::Coupled;
 pub use cubic::Cubic;
-pub use event::{AckSample, CongestionEvent, RecoveryAck};
+pub use event::{AckSample, CongestionEvent, RecoveryAck, SendView};
 pub use ewtcp::Ewtcp;
 pub use hacker::{Hacker, HackerConfig};
 pub use lia::{AlphaUpdate, Lia, LiaConfig};
+pub use multi_priority::{Accounting, BorrowUnit, MultiPriority, MultiPriorityConfig};
 pub use nmcc::{LossEstimator, Nmcc, NmccConfig, NmccInitialM, ShadowUpdate};
 pub use olia::Olia;
 pub use path::{group_members, CcMetrics, PathState};
@@ -76,7 +82,7 @@ pub use tfrc::sender::{TfrcSender, TfrcSenderConfig};
 pub use windows::{CaIncrease, Coupling, RecoveryExit, WindowConfig, Windows};
 pub use wvegas::{Wvegas, WvegasConfig};
 
-use pathpool_core::PathId;
+use pathpool_core::{PathId, Time};
 
 /// A connection-level congestion controller: the window of every path of one connection.
 ///
@@ -110,4 +116,23 @@ pub trait MultipathController {
     fn penalise(&mut self, path: PathId);
     /// A snapshot of the path's controller state, for traces.
     fn metrics(&self, path: PathId) -> CcMetrics;
+    /// The send gate: whether `path` may send a packet at `now`, beyond what its window
+    /// allows; `view` tells what any path has in flight and whether it has data to send.
+    /// Multi-Priority TCP holds a background probe (or the base, while a probe is due) back
+    /// here (Tse §4.2 probe rate limit and borrowing); every other controller lets
+    /// everything through.
+    #[inline(always)]
+    fn may_send(&self, _path: PathId, _now: Time, _view: impl Fn(PathId) -> SendView) -> bool {
+        true
+    }
+    /// The sent-packet notice: `path` sent a packet at `now` (Multi-Priority TCP borrows for
+    /// a probe here).
+    #[inline(always)]
+    fn on_sent(&mut self, _path: PathId, _now: Time) {}
+    /// Whether the send gate couples the paths, so that an event on one path may let
+    /// another send (a transport then looks at every path after each event).
+    #[inline(always)]
+    fn gates_sending(&self) -> bool {
+        false
+    }
 }

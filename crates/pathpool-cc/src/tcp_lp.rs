@@ -75,6 +75,12 @@ impl LpPathState {
     pub fn sowd(&self) -> Option<Dur> {
         self.extremes_ps.map(|_| Dur::from_ps(self.sowd_ps))
     }
+    /// Whether the window may not grow on the latest ACK: it showed a CI or came inside itt
+    /// (what makes a Multi-Priority probe ACK "slow", spec §4.2).
+    #[must_use]
+    pub fn holds_growth(&self) -> bool {
+        self.hold
+    }
     /// d_min and d_max, if a sample has arrived.
     #[must_use]
     pub fn extremes(&self) -> Option<(Dur, Dur)> {

@@ -1,6 +1,7 @@
-//! `pathpool bench`: speed and memory on dumbbell scenarios of long-lived NewReno flows, on a
-//! multipath scenario of LIA connections with four subflows over four parallel paths, and on
-//! LIA connections with two subflows sharing the dumbbell's one link.
+//! `pathpool bench`: speed and memory on dumbbell scenarios of long-lived NewReno flows, on
+//! multipath scenarios of LIA and of Multi-Priority TCP connections with four subflows over
+//! four parallel paths, and on LIA connections with two subflows sharing the dumbbell's one
+//! link.
 //!
 //! Each case runs in a fresh child process so its peak resident set size is its own. Figures
 //! are printed, never asserted: speed depends on the machine.
@@ -28,6 +29,9 @@ pub struct BenchCase {
     pub multipath: bool,
     /// Subflows per connection of a multipath case on the dumbbell (0 otherwise).
     pub subflows: u32,
+    /// The multipath connections' controller (`"lia"`; `"multi-priority"`: Tse's one
+    /// NewReno and TCP-LP subflows; unused by single-path cases).
+    pub cc: &'static str,
     /// SACK loss recovery (`tcp.sack`) instead of NewReno.
     pub sack: bool,
     /// Bottleneck rate in bit/s.
@@ -44,13 +48,15 @@ pub struct BenchCase {
 /// subflows on the N=100 dumbbell itself (100 subflows where it has 100 flows: the
 /// multipath machinery alone, on the same topology; thesis E5c runs NMCC's two subflows
 /// through one shared bottleneck too) — and the N=100 dumbbell with SACK (issue 17: what
-/// the scoreboard costs).
-pub const CASES: [BenchCase; 7] = [
+/// the scoreboard costs) — and 100 Multi-Priority TCP connections (1 NewReno + 3 TCP-LP
+/// subflows, issue 20) on the four paths of the multipath case.
+pub const CASES: [BenchCase; 8] = [
     BenchCase {
         flows: 10,
         paths: 1,
         multipath: false,
         subflows: 0,
+        cc: "lia",
         sack: false,
         rate_bps: 100_000_000,
         duration_s: 100.0,
@@ -60,6 +66,7 @@ pub const CASES: [BenchCase; 7] = [
         paths: 1,
         multipath: false,
         subflows: 0,
+        cc: "lia",
         sack: false,
         rate_bps: 1_000_000_000,
         duration_s: 20.0,
@@ -69,6 +76,7 @@ pub const CASES: [BenchCase; 7] = [
         paths: 1,
         multipath: false,
         subflows: 0,
+        cc: "lia",
         sack: false,
         rate_bps: 10_000_000_000,
         duration_s: 5.0,
@@ -78,6 +86,7 @@ pub const CASES: [BenchCase; 7] = [
         paths: 4,
         multipath: true,
         subflows: 0,
+        cc: "lia",
         sack: false,
         rate_bps: 1_000_000_000,
         duration_s: 20.0,
@@ -87,6 +96,7 @@ pub const CASES: [BenchCase; 7] = [
         paths: 4,
         multipath: false,
         subflows: 0,
+        cc: "lia",
         sack: false,
         rate_bps: 1_000_000_000,
         duration_s: 20.0,
@@ -96,6 +106,7 @@ pub const CASES: [BenchCase; 7] = [
         paths: 1,
         multipath: true,
         subflows: 2,
+        cc: "lia",
         sack: false,
         rate_bps: 1_000_000_000,
         duration_s: 20.0,
@@ -105,7 +116,18 @@ pub const CASES: [BenchCase; 7] = [
         paths: 1,
         multipath: false,
         subflows: 0,
+        cc: "lia",
         sack: true,
+        rate_bps: 1_000_000_000,
+        duration_s: 20.0,
+    },
+    BenchCase {
+        flows: 100,
+        paths: 4,
+        multipath: true,
+        subflows: 0,
+        cc: "multi-priority",
+        sack: false,
         rate_bps: 1_000_000_000,
         duration_s: 20.0,
     },
@@ -133,6 +155,8 @@ impl BenchCase {
             format!("multipath-dumbbell-n{}x{}", self.flows, self.subflows)
         } else if self.paths == 1 {
             format!("dumbbell-n{}", self.flows)
+        } else if self.multipath && self.cc == "multi-priority" {
+            format!("multipriority-n{}x{}", self.flows, self.paths)
         } else if self.multipath {
             format!("multipath-n{}x{}", self.flows, self.paths)
         } else {
@@ -167,7 +191,7 @@ impl BenchCase {
             );
             if self.multipath {
                 let routes = vec!["[\"left\", \"right\"]"; self.subflows as usize];
-                s += &format!("cc = \"lia\"\npaths = [{}]\n", routes.join(", "));
+                s += &format!("cc = \"{}\"\npaths = [{}]\n", self.cc, routes.join(", "));
             }
             return s;
         }
@@ -190,8 +214,9 @@ impl BenchCase {
         if self.multipath {
             s += &format!(
                 "[[flows]]\nid = \"f\"\nfrom = \"left\"\nto = \"right\"\ncount = {n}\n\
-                 start_spread = \"10ms\"\ncc = \"lia\"\npaths = [{p}]\n",
+                 start_spread = \"10ms\"\ncc = \"{cc}\"\npaths = [{p}]\n",
                 n = self.flows,
+                cc = self.cc,
                 p = paths.join(", ")
             );
         } else {
@@ -233,7 +258,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 3)]
     pub repeat: u32,
     /// Run only this case (dumbbell-n10, dumbbell-n100, dumbbell-n1000, multipath-n100x4,
-    /// paths4-n100, multipath-dumbbell-n50x2, dumbbell-n100-sack).
+    /// paths4-n100, multipath-dumbbell-n50x2, dumbbell-n100-sack, multipriority-n100x4).
     #[arg(long)]
     pub only: Option<String>,
     /// Scale the simulated durations (e.g. 0.1 for a quick check).
@@ -423,7 +448,11 @@ fn ratios_to_reference(measured: &[BenchFigures]) -> Vec<(String, f64)> {
     };
     measured
         .iter()
-        .filter(|f| f.case.starts_with("multipath") || f.case.starts_with("paths"))
+        .filter(|f| {
+            ["multipath", "paths", "multipriority"]
+                .iter()
+                .any(|p| f.case.starts_with(p))
+        })
         .map(|f| {
             (
                 f.case.clone(),

@@ -48,9 +48,12 @@ pub(crate) struct MpConn {
     /// For each opened subflow (the sender's and receiver's index), its routes (copied from
     /// its plan, since every packet needs one).
     opened: Vec<SubflowRoutes>,
-    /// With SACK or a finite receive buffer, each opened subflow's ACKs in flight (empty
-    /// otherwise).
+    /// With SACK, a finite receive buffer or a controller reading the one-way delay, each
+    /// opened subflow's ACKs in flight (empty otherwise).
     sack: Vec<SackChannel>,
+    /// Whether the controller reads the one-way delay: the ACKs must carry the receiver's
+    /// TSval, so they go through the channels (D244).
+    owd_acks: bool,
     /// Whether the connection has a finite receive buffer: its ACKs carry DATA_ACK and the
     /// receive window.
     windowed: bool,
@@ -86,6 +89,7 @@ impl MpConn {
     ) -> Self {
         let n = plan.len();
         let windowed = receiver.receive_buffer_bytes() != u64::MAX;
+        let owd_acks = cc.reads_one_way_delay();
         MpConn {
             sender,
             cc,
@@ -93,6 +97,7 @@ impl MpConn {
             plan,
             opened: Vec::with_capacity(n),
             sack: Vec::new(),
+            owd_acks,
             windowed,
             index_of: vec![None; n],
             header_bytes,
@@ -186,7 +191,7 @@ impl MpConn {
                         data: p.data_route,
                         ack: p.ack_route,
                     });
-                    if self.windowed || self.receiver.subflows()[r].config().sack {
+                    if self.windowed || self.owd_acks || self.receiver.subflows()[r].config().sack {
                         self.sack.push(SackChannel::default());
                     }
                 }

@@ -13,6 +13,11 @@
 //! A multipath connection with a finite receive buffer sends its subflow ACKs through the
 //! same channel, each with the connection-level DATA_ACK and window it carries (RFC 8684's
 //! DSS option, `docs/decisions.md` D176); without SACK their SACK option is empty.
+//!
+//! A flow (or multipath connection) whose controller reads the one-way delay (TCP-LP,
+//! Multi-Priority TCP) sends its ACKs through a channel too, SACK or not: the kept
+//! [`AckSegment`] carries the receiver's timestamp (RFC 7323 TSval), which the packet has no
+//! room for (D244). Other flows do not touch it.
 
 use std::collections::VecDeque;
 

@@ -12,7 +12,8 @@ use crate::packet::Packet;
 use crate::sack_channel::SackChannel;
 
 /// A TCP flow: its source and its sink, two elements. They are kept together because the
-/// source takes the SACK blocks of the ACKs in flight from the sink's channel.
+/// source takes the SACK blocks (and receiver timestamps) of the ACKs in flight from the
+/// sink's channel.
 #[derive(Clone, Debug)]
 pub(crate) struct TcpFlow {
     pub(crate) source: TcpSource,
@@ -20,7 +21,12 @@ pub(crate) struct TcpFlow {
 }
 
 impl TcpFlow {
-    pub(crate) fn new(mut source: TcpSource, sink: TcpSink) -> Self {
+    pub(crate) fn new(mut source: TcpSource, mut sink: TcpSink) -> Self {
+        // A controller that reads the one-way delay needs the receiver's TSval, which the
+        // 24-byte packet has no room for: its ACKs travel whole through the channel (D244).
+        if source.cc.reads_one_way_delay() && sink.sack.is_none() {
+            sink.sack = Some(Box::default());
+        }
         source.sack_channel = sink.sack.is_some();
         TcpFlow { source, sink }
     }
@@ -96,8 +102,9 @@ pub(crate) struct TcpSource {
     pub(crate) stop: Option<Time>,
     pub(crate) state: SourceState,
     stopped: bool,
-    /// Whether the sink sends its ACKs through a [`SackChannel`], so that an arriving ACK
-    /// must be taken from there (kept here, so that an ACK of a flow without SACK never
+    /// Whether the sink sends its ACKs through a [`SackChannel`] (with SACK, or for a
+    /// controller that reads the receiver's timestamp), so that an arriving ACK must be taken
+    /// from there (kept here, so that an ACK of a flow without SACK never
     /// touches its sink).
     sack_channel: bool,
     /// `tcp.send_overhead`, when on.
@@ -263,7 +270,8 @@ pub(crate) struct TcpSink {
     size: Option<u64>,
     /// When the last byte of a finite flow was delivered.
     pub(crate) completed_at: Option<Time>,
-    /// With SACK: the ACKs in flight, which the source takes back by number.
+    /// With SACK or a controller reading the one-way delay: the ACKs in flight, which the
+    /// source takes back by number.
     pub(crate) sack: Option<Box<SackChannel>>,
 }
 

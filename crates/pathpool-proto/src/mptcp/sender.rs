@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use pathpool_cc::MultipathController;
+use pathpool_cc::{MultipathController, SendView};
 use pathpool_core::{PathId, Time};
 
 use super::mappings::{Mapping, MappingQueue, SegmentIndex};
@@ -112,6 +112,19 @@ pub struct MpSender {
     deadlines: Deadlines,
     /// Where in a mapping queue a segment's mapping is, for `for_each_mapping`.
     segment_index: SegmentIndex,
+}
+
+/// What a send gate reads of controller path `path`: the bytes in flight on its active
+/// subflow and whether that subflow has something to send (a retransmission or queued data,
+/// or, having sent all it was given, new data when `more` says the connection has some).
+fn view_of(subflows: &[Subflow], path: PathId, more: bool) -> SendView {
+    subflows
+        .iter()
+        .find(|sf| sf.path() == path && sf.state == SubflowState::Active)
+        .map_or(SendView::default(), |sf| SendView {
+            flight_bytes: sf.sender.flight_bytes(),
+            has_data: sf.sender.has_queued() || (more && sf.sender.all_sent()),
+        })
 }
 
 /// Which subflows `poll_transmit` must look at.
@@ -273,7 +286,13 @@ impl MpSender {
         if sf.state == SubflowState::Closed {
             return;
         }
-        self.pending = self.pending.add(i);
+        // With a send gate coupling the paths (Multi-Priority TCP), an ACK on one subflow may
+        // free a probe on another: every subflow is worth a look.
+        self.pending = if cc.gates_sending() {
+            Pending::All
+        } else {
+            self.pending.add(i)
+        };
         let before = sf.sender.snd_una();
         sf.sender.handle_ack_with_sack(now, ack, sack, cc);
         self.deadlines.set(i, sf.sender.poll_timeout());
@@ -296,6 +315,9 @@ impl MpSender {
                 self.deadlines.set(i, sf.sender.poll_timeout());
                 self.pending = self.pending.add(i);
             }
+        }
+        if cc.gates_sending() {
+            self.pending = Pending::All;
         }
         // The driver asks for the exact deadline after this call, and then compares the
         // deadlines after each ACK with it (`poll_timeout_before`).
@@ -351,9 +373,13 @@ impl MpSender {
         cc: &mut C,
         i: usize,
     ) -> Option<MpSegment> {
+        // A controller with a send gate always makes `pending` `All` (`handle_ack`), so the
+        // gate is asked in `transmit_any` and not on this path.
+        debug_assert!(!cc.gates_sending());
         let sf = &mut self.subflows[i];
         if sf.state == SubflowState::Active && sf.sender.has_queued() {
             if let Some(seg) = sf.sender.poll_transmit(now, cc) {
+                cc.on_sent(sf.path(), now);
                 self.deadlines.set(i, sf.sender.poll_timeout());
                 return Some(MpSegment { subflow: i, seg });
             }
@@ -373,7 +399,7 @@ impl MpSender {
             self.pending = Pending::None;
             return None;
         };
-        let seg = self.give(now, i, data_seq, len);
+        let seg = self.give(now, i, data_seq, len, cc);
         if self.reinject.is_empty() {
             // What the next call would find is known now: the other subflows had nothing to
             // do before this ACK, this one has sent all it had and its window shrank by
@@ -395,10 +421,16 @@ impl MpSender {
     /// open or close and after a timeout on several).
     #[inline(never)]
     fn transmit_any<C: MultipathController>(&mut self, now: Time, cc: &mut C) -> Option<MpSegment> {
+        let more = self.next_data().is_some();
         for i in 0..self.subflows.len() {
-            let sf = &mut self.subflows[i];
-            if sf.state == SubflowState::Active && sf.sender.has_queued() {
+            let sf = &self.subflows[i];
+            if sf.state == SubflowState::Active
+                && sf.sender.has_queued()
+                && cc.may_send(sf.path(), now, |p| view_of(&self.subflows, p, more))
+            {
+                let sf = &mut self.subflows[i];
                 if let Some(seg) = sf.sender.poll_transmit(now, cc) {
+                    cc.on_sent(sf.path(), now);
                     self.deadlines.set(i, sf.sender.poll_timeout());
                     return Some(MpSegment { subflow: i, seg });
                 }
@@ -406,20 +438,20 @@ impl MpSender {
         }
         let given = self
             .next_data()
-            .and_then(|(data_seq, len)| Some((data_seq, len, self.schedule(cc, len)?)));
+            .and_then(|(data_seq, len)| Some((data_seq, len, self.schedule(cc, len, now)?)));
         let Some((data_seq, len, i)) = given else {
             // A subflow with room for the next new segment, which only the receive window
             // stops, is the one the scheduler would have given it to.
             let blocked = self
                 .window_stopped_len()
-                .and_then(|len| self.schedule(cc, len));
+                .and_then(|len| self.schedule(cc, len, now));
             if let Some(i) = blocked {
                 return self.window_blocked(now, i, cc);
             }
             self.pending = Pending::None;
             return None;
         };
-        Some(self.give(now, i, data_seq, len))
+        Some(self.give(now, i, data_seq, len, cc))
     }
 
     /// With a receive window: the length of the next new segment if only the window stops it
@@ -452,6 +484,7 @@ impl MpSender {
             sf.state == SubflowState::Active
                 && sf.sender.all_sent()
                 && sf.sender.send_room(cc) >= len
+                && cc.may_send(sf.path(), now, |p| view_of(&self.subflows, p, true))
         };
         if self.window_stopped_len().is_some_and(has_room) {
             return self.window_blocked(now, i, cc);
@@ -520,6 +553,7 @@ impl MpSender {
             len,
         });
         let seg = sf.sender.push_and_transmit(now, len);
+        cc.on_sent(sf.path(), now);
         self.deadlines.set(i, sf.sender.poll_timeout());
         self.pending = pending;
         Some(MpSegment { subflow: i, seg })
@@ -528,7 +562,14 @@ impl MpSender {
     /// Gives `[data_seq, data_seq + len)`, as returned by `next_data`, to subflow `i`, which
     /// has sent everything it was given and has room for it, and sends it there.
     #[inline(always)]
-    fn give(&mut self, now: Time, i: usize, data_seq: u64, len: u64) -> MpSegment {
+    fn give<C: MultipathController>(
+        &mut self,
+        now: Time,
+        i: usize,
+        data_seq: u64,
+        len: u64,
+        cc: &mut C,
+    ) -> MpSegment {
         self.take_data(data_seq, len);
         self.mapped_bytes += len;
         let sf = &mut self.subflows[i];
@@ -540,6 +581,7 @@ impl MpSender {
         self.last_scheduled = Some(i);
         let timer_was_running = sf.sender.timer_running();
         let seg = sf.sender.push_and_transmit(now, len);
+        cc.on_sent(sf.path(), now);
         if !timer_was_running {
             // A transmission starts a stopped timer and leaves a running one alone (RFC 6298
             // §5.1), so only then has the deadline changed.
@@ -572,8 +614,9 @@ impl MpSender {
         }
     }
 
-    /// The subflow that gets a segment of `len` bytes, if any has room for it.
-    fn schedule<C: MultipathController>(&self, cc: &C, len: u64) -> Option<usize> {
+    /// The subflow that gets a segment of `len` bytes, if any has room for it and the
+    /// controller's send gate lets it.
+    fn schedule<C: MultipathController>(&self, cc: &C, len: u64, now: Time) -> Option<usize> {
         let candidates = self
             .subflows
             .iter()
@@ -582,6 +625,7 @@ impl MpSender {
                 sf.state == SubflowState::Active
                     && sf.sender.all_sent()
                     && sf.sender.send_room(cc) >= len
+                    && cc.may_send(sf.path(), now, |p| view_of(&self.subflows, p, true))
             })
             .map(|(i, sf)| Candidate {
                 subflow: i,

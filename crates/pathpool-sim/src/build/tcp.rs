@@ -13,7 +13,7 @@ use super::entry::Entry;
 use super::multipath::multipath_plan;
 use super::net::{flow_paths, FlowPaths, Net};
 use super::tcp_params::{
-    base_subflow_exists, element_tcp_spec, resolve_tcp, single_path_cc, TcpParams,
+    check_base_subflow, element_tcp_spec, resolve_tcp, single_path_cc, TcpParams,
 };
 use super::{child, STREAM_OVERHEAD};
 use crate::error::{PathSeg, SpecError};
@@ -43,7 +43,7 @@ pub(super) fn add_tcp_flows(
     let subflows = multipath_plan(net, f, from, to, &here, entry.sc.duration)?;
     match &subflows {
         None => single_path_cc(f.cc, f.tcp.as_ref(), params.cc, &here)?,
-        Some(sfs) => base_subflow_exists(&params, f.tcp.as_ref(), sfs.len(), &here)?,
+        Some(sfs) => check_base_subflow(&params, f.tcp.as_ref(), sfs.len(), &here)?,
     }
     let paths = match &subflows {
         Some(sfs) => sfs[0].1.clone(),

@@ -1,7 +1,7 @@
 //! TCP parameters: the scenario's `[tcp]` table with an element's overrides, resolved to the
 //! configurations of the sender, receiver and congestion controller, and checked.
 
-use pathpool_cc::{CcKind, CcOptions, WindowConfig};
+use pathpool_cc::{CcKind, CcOptions, TcpLpConfig, WindowConfig};
 use pathpool_core::{Dur, RttConfig};
 use pathpool_proto::tcp::{TcpReceiverConfig, TcpSenderConfig};
 
@@ -153,6 +153,9 @@ pub(super) fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams,
             "must be at least 1 (a thousandth of a segment): a child window of zero would never grow back",
         ));
     }
+    if let Some(lp) = spec.tcp_lp {
+        check_tcp_lp(&lp, &field("tcp_lp"))?;
+    }
     Ok(TcpParams {
         cc: spec.cc.unwrap_or_default(),
         send_overhead: spec.send_overhead.unwrap_or(Dur::ZERO),
@@ -162,6 +165,8 @@ pub(super) fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams,
             wvegas: spec.wvegas.unwrap_or_default(),
             hacker: spec.hacker.unwrap_or_default(),
             bilevel_tcp: spec.bilevel_tcp.unwrap_or_default(),
+            tcp_lp: spec.tcp_lp.unwrap_or_default(),
+            multi_priority: spec.multi_priority.unwrap_or_default(),
         },
         header,
         window,
@@ -181,6 +186,67 @@ pub(super) fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams,
     })
 }
 
+/// A multipath connection of `subflows` whose controller names a base subflow
+/// (`multi-priority`, `hacker`) must have that subflow; the error names where the option was
+/// set (the element's `tcp` table or the scenario's).
+pub(super) fn check_base_subflow(
+    params: &TcpParams,
+    tcp: Option<&TcpSpec>,
+    subflows: usize,
+    here: &[PathSeg],
+) -> Result<(), SpecError> {
+    let (table, base) = match params.cc {
+        CcKind::MultiPriority => ("multi_priority", params.options.multi_priority.base),
+        CcKind::Hacker => ("hacker", params.options.hacker.base),
+        _ => return Ok(()),
+    };
+    if usize::try_from(base).is_ok_and(|b| b < subflows) {
+        return Ok(());
+    }
+    let own = tcp.is_some_and(|t| match params.cc {
+        CcKind::MultiPriority => t.multi_priority.is_some(),
+        _ => t.hacker.is_some(),
+    });
+    let place = if own {
+        child(&child(&child(here, "tcp"), table), "base")
+    } else {
+        at(&[k("tcp"), k(table), k("base")])
+    };
+    Err(SpecError::at(
+        place,
+        format!(
+            "subflow {base} does not exist: {} has {subflows} subflow(s), numbered from 0",
+            format_path(here)
+        ),
+    ))
+}
+
+/// TCP-LP's parameters checked at their fields inside the table at `here` (D245).
+fn check_tcp_lp(lp: &TcpLpConfig, here: &[PathSeg]) -> Result<(), SpecError> {
+    if !(1..=99).contains(&lp.delta_percent) {
+        return Err(SpecError::at(
+            child(here, "delta_percent"),
+            format!(
+                "{} is outside 1..=99: δ must lie strictly between 0 and 1 (the paper's 15 %)",
+                lp.delta_percent
+            ),
+        ));
+    }
+    if lp.gamma_inverse == 0 {
+        return Err(SpecError::at(
+            child(here, "gamma_inverse"),
+            "must be at least 1 (1/γ; the paper's γ = 1/8 is 8)",
+        ));
+    }
+    if lp.itt_srtts == 0 {
+        return Err(SpecError::at(
+            child(here, "itt_srtts"),
+            "must be at least 1 smoothed RTT (the paper's itt is 3)",
+        ));
+    }
+    Ok(())
+}
+
 /// A single-path TCP flow runs NewReno: a multipath controller there (LIA, NMCC, ...) would
 /// run with one subflow, where most reduce to Reno, and was most likely meant for a multipath
 /// connection. The error names where the controller was set (issue 16: no silent downgrade).
@@ -191,7 +257,7 @@ pub(super) fn single_path_cc(
     cc: CcKind,
     here: &[PathSeg],
 ) -> Result<(), SpecError> {
-    if matches!(cc, CcKind::NewReno | CcKind::Cubic) {
+    if matches!(cc, CcKind::NewReno | CcKind::Cubic | CcKind::TcpLp) {
         return Ok(());
     }
     let (place, whence) = if cc_field.is_some() {
@@ -217,33 +283,6 @@ pub(super) fn single_path_cc(
             "\"{}\" is a multipath controller, and {} has a single path{whence}; {remedy}",
             cc.name(),
             format_path(here),
-        ),
-    ))
-}
-
-/// The Hacker scheme's `base` names one of the connection's `subflows` subflows; the error
-/// names the table that set it (the flow's `tcp.hacker`, else the scenario's).
-pub(super) fn base_subflow_exists(
-    params: &TcpParams,
-    tcp: Option<&TcpSpec>,
-    subflows: usize,
-    here: &[PathSeg],
-) -> Result<(), SpecError> {
-    let base = params.options.hacker.base;
-    if params.cc != CcKind::Hacker || usize::try_from(base).is_ok_and(|b| b < subflows) {
-        return Ok(());
-    }
-    let table = if tcp.is_some_and(|t| t.hacker.is_some()) {
-        child(&child(here, "tcp"), "hacker")
-    } else {
-        at(&[k("tcp"), k("hacker")])
-    };
-    Err(SpecError::at(
-        child(&table, "base"),
-        format!(
-            "subflow {base} does not exist: {} has {subflows} subflow{} (base counts from 0)",
-            format_path(here),
-            if subflows == 1 { "" } else { "s" },
         ),
     ))
 }
@@ -312,26 +351,39 @@ mod tests {
     }
 
     #[test]
-    fn the_hacker_base_must_be_a_subflow() {
-        let flow = r#"
-            [[flows]]
-            id = "mp"
-            from = "a"
-            to = "b"
-            cc = "hacker"
-            paths = [["a", "r", "b"], ["a", "r", "b"]]
-        "#;
-        let e = error(&line(&format!("[tcp.hacker]\nbase = 2\n{flow}")));
-        assert!(
-            e.contains("tcp.hacker.base: subflow 2 does not exist: flows[0] has 2 subflows"),
-            "{e}"
-        );
-        let e = error(&line(&format!("{flow}tcp = {{ hacker = {{ base = 5 }} }}")));
-        assert!(
-            e.contains("flows[0].tcp.hacker.base: subflow 5 does not exist"),
-            "{e}"
-        );
-        compile(&line(&format!("[tcp.hacker]\nbase = 1\n{flow}")));
+    fn tcp_lp_options_reach_the_controller_and_are_checked_at_their_field() {
+        let p =
+            resolve("cc = \"tcp-lp\"\n[tcp_lp]\ndelta_percent = 20\nreset_extremes_on_ci = true")
+                .unwrap();
+        assert_eq!(p.cc, CcKind::TcpLp);
+        assert_eq!(p.options.tcp_lp.delta_percent, 20);
+        assert!(p.options.tcp_lp.reset_extremes_on_ci);
+        assert_eq!(p.options.tcp_lp.itt_srtts, 3, "the paper's default");
+        for (text, field) in [
+            (
+                "tcp_lp = { delta_percent = 0 }",
+                "tcp.tcp_lp.delta_percent: 0 is outside 1..=99",
+            ),
+            (
+                "tcp_lp = { delta_percent = 100 }",
+                "tcp.tcp_lp.delta_percent: 100 is outside",
+            ),
+            (
+                "tcp_lp = { gamma_inverse = 0 }",
+                "tcp.tcp_lp.gamma_inverse: must be at least 1",
+            ),
+            (
+                "tcp_lp = { itt_srtts = 0 }",
+                "tcp.tcp_lp.itt_srtts: must be at least 1",
+            ),
+        ] {
+            let e = resolve(text).unwrap_err();
+            assert!(e.starts_with(field), "{text}: {e}");
+        }
+        // TCP-LP runs on a single path too.
+        compile(&line(
+            "[[flows]]\nfrom = \"a\"\nto = \"b\"\ncc = \"tcp-lp\"",
+        ));
     }
 
     #[test]

@@ -7,8 +7,8 @@
 //! when the scenario is compiled (see [`crate::build`]).
 
 use pathpool_cc::{
-    BilevelTcpConfig, CaIncrease, CcKind, HackerConfig, LiaConfig, NmccConfig, RecoveryExit,
-    WvegasConfig,
+    BilevelTcpConfig, CaIncrease, CcKind, HackerConfig, LiaConfig, MultiPriorityConfig, NmccConfig,
+    RecoveryExit, TcpLpConfig, WvegasConfig,
 };
 use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
 use pathpool_proto::tcp::{FlightEstimate, PartialAckTimer};
@@ -544,6 +544,13 @@ pub struct TcpSpec {
     /// Bilevel TCP's options (used when `cc = "bilevel-tcp"`).
     #[serde(default)]
     pub bilevel_tcp: Option<BilevelTcpConfig>,
+    /// TCP-LP's options (used when `cc = "tcp-lp"`, and by Multi-Priority TCP's background
+    /// subflows).
+    #[serde(default)]
+    pub tcp_lp: Option<TcpLpConfig>,
+    /// Multi-Priority TCP's options (used when `cc = "multi-priority"`).
+    #[serde(default)]
+    pub multi_priority: Option<MultiPriorityConfig>,
 }
 
 impl TcpSpec {
@@ -579,7 +586,9 @@ impl TcpSpec {
             lia,
             wvegas,
             hacker,
-            bilevel_tcp
+            bilevel_tcp,
+            tcp_lp,
+            multi_priority
         )
     }
 }

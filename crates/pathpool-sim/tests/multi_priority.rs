@@ -1,0 +1,134 @@
+//! Tse's Multi-Priority TCP in the simulator (003-tse-fairness.md §4.2, E0): one NewReno
+//! subflow and three TCP-LP subflows on one bottleneck beside one NewReno flow.
+
+mod common;
+
+use pathpool_sim::{LoadedScenario, Results};
+
+/// A 10 Mb/s, 25 ms RED bottleneck (spec §5.0's choice for chapter 4) shared by one NewReno
+/// flow `tcp` and a multi-priority connection `mp` of four subflows on the same path, with
+/// `options` in its `tcp.multi_priority`; 120 s measured from 30 s.
+fn run(options: &str, seed: u64) -> Results {
+    let route = r#"["s", "a", "b", "d"]"#;
+    let toml = format!(
+        r#"
+        duration = "120s"
+        [measure]
+        start = "30s"
+        interval = "1s"
+        [nodes]
+        hosts = ["s", "d"]
+        routers = ["a", "b"]
+        [[links]]
+        between = ["s", "a"]
+        rate = "1Gbps"
+        delay = "1ms"
+        [[links]]
+        between = ["a", "b"]
+        rate = "10Mbps"
+        delay = "25ms"
+        queue = {{ type = "red", size = "100pkts", min_th = "10pkts", max_th = "30pkts", max_p = 0.1, weight = 0.002 }}
+        [[links]]
+        between = ["b", "d"]
+        rate = "1Gbps"
+        delay = "1ms"
+        [[flows]]
+        id = "tcp"
+        from = "s"
+        to = "d"
+        route = {route}
+        [[flows]]
+        id = "mp"
+        from = "s"
+        to = "d"
+        cc = "multi-priority"
+        tcp = {{ multi_priority = {{ {options} }} }}
+        paths = [{route}, {route}, {route}, {route}]
+        "#
+    );
+    let loaded = LoadedScenario::from_toml(&toml, "mp.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = loaded.compile(Some(seed)).unwrap_or_else(|e| panic!("{e}"));
+    sim.run();
+    sim.results()
+}
+
+/// The multi-priority connection's share of the bottleneck.
+fn share(options: &str, seed: u64) -> f64 {
+    let r = run(options, seed);
+    let bps = |id: &str| r.flow(id).unwrap().throughput_bps.unwrap();
+    let (mp, tcp) = (bps("mp"), bps("tcp"));
+    let subs: Vec<String> = r
+        .subflows
+        .iter()
+        .map(|s| format!("{:.2}", s.throughput_bps.unwrap() / 1e6))
+        .collect();
+    eprintln!(
+        "{options}, seed {seed}: tcp {:.2} Mb/s, subflows {subs:?} Mb/s, share {:.3}",
+        tcp / 1e6,
+        mp / (mp + tcp)
+    );
+    mp / (mp + tcp)
+}
+
+#[test]
+fn borrowing_and_returning_hold_the_connection_to_half_of_a_shared_bottleneck() {
+    // Spec §5 E0 (Figs 3-1, 3-2): with Packet Borrowing and Returning the connection takes
+    // 50% beside one NewReno whatever its number of TCP-LP subflows; naive aggregation takes
+    // more. Tolerance ±5 points (issue 20), set before the run. Measured when written
+    // (seeds 1, 2, 3): borrow-return 0.516, 0.492, 0.518; naive 0.600, 0.589, 0.594;
+    // borrow 0.496, 0.513, 0.482; borrow-return with borrow_unit = "decrement" 0.346, 0.376,
+    // 0.312 (the literal cwnd_B −= 1 is never given back, D246).
+    for seed in 1..=3 {
+        let fair = share(r#"accounting = "borrow-return""#, seed);
+        assert!(
+            (fair - 0.5).abs() <= 0.05,
+            "borrow-return, seed {seed}: {fair:.3}"
+        );
+        let naive = share(r#"accounting = "naive""#, seed);
+        assert!(
+            naive > fair + 0.04,
+            "seed {seed}: naive {naive:.3}, borrow-return {fair:.3}"
+        );
+    }
+}
+
+#[test]
+fn a_base_beyond_the_subflows_is_refused_at_its_field() {
+    let flow = |tcp: &str| {
+        format!(
+            r#"
+            duration = "10s"
+            {tcp}
+            [nodes]
+            hosts = ["s", "d"]
+            [[links]]
+            between = ["s", "d"]
+            rate = "10Mbps"
+            delay = "10ms"
+            [[flows]]
+            from = "s"
+            to = "d"
+            cc = "multi-priority"
+            paths = [["s", "d"], ["s", "d"]]
+            "#
+        )
+    };
+    let e = common::error(&flow("[tcp.multi_priority]\nbase = 2"));
+    assert!(
+        e.contains("tcp.multi_priority.base: subflow 2 does not exist: flows[0] has 2 subflow(s)"),
+        "{e}"
+    );
+    let e = common::error(&flow("[tcp.multi_priority]\naccounting = \"lazy\""));
+    assert!(
+        e.contains("accounting") && e.contains("borrow-return"),
+        "{e}"
+    );
+    let e = common::error(&flow("").replace(
+        "paths = [[\"s\", \"d\"], [\"s\", \"d\"]]",
+        "tcp = { multi_priority = { base = 5 } }\npaths = [[\"s\", \"d\"]]",
+    ));
+    assert!(
+        e.contains("flows[0].tcp.multi_priority.base: subflow 5"),
+        "{e}"
+    );
+}

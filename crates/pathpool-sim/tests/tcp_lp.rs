@@ -1,0 +1,117 @@
+//! TCP-LP in the simulator (issue 20, acceptance 3; 003-tse-fairness.md §4.2): beside one
+//! NewReno flow it takes little, since its one-way delay shows the queue before the loss that
+//! NewReno waits for. Alone it does not fill the path as NewReno does (D245).
+
+use pathpool_sim::{LoadedScenario, Results};
+
+/// A 10 Mb/s, 25 ms bottleneck (`queue`) between 1 Gb/s, 1 ms access links carrying `flows`
+/// (TOML `[[flows]]` tables) from s to d, 120 s measured from 30 s, run with `seed`.
+fn run(queue: &str, flows: &str, seed: u64) -> Results {
+    let toml = format!(
+        r#"
+        duration = "120s"
+        [measure]
+        start = "30s"
+        interval = "1s"
+        [nodes]
+        hosts = ["s", "d"]
+        routers = ["a", "b"]
+        [[links]]
+        between = ["s", "a"]
+        rate = "1Gbps"
+        delay = "1ms"
+        [[links]]
+        between = ["a", "b"]
+        rate = "10Mbps"
+        delay = "25ms"
+        queue = {queue}
+        [[links]]
+        between = ["b", "d"]
+        rate = "1Gbps"
+        delay = "1ms"
+        {flows}
+        "#
+    );
+    let loaded =
+        LoadedScenario::from_toml(&toml, "tcp_lp.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = loaded.compile(Some(seed)).unwrap_or_else(|e| panic!("{e}"));
+    sim.run();
+    sim.results()
+}
+
+fn flow(id: &str, cc: &str) -> String {
+    format!("[[flows]]\nid = \"{id}\"\nfrom = \"s\"\nto = \"d\"\ncc = \"{cc}\"\n")
+}
+
+fn bps(r: &Results, id: &str) -> f64 {
+    r.flow(id).unwrap().throughput_bps.unwrap()
+}
+
+const DROP_TAIL: &str = r#"{ type = "droptail", size = "100pkts" }"#;
+const RED: &str = r#"{ type = "red", size = "100pkts", min_th = "10pkts", max_th = "30pkts", max_p = 0.1, weight = 0.002 }"#;
+
+/// TCP-LP's share of the bottleneck it shares with one NewReno flow.
+fn share_beside_newreno(queue: &str, seed: u64) -> f64 {
+    let r = run(
+        queue,
+        &(flow("lp", "tcp-lp") + &flow("tcp", "newreno")),
+        seed,
+    );
+    let (lp, tcp) = (bps(&r, "lp"), bps(&r, "tcp"));
+    eprintln!(
+        "seed {seed}: tcp-lp {:.3} Mb/s, newreno {:.3} Mb/s, share {:.3}",
+        lp / 1e6,
+        tcp / 1e6,
+        lp / (lp + tcp)
+    );
+    lp / (lp + tcp)
+}
+
+#[test]
+fn tcp_lp_takes_at_most_a_quarter_beside_one_newreno() {
+    // Measured when written (seeds 1, 2, 3): drop-tail 0.009 on each (TCP-LP sits at its
+    // probe window while NewReno keeps the queue full); RED 0.155, 0.156, 0.089 (RED's
+    // early drops keep the queue short, so TCP-LP sees fewer CIs).
+    for seed in 1..=3 {
+        let dt = share_beside_newreno(DROP_TAIL, seed);
+        assert!(dt <= 0.25, "drop-tail, seed {seed}: {dt:.3}");
+        let red = share_beside_newreno(RED, seed);
+        assert!(red <= 0.25, "RED, seed {seed}: {red:.3}");
+        assert!(red > 0.0, "TCP-LP is not starved: {red:.3}");
+    }
+}
+
+#[test]
+fn tcp_lp_sees_the_one_way_delay_in_the_simulator() {
+    // Without the receiver's TSval TCP-LP would be NewReno and fill the 100-packet buffer as
+    // NewReno does; with it, it yields at a queue a few packets deep and takes less (D244).
+    let lp = bps(&run(DROP_TAIL, &flow("f", "tcp-lp"), 1), "f");
+    let nr = bps(&run(DROP_TAIL, &flow("f", "newreno"), 1), "f");
+    eprintln!(
+        "alone: tcp-lp {:.3} Mb/s, newreno {:.3} Mb/s",
+        lp / 1e6,
+        nr / 1e6
+    );
+    assert!(lp < 0.9 * nr, "tcp-lp {lp} vs newreno {nr}");
+}
+
+/// Issue 20 acceptance 3 asks for TCP-LP alone within 10% of NewReno alone; it is not met
+/// (D245): measured ratios 0.477 drop-tail and 0.58-0.60 RED on seeds 1-3 (0.55 and
+/// 0.67-0.69 with `reset_extremes_on_ci`), since TCP-LP halves at the few packets of queue its own
+/// window builds and, the ACKs still showing that queue, falls to one segment inside itt.
+#[test]
+#[ignore = "fails: TCP-LP alone takes 0.48 of NewReno's throughput (D245)"]
+fn tcp_lp_alone_is_within_ten_percent_of_newreno_alone() {
+    for (name, queue) in [("drop-tail", DROP_TAIL), ("RED", RED)] {
+        for seed in 1..=3 {
+            let lp = bps(&run(queue, &flow("f", "tcp-lp"), seed), "f");
+            let nr = bps(&run(queue, &flow("f", "newreno"), seed), "f");
+            let ratio = lp / nr;
+            eprintln!("{name}, seed {seed}: ratio {ratio:.3}");
+            assert!(
+                (ratio - 1.0).abs() <= 0.1,
+                "{name}, seed {seed}: {ratio:.3}"
+            );
+        }
+    }
+}
