@@ -132,3 +132,54 @@ fn a_base_beyond_the_subflows_is_refused_at_its_field() {
         "{e}"
     );
 }
+
+#[test]
+fn a_finite_transfer_completes_with_sack_a_receive_buffer_and_loss() {
+    // The send gate must not stall a connection: at the end of a transfer the background
+    // subflows have nothing to send and must not hold the base's slot, and a TCP-LP
+    // subflow's retransmission at one segment must get its turn (D247). Two disjoint paths,
+    // 1% loss on the second, a 2 MB transfer.
+    for (sack, buffer) in [(false, "unlimited"), (true, "unlimited"), (true, "200KB")] {
+        let r = common::run(&format!(
+            r#"
+            duration = "60s"
+            [tcp]
+            sack = {sack}
+            [nodes]
+            hosts = ["s", "d"]
+            routers = ["r1", "r2"]
+            [[links]]
+            between = ["s", "r1"]
+            rate = "10Mbps"
+            delay = "10ms"
+            [[links]]
+            between = ["r1", "d"]
+            rate = "10Mbps"
+            delay = "10ms"
+            [[links]]
+            between = ["s", "r2"]
+            rate = "5Mbps"
+            delay = "20ms"
+            loss = 0.01
+            [[links]]
+            between = ["r2", "d"]
+            rate = "5Mbps"
+            delay = "20ms"
+            [[flows]]
+            id = "mp"
+            from = "s"
+            to = "d"
+            size = "2MB"
+            cc = "multi-priority"
+            receive_buffer = "{buffer}"
+            paths = [["s", "r1", "d"], ["s", "r2", "d"]]
+            "#
+        ));
+        let fct = r.flow("mp").unwrap().fct_s;
+        eprintln!("sack {sack}, receive_buffer {buffer}: fct {fct:?}");
+        assert!(
+            fct.is_some_and(|t| t < 30.0),
+            "sack {sack}, {buffer}: {fct:?}"
+        );
+    }
+}
