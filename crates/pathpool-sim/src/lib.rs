@@ -29,6 +29,7 @@ pub mod load;
 pub mod metrics;
 mod mmtp_flow;
 mod mp_flow;
+mod mptfrc_flow;
 mod multi;
 mod network;
 mod overhead;
