@@ -192,7 +192,7 @@ impl FlowKind {
             (FlowKind::Tcp, "packet_size") => "TCP segments are sized by tcp.mss",
             (_, "size") if udp => "UDP flows send until they stop",
             (_, "paths" | "subflows" | "k_paths" | "tm" | "scheduler") if udp => {
-                "multipath is for TCP flows"
+                "multipath is for TCP and TFRC flows"
             }
             (FlowKind::Mmtp, "route" | "paths" | "subflows" | "k_paths") => {
                 "the topology manager chooses an mmTP download's paths (give tm)"
