@@ -273,6 +273,21 @@ class Mmtp(TypedDict, total=False):
     backoff_limit: Quantity
 
 
+class Tfrc(TypedDict, total=False):
+    """The ``[tfrc]`` table, and a TFRC flow's ``tfrc`` table over it."""
+
+    packet_size: Quantity
+    history: Literal["wrap-safe", "fixed-array"]
+    history_slots: int
+    loss_intervals: int
+    multipath: Literal["bilevel", "fractional"]
+    master_rtt: Literal["rate-weighted-mean", "max", "min"]
+    loss_combination: Literal["rate-weighted", "sum"]
+    recv_cap: Literal["sent", "nominal"]
+    nack_expiry_rtts: float
+    resend_on: Literal["highest-rate", "same"]
+
+
 Flow = TypedDict(
     "Flow",
     {
@@ -305,6 +320,7 @@ Flow = TypedDict(
         "outages": list[Outage],
         "mmtp": Mmtp,
         "content": str,
+        "tfrc": Tfrc,
     },
     total=False,
 )
@@ -426,6 +442,7 @@ __all__ = [
     "Subflow",
     "SweepTable",
     "Tcp",
+    "Tfrc",
     "TmAssistance",
     "TmMetric",
     "TmPolicy",

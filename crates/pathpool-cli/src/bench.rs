@@ -1,7 +1,7 @@
 //! `pathpool bench`: speed and memory on dumbbell scenarios of long-lived NewReno flows, on
 //! multipath scenarios of LIA and of Multi-Priority TCP connections with four subflows over
-//! four parallel paths, and on LIA connections with two subflows sharing the dumbbell's one
-//! link.
+//! four parallel paths, on LIA connections with two subflows sharing the dumbbell's one
+//! link, and on the dumbbell with TFRC flows (`tfrc-n100`).
 //!
 //! Each case runs in a fresh child process so its peak resident set size is its own. Figures
 //! are printed, never asserted: speed depends on the machine.
@@ -136,6 +136,35 @@ pub const CASES: [BenchCase; 8] = [
 /// Round-trip propagation time of every case.
 pub const RTT_S: f64 = 0.1;
 
+/// The TFRC case (issue 20), numbered after [`CASES`]: `tfrc-n100` is dumbbell-n100 with
+/// its 100 flows TFRC flows (RFC 3448) of 1500-byte packets.
+pub const TFRC_CASE: &str = "tfrc-n100";
+
+/// Every case's name, [`CASES`] then [`TFRC_CASE`], in index order.
+fn case_names() -> Vec<String> {
+    let mut names: Vec<String> = CASES.iter().map(BenchCase::name).collect();
+    names.push(TFRC_CASE.to_string());
+    names
+}
+
+/// The scenario of [`TFRC_CASE`]: dumbbell-n100's link and duration, its flows TFRC.
+fn tfrc_scenario(scale: f64) -> String {
+    let case = &CASES[1];
+    let duration_ms = (case.duration_s * scale * 1000.0).round().max(1.0) as u64;
+    let bdp_bytes = (case.rate_bps as f64 * RTT_S / 8.0) as u64;
+    format!(
+        "name = \"bench-{TFRC_CASE}\"\nduration = \"{duration_ms}ms\"\n\
+         [tfrc]\npacket_size = \"1500B\"\n\
+         [nodes]\nhosts = [\"left\", \"right\"]\n\
+         [[links]]\nid = \"bottleneck\"\nbetween = [\"left\", \"right\"]\nrate = \"{rate}bps\"\n\
+         delay = \"50ms\"\nqueue = {{ type = \"droptail\", size = \"{bdp_bytes}B\" }}\n\
+         [[flows]]\nid = \"f\"\nkind = \"tfrc\"\nfrom = \"left\"\nto = \"right\"\ncount = {n}\n\
+         start_spread = \"10ms\"\n",
+        rate = case.rate_bps,
+        n = case.flows,
+    )
+}
+
 impl BenchCase {
     /// The case's name: `dumbbell-n<flows>`, `multipath-n<flows>x<paths>`,
     /// `paths<paths>-n<flows per path>` or `multipath-dumbbell-n<flows>x<subflows>`, with
@@ -258,7 +287,8 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 3)]
     pub repeat: u32,
     /// Run only this case (dumbbell-n10, dumbbell-n100, dumbbell-n1000, multipath-n100x4,
-    /// paths4-n100, multipath-dumbbell-n50x2, dumbbell-n100-sack, multipriority-n100x4).
+    /// paths4-n100, multipath-dumbbell-n50x2, dumbbell-n100-sack, multipriority-n100x4,
+    /// tfrc-n100).
     #[arg(long)]
     pub only: Option<String>,
     /// Scale the simulated durations (e.g. 0.1 for a quick check).
@@ -307,6 +337,9 @@ fn peak_rss_bytes() -> Option<u64> {
 /// # Errors
 /// An unknown case index.
 pub fn bench_case_command(index: usize, scale: f64) -> Result<(), CliError> {
+    if index == CASES.len() {
+        return bench_tfrc(scale);
+    }
     let case = CASES
         .get(index)
         .ok_or_else(|| CliError::BadInput(format!("no benchmark case {index}")))?;
@@ -341,6 +374,42 @@ pub fn bench_case_command(index: usize, scale: f64) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Runs [`TFRC_CASE`] and prints its figures as one JSON line. TFRC packets are not TCP
+/// data, so its packets delivered are the flows' delivered bytes in 1500-byte packets (the
+/// receivers' data packets, feedback left out).
+fn bench_tfrc(scale: f64) -> Result<(), CliError> {
+    let case = &CASES[1];
+    let loaded = LoadedScenario::from_toml(&tfrc_scenario(scale), "<bench>", &[])
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    let mut sim = loaded
+        .compile(Some(1))
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    let start = Instant::now();
+    sim.run();
+    let wall = start.elapsed().as_secs_f64();
+    let r = sim.results();
+    let packets: u64 = r.flows.iter().map(|f| f.bytes_delivered / 1500).sum();
+    let figures = BenchFigures {
+        case: TFRC_CASE.to_string(),
+        flows: case.flows,
+        rate_bps: case.rate_bps,
+        sim_time_s: r.sim_time_s,
+        wall_time_s: wall,
+        packets_delivered: packets,
+        packets_per_sec: packets as f64 / wall,
+        events: r.stats.events,
+        peak_rss_bytes: peak_rss_bytes(),
+        utilization: case.utilization(&r),
+        jain_index: r.jain_index,
+        repetitions: 1,
+    };
+    println!(
+        "{}",
+        serde_json::to_string(&figures).map_err(|e| CliError::Failed(e.to_string()))?
+    );
+    Ok(())
+}
+
 /// Runs the benchmark cases and prints their figures.
 ///
 /// # Errors
@@ -355,15 +424,12 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
         ));
     }
     let cmd = crate::self_command()?;
+    let names = case_names();
     let indices: Vec<usize> = match &a.only {
-        None => (0..CASES.len()).collect(),
-        Some(name) => vec![CASES
-            .iter()
-            .position(|c| c.name() == *name)
-            .ok_or_else(|| {
-                let names: Vec<String> = CASES.iter().map(BenchCase::name).collect();
-                CliError::BadInput(format!("--only {name}: the cases are {}", names.join(", ")))
-            })?],
+        None => (0..names.len()).collect(),
+        Some(name) => vec![names.iter().position(|c| c == name).ok_or_else(|| {
+            CliError::BadInput(format!("--only {name}: the cases are {}", names.join(", ")))
+        })?],
     };
     if !a.json {
         println!(
@@ -499,5 +565,18 @@ mod tests {
             ]
         );
         assert!(ratios_to_reference(&all[2..]).is_empty());
+    }
+
+    #[test]
+    fn the_tfrc_case_is_dumbbell_n100_with_tfrc_flows() {
+        assert_eq!(case_names().last().map(String::as_str), Some(TFRC_CASE));
+        assert_eq!(case_names().len(), CASES.len() + 1);
+        let loaded = LoadedScenario::from_toml(&tfrc_scenario(0.01), "<bench>", &[]).unwrap();
+        let mut sim = loaded.compile(Some(1)).unwrap();
+        sim.run();
+        let r = sim.results();
+        assert_eq!(r.flows.len(), 100);
+        assert!(r.flows.iter().all(|f| f.kind == "tfrc"));
+        assert!(r.link("bottleneck:left->right").is_some());
     }
 }

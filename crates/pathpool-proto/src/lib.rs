@@ -17,5 +17,6 @@
 
 pub mod mmtp;
 pub mod mptcp;
+pub mod mptfrc;
 pub mod reassembly;
 pub mod tcp;

@@ -167,6 +167,8 @@ element_kinds! { $
         echoes: crate::echo::EchoFlow { EchoSource: Source, EchoSink: Sink },
         /// TFRC flows on one path (RFC 3448): the sender and the receiver.
         tfrc_flows: crate::tfrc_flow::TfrcFlow { TfrcSource: Source, TfrcSink: Sink },
+        /// Multipath TFRC flows (Bilevel or 1/N TFRC): the sender and the receiver.
+        mptfrc_flows: crate::mptfrc_flow::MpTfrcFlow { MpTfrcSource: Source, MpTfrcSink: Sink },
 }
 
 impl Elements {

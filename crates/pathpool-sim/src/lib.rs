@@ -30,6 +30,7 @@ pub mod metrics;
 mod mmtp_flow;
 mod mp_flow;
 mod mp_reference;
+mod mptfrc_flow;
 mod multi;
 mod network;
 mod overhead;

@@ -100,6 +100,8 @@ pub struct TfrcSender {
     tld: Option<Time>,
     feedback_seen: bool,
     nofeedback_at: Time,
+    /// When the nofeedback timer was last restarted (`None`: still the initial 2 s).
+    nofeedback_from: Option<Time>,
     next_send_at: Time,
     last_sent_at: Option<Time>,
     next_seq: u64,
@@ -113,6 +115,7 @@ impl TfrcSender {
         TfrcSender {
             x_bytes_per_s: cfg.initial_rate_pkts_per_s * cfg.segment_bytes as f64,
             nofeedback_at: now + cfg.initial_nofeedback,
+            nofeedback_from: None,
             cfg,
             x_recv_bytes_per_s: 0.0,
             loss_event_rate: 0.0,
@@ -139,8 +142,13 @@ impl TfrcSender {
     }
 
     /// Paces at `rate` instead of X (Bilevel's R'_i, 1/N TFRC's X/N); `None` returns to X.
+    /// The running nofeedback timer is re-timed for the new rate (its 2s/X term is about the
+    /// rate packets are sent at, decision D252).
     pub fn set_paced_rate(&mut self, rate_bytes_per_s: Option<f64>) {
         self.paced_rate_bytes_per_s = rate_bytes_per_s;
+        if let Some(from) = self.nofeedback_from {
+            self.restart_nofeedback(from);
+        }
         self.reschedule();
     }
 
@@ -235,9 +243,12 @@ impl TfrcSender {
     }
 
     /// Nofeedback timer: max(4R, 2s/X) (RFC 3448 §4.3 step 5); before an RTT sample, 2s/X.
+    /// X is the rate packets are paced at: a multipath subflow sending at a share of its
+    /// nominal rate waits for two of its own packets.
     fn restart_nofeedback(&mut self, now: Time) {
+        self.nofeedback_from = Some(now);
         let two_packets =
-            Dur::from_secs_f64(2.0 * self.cfg.segment_bytes as f64 / self.x_bytes_per_s);
+            Dur::from_secs_f64(2.0 * self.cfg.segment_bytes as f64 / self.paced_rate_bytes_per_s());
         let four_rtt = self.rtt.map_or(Dur::ZERO, |r| {
             Dur::from_secs_f64(RTO_RTTS * r.as_secs_f64())
         });

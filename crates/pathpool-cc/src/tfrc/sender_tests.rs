@@ -188,3 +188,17 @@ fn a_zero_rtt_sample_keeps_the_rate_finite() {
     assert!(close(s.rate_bytes_per_s(), 1e9));
     assert_eq!(s.next_send_time(), ms(5) + Dur::from_us(1));
 }
+
+#[test]
+fn a_paced_rate_override_retimes_the_nofeedback_timer() {
+    let mut s = TfrcSender::new(TfrcSenderConfig::default(), ms(0));
+    s.on_send(ms(0), 1000);
+    // First feedback at 100 ms: R = 100 ms, X = s/R = 10 kB/s; timer max(4R, 2s/X) = 400 ms.
+    s.on_feedback(ms(100), &fb(ms(0), 0.0, 0.0));
+    assert_eq!(s.nofeedback_deadline(), ms(500));
+    // Paced at 1 kB/s, two packets take 2 s: the timer runs from the feedback for 2 s.
+    s.set_paced_rate(Some(1000.0));
+    assert_eq!(s.nofeedback_deadline(), ms(2100));
+    s.set_paced_rate(None);
+    assert_eq!(s.nofeedback_deadline(), ms(500));
+}

@@ -6,7 +6,7 @@ use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
 use pathpool_proto::mptcp::Scheduler;
 use serde::{Deserialize, Serialize};
 
-use super::{MmtpSpec, OutageSpec, SubflowSpec, TcpSpec, TmSpec, WindowLimit};
+use super::{MmtpSpec, OutageSpec, SubflowSpec, TcpSpec, TfrcSpec, TmSpec, WindowLimit};
 
 mod read;
 
@@ -26,7 +26,8 @@ pub enum FlowKind {
     /// An mmTP download (thesis §4.1): a subscriber (`to`) pulls `size` bytes from one or
     /// more publishers (`from` or `sources`) over the topology manager's paths.
     Mmtp,
-    /// A TFRC flow (RFC 3448) on one path: paced data and the receiver's feedback.
+    /// A TFRC flow (RFC 3448): paced data and the receiver's feedback, on one path or, with
+    /// `paths` or `subflows`, on several (Bilevel or 1/N TFRC, Tse 2006).
     Tfrc,
 }
 
@@ -61,6 +62,7 @@ const FIELDS: &[&str] = &[
     "outages",
     "mmtp",
     "content",
+    "tfrc",
 ];
 
 impl FlowKind {
@@ -167,7 +169,10 @@ impl FlowKind {
                 "stop",
                 "count",
                 "route",
+                "paths",
+                "subflows",
                 "packet_size",
+                "tfrc",
             ],
         }
     }
@@ -187,7 +192,7 @@ impl FlowKind {
             (FlowKind::Tcp, "packet_size") => "TCP segments are sized by tcp.mss",
             (_, "size") if udp => "UDP flows send until they stop",
             (_, "paths" | "subflows" | "k_paths" | "tm" | "scheduler") if udp => {
-                "multipath is for TCP flows"
+                "multipath is for TCP and TFRC flows"
             }
             (FlowKind::Mmtp, "route" | "paths" | "subflows" | "k_paths") => {
                 "the topology manager chooses an mmTP download's paths (give tm)"
@@ -202,12 +207,14 @@ impl FlowKind {
             (FlowKind::Mmtp, "stop") => "a download ends when its content has arrived",
             (FlowKind::Tfrc, "rate") => "TFRC rates are set by its equation",
             (FlowKind::Tfrc, "size") => "TFRC flows send until they stop",
-            (FlowKind::Tfrc, "paths" | "subflows" | "k_paths" | "tm" | "scheduler") => {
-                "multipath TFRC is not implemented yet"
+            (FlowKind::Tfrc, "k_paths" | "tm") => {
+                "a multipath TFRC flow lists its paths or subflows"
             }
+            (FlowKind::Tfrc, "scheduler") => "each TFRC subflow sends when its pacing allows",
             (FlowKind::Tfrc, "cc" | "tcp") => {
-                "TFRC's parameters are in the scenario's [tfrc] table"
+                "TFRC's parameters are in the flow's tfrc table and the scenario's [tfrc]"
             }
+            (_, "tfrc") => "TFRC parameters are for TFRC flows",
             _ => return None,
         })
     }
@@ -401,8 +408,14 @@ pub struct TfrcFlowSpec {
     /// Explicit source route as a list of nodes from `from` to `to` (the feedback takes it
     /// backwards).
     pub route: Option<Vec<String>>,
+    /// A multipath TFRC flow with one subflow on each of these routes.
+    pub paths: Option<Vec<Vec<String>>>,
+    /// A multipath TFRC flow with these subflows (only `route` is taken).
+    pub subflows: Option<Vec<SubflowSpec>>,
     /// Packet size on the wire (default `tfrc.packet_size`).
     pub packet_size: Option<ByteSize>,
+    /// TFRC parameters overriding the scenario's `[tfrc]` for this flow.
+    pub tfrc: Option<TfrcSpec>,
 }
 
 /// How on/off periods are drawn.

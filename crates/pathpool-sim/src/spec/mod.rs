@@ -22,7 +22,10 @@ pub use flow::{
     FlowCommon, FlowKind, FlowSpec, MmtpFlowSpec, PeriodDist, TcpFlowSpec, TfrcFlowSpec,
     UdpFlowSpec, UdpOnoffFlowSpec,
 };
-pub use tfrc::{TfrcHistory, TfrcSpec};
+pub use tfrc::{
+    TfrcHistory, TfrcLossCombination, TfrcMasterRtt, TfrcMultipath, TfrcRecvCap, TfrcResendOn,
+    TfrcSpec, TFRC_MULTIPATH_FIELDS,
+};
 
 /// A whole scenario.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,4 +1,5 @@
-//! A scenario's `[tfrc]` table: the defaults of every TFRC flow (`kind = "tfrc"`).
+//! A scenario's `[tfrc]` table: the defaults of every TFRC flow (`kind = "tfrc"`), which a
+//! flow's own `tfrc` table overrides field by field.
 
 use pathpool_core::ByteSize;
 use serde::{Deserialize, Serialize};
@@ -14,7 +15,65 @@ pub enum TfrcHistory {
     FixedArray,
 }
 
-/// `[tfrc]`: RFC 3448's parameters for every TFRC flow; every field is optional.
+/// How a multipath TFRC flow combines its subflows' rates (Tse 2006).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TfrcMultipath {
+    /// Bilevel TFRC: a master rate split in proportion to the subflows' own rates (§3.2).
+    #[default]
+    Bilevel,
+    /// 1/N TFRC: each subflow sends 1/N of its own rate (§4.2).
+    Fractional,
+}
+
+/// Which single RTT Bilevel TFRC's master uses (decision D235).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TfrcMasterRtt {
+    /// Σ RTT_i·R_i / Σ R_i.
+    #[default]
+    RateWeightedMean,
+    /// The largest subflow RTT.
+    Max,
+    /// The smallest subflow RTT.
+    Min,
+}
+
+/// How Bilevel TFRC's master combines the subflows' loss event rates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TfrcLossCombination {
+    /// Tse eq. 3.3: weighted by the subflows' rates.
+    #[default]
+    RateWeighted,
+    /// The rejected Σ f_i.
+    Sum,
+}
+
+/// Where 1/N TFRC applies the 2·X_recv cap (decision D236).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TfrcRecvCap {
+    /// On what is sent; the nominal rate runs free.
+    #[default]
+    Sent,
+    /// On the nominal rate, as plain RFC 3448.
+    Nominal,
+}
+
+/// Which subflow a NACKed packet is resent on (decision D251).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TfrcResendOn {
+    /// The highest-rate subflow other than the one whose copy was lost.
+    #[default]
+    HighestRate,
+    /// The subflow whose copy was lost.
+    Same,
+}
+
+/// `[tfrc]`: RFC 3448's parameters for every TFRC flow, and multipath TFRC's; every field is
+/// optional.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TfrcSpec {
@@ -30,6 +89,24 @@ pub struct TfrcSpec {
     /// Loss intervals averaged, n (default 8; even, at least 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss_intervals: Option<u32>,
+    /// A multipath flow's rate rule (default `"bilevel"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipath: Option<TfrcMultipath>,
+    /// Bilevel's master RTT (default `"rate-weighted-mean"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub master_rtt: Option<TfrcMasterRtt>,
+    /// Bilevel's loss combination (default `"rate-weighted"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_combination: Option<TfrcLossCombination>,
+    /// 1/N TFRC's receive-rate cap (default `"sent"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recv_cap: Option<TfrcRecvCap>,
+    /// RTTs after a resend during which NACKs for it are ignored (default 1.5; ≥ 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nack_expiry_rtts: Option<f64>,
+    /// Which subflow a NACKed packet is resent on (default `"highest-rate"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resend_on: Option<TfrcResendOn>,
 }
 
 impl TfrcSpec {
@@ -38,4 +115,51 @@ impl TfrcSpec {
     pub fn is_empty(&self) -> bool {
         *self == TfrcSpec::default()
     }
+
+    /// This table with every field `over` sets replaced by its value.
+    #[must_use]
+    pub fn overridden_by(&self, over: &TfrcSpec) -> TfrcSpec {
+        TfrcSpec {
+            packet_size: over.packet_size.or(self.packet_size),
+            history: over.history.or(self.history),
+            history_slots: over.history_slots.or(self.history_slots),
+            loss_intervals: over.loss_intervals.or(self.loss_intervals),
+            multipath: over.multipath.or(self.multipath),
+            master_rtt: over.master_rtt.or(self.master_rtt),
+            loss_combination: over.loss_combination.or(self.loss_combination),
+            recv_cap: over.recv_cap.or(self.recv_cap),
+            nack_expiry_rtts: over.nack_expiry_rtts.or(self.nack_expiry_rtts),
+            resend_on: over.resend_on.or(self.resend_on),
+        }
+    }
+
+    /// The fields set, by name.
+    #[must_use]
+    pub fn set_fields(&self) -> Vec<&'static str> {
+        [
+            ("packet_size", self.packet_size.is_some()),
+            ("history", self.history.is_some()),
+            ("history_slots", self.history_slots.is_some()),
+            ("loss_intervals", self.loss_intervals.is_some()),
+            ("multipath", self.multipath.is_some()),
+            ("master_rtt", self.master_rtt.is_some()),
+            ("loss_combination", self.loss_combination.is_some()),
+            ("recv_cap", self.recv_cap.is_some()),
+            ("nack_expiry_rtts", self.nack_expiry_rtts.is_some()),
+            ("resend_on", self.resend_on.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, set)| set.then_some(name))
+        .collect()
+    }
 }
+
+/// The `[tfrc]` fields that only multipath TFRC flows use.
+pub const TFRC_MULTIPATH_FIELDS: [&str; 6] = [
+    "multipath",
+    "master_rtt",
+    "loss_combination",
+    "recv_cap",
+    "nack_expiry_rtts",
+    "resend_on",
+];

@@ -14,7 +14,7 @@ use super::{
     FlowCommon, FlowKind, FlowSpec, MmtpFlowSpec, PeriodDist, TcpFlowSpec, TfrcFlowSpec,
     UdpFlowSpec, UdpOnoffFlowSpec, FIELDS,
 };
-use crate::spec::{MmtpSpec, OutageSpec, SubflowSpec, TcpSpec, TmSpec, WindowLimit};
+use crate::spec::{MmtpSpec, OutageSpec, SubflowSpec, TcpSpec, TfrcSpec, TmSpec, WindowLimit};
 
 /// The reader's message for a field that a flow of kind `kind` does not take: `field `x`: `
 /// and then what a person reads at the field (see [`NotTaken`]).
@@ -127,6 +127,7 @@ read_fields! {
     outages: Vec<OutageSpec>,
     mmtp: MmtpSpec,
     content: String,
+    tfrc: TfrcSpec,
 }
 
 impl Read {
@@ -193,7 +194,10 @@ impl Read {
                 common: udp.common,
                 stop: udp.stop,
                 route: udp.route,
+                paths: self.paths,
+                subflows: self.subflows,
                 packet_size: udp.packet_size,
+                tfrc: self.tfrc,
             }),
         })
     }
@@ -308,6 +312,11 @@ mod tests {
             ),
             "{e}"
         );
+        // TFRC fields on a TCP flow (issue 20, acceptance 6).
+        let e = read("kind = \"tcp\"\nto = \"b\"\ntfrc = { nack_expiry_rtts = 1.0 }").unwrap_err();
+        assert!(e.starts_with("tfrc: field `tfrc`: not allowed in a kind = \"tcp\" flow (TFRC parameters are for TFRC flows): only for kind = \"tfrc\" flows"), "{e}");
+        let e = read("kind = \"tcp\"\nto = \"b\"\npacket_size = \"1000B\"").unwrap_err();
+        assert!(e.starts_with("packet_size: field `packet_size`: not allowed in a kind = \"tcp\" flow (TCP segments are sized by tcp.mss)"), "{e}");
         let e = read("kind = \"mmtp\"\nto = \"b\"\nstop = \"1s\"").unwrap_err();
         assert!(e.contains("(a download ends when its content has arrived): only for kind = \"tcp\", \"udp-cbr\", \"udp-onoff\" and \"tfrc\" flows"), "{e}");
     }
@@ -345,7 +354,7 @@ mod tests {
                     "route" | "sources" => "[\"x\"]",
                     "paths" => "[[\"x\"]]",
                     "subflows" | "outages" => "[]",
-                    "tm" | "tcp" | "mmtp" => "{}",
+                    "tm" | "tcp" | "mmtp" | "tfrc" => "{}",
                     "scheduler" => "\"round-robin\"",
                     "opportunistic_retransmission" | "penalisation" => "true",
                     "cc" => "\"lia\"",
