@@ -209,6 +209,23 @@ impl Coupling for BilevelTcp {
         to_bytes(self.windows.actual(i, |k| paths[k].active)).max(paths[i].mss)
     }
 
+    fn on_window_limited(&mut self, paths: &mut [PathState], i: usize, max_bytes: u64) {
+        // A sender that cannot use its share (the receive window) caps the master so that
+        // the share is what it can use (RFC 7661's concern, as `limit_window` does for one
+        // window): the master then does not grow on ACKs it cannot turn into packets.
+        let actual = self.windows.actual(i, |k| paths[k].active);
+        let max = small_to_f64(max_bytes);
+        if actual > max {
+            self.windows.master =
+                (self.windows.master * max / actual).max(small_to_f64(paths[i].mss));
+            self.apply(paths);
+            // The share is now the limit, up to the rounding of the division.
+            if !paths[i].in_recovery {
+                paths[i].cwnd = max_bytes;
+            }
+        }
+    }
+
     fn on_paths_changed(&mut self, paths: &[PathState]) {
         if self.windows.children.is_empty() {
             if let Some(first) = paths.first() {
@@ -375,6 +392,24 @@ mod tests {
         );
         c.on_ack(PathId(0), &ack(1000));
         assert_eq!(c.window(PathId(2)), 1000);
+    }
+
+    #[test]
+    fn a_window_limit_caps_the_master() {
+        let mut c = worked_example();
+        c.on_ack(PathId(0), &ack(1000));
+        c.limit_window(PathId(0), 3000);
+        assert_eq!(c.window(PathId(0)), 3000);
+        // The master is scaled so that path 0's share is the limit.
+        let b = c.coupling().windows();
+        assert!(
+            close(b.actual(0, |_| true), 3000.0),
+            "{}",
+            b.actual(0, |_| true)
+        );
+        assert!(b.master() < 6000.0);
+        c.on_ack(PathId(1), &ack(1000));
+        assert!(c.window(PathId(0)) <= 3100, "{}", c.window(PathId(0)));
     }
 
     #[test]

@@ -148,6 +148,13 @@ pub trait Coupling {
     fn ssthresh_after_loss(&mut self, paths: &[PathState], i: usize, flight: u64) -> u64 {
         (flight / 2).max(2 * paths[i].mss)
     }
+    /// Path `i`'s window was capped at `max_bytes` because the sender cannot use more
+    /// ([`MultipathController::limit_window`]), after its `cwnd` was lowered to it. An
+    /// algorithm that derives `cwnd` from state of its own ([`BilevelTcp`]) caps that state
+    /// here, so that it does not grow past what can be used and write a larger `cwnd` back.
+    ///
+    /// [`BilevelTcp`]: crate::BilevelTcp
+    fn on_window_limited(&mut self, _paths: &mut [PathState], _i: usize, _max_bytes: u64) {}
     /// Called whenever a path is added or removed.
     fn on_paths_changed(&mut self, _paths: &[PathState]) {}
     /// One algorithm-specific quantity for traces, if any.
@@ -324,7 +331,10 @@ impl<A: Coupling> MultipathController for Windows<A> {
 
     fn limit_window(&mut self, path: PathId, max_bytes: u64) {
         let p = &mut self.paths[path.index()];
-        p.cwnd = p.cwnd.min(max_bytes.max(p.mss));
+        let max = max_bytes.max(p.mss);
+        p.cwnd = p.cwnd.min(max);
+        self.alg
+            .on_window_limited(&mut self.paths, path.index(), max);
     }
 
     fn penalise(&mut self, path: PathId) {
