@@ -212,6 +212,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     tse::hetero::BANDWIDTH,
     tse::hetero::DELAY,
     tse::hetero::LOSS,
+    tse::placement::EXPERIMENT,
     tse::wraparound::EXPERIMENT,
 ];
 

@@ -47,7 +47,7 @@ macro_rules! published_file {
 }
 
 /// The embedded files: experiment id, path in the repository, text.
-const FILES: [(&str, &str, &str); 16] = [
+const FILES: [(&str, &str, &str); 17] = [
     published_file!("nmcc-shared-bottleneck"),
     published_file!("wischik-nsdi11"),
     published_file!("nmcc-short-transfers"),
@@ -63,6 +63,7 @@ const FILES: [(&str, &str, &str); 16] = [
     published_file!("tse-hetero-bandwidth"),
     published_file!("tse-hetero-delay"),
     published_file!("tse-hetero-loss"),
+    published_file!("tse-priority-placement"),
     published_file!("tse-tfrc-wraparound"),
 ];
 

@@ -11,6 +11,7 @@
 pub(super) mod competition;
 pub(super) mod empty;
 pub(super) mod hetero;
+pub(super) mod placement;
 pub(super) mod shared;
 pub(super) mod wraparound;
 
@@ -26,6 +27,13 @@ const PATH_GOODPUT_BPS: f64 = 5e6 * 0.96;
 /// A multipath scheme of the thesis's chapter 4, or one of the extras it only analysed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Scheme {
+    /// Multi-Priority TCP: subflow `base` NewReno, the others TCP-LP, probes borrowed and
+    /// returned (Tse §3.1, the default accounting).
+    MultiPriority,
+    /// Bilevel TFRC (Tse §3.2).
+    BilevelTfrc,
+    /// 1/N TFRC: each subflow at 1/N of its own TFRC rate.
+    FractionalTfrc,
     /// The Hacker scheme: subflow 0 NewReno, the others 1/N of Reno's increase.
     Hacker,
     /// Independent NewReno subflows: mTCP's best case and "multiple independent TCPs".
@@ -34,36 +42,100 @@ pub(super) enum Scheme {
     BilevelTcp,
 }
 
+/// TFRC's delivered bytes count whole packets; a TCP flow's only its 960-byte segments.
+/// TFRC throughput is counted at the same 960 of every 1000 bytes, so that shares compare
+/// payload with payload (D261).
+const TFRC_PAYLOAD_FRACTION: f64 = 0.96;
+
 impl Scheme {
     /// The name the metrics print.
     pub(super) fn label(self) -> &'static str {
         match self {
+            Scheme::MultiPriority => "Multi-Priority TCP",
+            Scheme::BilevelTfrc => "Bilevel TFRC",
+            Scheme::FractionalTfrc => "1/N TFRC",
             Scheme::Hacker => "Hacker",
             Scheme::Uncoupled => "independent TCPs",
             Scheme::BilevelTcp => "Bilevel TCP",
         }
     }
 
-    /// The overrides that make `flows.mp` run this scheme.
+    fn is_tfrc(self) -> bool {
+        matches!(self, Scheme::BilevelTfrc | Scheme::FractionalTfrc)
+    }
+
+    /// The flow that runs the scheme.
+    fn flow(self) -> &'static str {
+        if self.is_tfrc() {
+            "mptfrc"
+        } else {
+            "mp"
+        }
+    }
+
+    /// The overrides that make the scenario's multipath flow run this scheme.
     fn overrides(self) -> Vec<(&'static str, String)> {
         let cc = match self {
+            Scheme::MultiPriority => "multi-priority",
             Scheme::Hacker => "hacker",
             Scheme::Uncoupled => "uncoupled",
             Scheme::BilevelTcp => "bilevel-tcp",
+            Scheme::BilevelTfrc => {
+                return vec![
+                    ("flows.mp.count", "0".into()),
+                    ("flows.mptfrc.count", "1".into()),
+                ]
+            }
+            Scheme::FractionalTfrc => {
+                return vec![
+                    ("flows.mp.count", "0".into()),
+                    ("flows.mptfrc.count", "1".into()),
+                    ("flows.mptfrc.tfrc", "{ multipath = \"fractional\" }".into()),
+                ]
+            }
         };
         vec![("flows.mp.cc", cc.to_string())]
+    }
+
+    /// The overrides that put the scheme's primary subflow (NewReno) on its `index`th
+    /// subflow, for the schemes that have one.
+    fn base(self, index: u32) -> Option<(&'static str, String)> {
+        let table = match self {
+            Scheme::MultiPriority => "multi_priority",
+            Scheme::Hacker => "hacker",
+            _ => return None,
+        };
+        Some((
+            "flows.mp.tcp",
+            format!("{{ {table} = {{ base = {index} }} }}"),
+        ))
+    }
+
+    /// One subflow of the scheme's flow on each of `paths`.
+    fn paths(self, paths: impl IntoIterator<Item = u32>) -> (&'static str, String) {
+        let routes: Vec<String> = paths.into_iter().map(route).collect();
+        let key = if self.is_tfrc() {
+            "flows.mptfrc.paths"
+        } else {
+            "flows.mp.paths"
+        };
+        (key, format!("[{}]", routes.join(", ")))
+    }
+
+    /// The scheme's flow's throughput in a run, payload only.
+    fn bps(self, r: &Results) -> f64 {
+        let b = bps(r, self.flow());
+        if self.is_tfrc() {
+            b * TFRC_PAYLOAD_FRACTION
+        } else {
+            b
+        }
     }
 }
 
 /// The route of path `p` (1-based) as a TOML array.
 fn route(p: u32) -> String {
     format!("[\"s\", \"a{p}\", \"b{p}\", \"d\"]")
-}
-
-/// `flows.mp.paths` with one subflow on each of `paths`.
-fn mp_paths(paths: impl IntoIterator<Item = u32>) -> (&'static str, String) {
-    let routes: Vec<String> = paths.into_iter().map(route).collect();
-    ("flows.mp.paths", format!("[{}]", routes.join(", ")))
 }
 
 /// One NewReno flow on each of `paths` (`flows.tcpN.count = 1`); a path may appear more
@@ -153,6 +225,16 @@ fn run_all(ctx: &Ctx<'_>, configs: &[Config], seeds: u32) -> Result<Vec<Vec<Resu
 /// Flow `id`'s throughput in a run (0 if it did not run in the window).
 fn bps(r: &Results, id: &str) -> f64 {
     r.flow(id).and_then(|f| f.throughput_bps).unwrap_or(0.0)
+}
+
+/// The summed throughput of every NewReno flow of a run (`tcpN`, and `tcpN.i` for the copies
+/// of one with `count` above 1).
+fn tcps_bps(r: &Results) -> f64 {
+    r.flows
+        .iter()
+        .filter(|f| f.id.starts_with("tcp"))
+        .filter_map(|f| f.throughput_bps)
+        .sum()
 }
 
 /// `f` of each run, as an estimate over the seeds.

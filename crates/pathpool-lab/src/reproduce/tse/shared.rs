@@ -4,7 +4,7 @@
 //! scheme rising with n.
 
 use super::super::{published, Ctx, Experiment, Observation, Report};
-use super::{bps, drop_tail, estimate, mp_paths, run_all, tcps, Config, Scheme};
+use super::{bps, drop_tail, estimate, run_all, tcps, Config, Scheme};
 
 pub(in super::super) const EXPERIMENT: Experiment = Experiment {
     id: "tse-shared-bottleneck",
@@ -17,8 +17,21 @@ pub(in super::super) const EXPERIMENT: Experiment = Experiment {
 const SOURCE: &str = "Tse 2006 §4.2 E1, Figs 4-1/4-2 (spec §5 E1, §5.10 item 2)";
 
 /// The schemes compared with the thesis, and the extras measured beside them.
-const COMPARED: [Scheme; 1] = [Scheme::Hacker];
-const EXTRAS: [Scheme; 2] = [Scheme::BilevelTcp, Scheme::Uncoupled];
+const COMPARED: [Scheme; 3] = [Scheme::MultiPriority, Scheme::BilevelTfrc, Scheme::Hacker];
+const EXTRAS: [Scheme; 3] = [
+    Scheme::FractionalTfrc,
+    Scheme::BilevelTcp,
+    Scheme::Uncoupled,
+];
+
+/// Whether the figure at `n` subflows is compared: every n for the schemes published near
+/// 50%, n = 1 for the Hacker scheme (whose rise is compared instead).
+fn compares_share(s: Scheme, n: u32) -> bool {
+    match s {
+        Scheme::Hacker => n == 1,
+        _ => COMPARED.contains(&s),
+    }
+}
 
 fn subflows(quick: bool) -> &'static [u32] {
     if quick {
@@ -36,25 +49,29 @@ fn rise_metric(s: Scheme) -> String {
     format!("{}: rise of the share from 1 to 16 subflows", s.label())
 }
 
-fn compared(_quick: bool) -> Vec<(String, &'static str)> {
+fn compared(quick: bool) -> Vec<(String, &'static str)> {
     let mut v = Vec::new();
     for s in COMPARED {
-        v.push((share_metric(s, 1), "%"));
-        v.push((rise_metric(s), "points"));
+        for &n in subflows(quick) {
+            if compares_share(s, n) {
+                v.push((share_metric(s, n), "%"));
+            }
+        }
     }
+    v.push((rise_metric(Scheme::Hacker), "points"));
     v
 }
 
 /// The multipath flow's share (%) of what it and the NewReno flow carried.
-fn share(r: &pathpool_sim::Results) -> f64 {
-    let (mp, tcp) = (bps(r, "mp"), bps(r, "tcp1"));
+fn share(s: Scheme, r: &pathpool_sim::Results) -> f64 {
+    let (mp, tcp) = (s.bps(r), bps(r, "tcp1"));
     100.0 * mp / (mp + tcp)
 }
 
 fn config(s: Scheme, n: u32) -> Config {
     let mut o = s.overrides();
     o.extend(tcps([1]));
-    o.push(mp_paths(std::iter::repeat_n(1, n as usize)));
+    o.push(s.paths(std::iter::repeat_n(1, n as usize)));
     Config::new(o)
 }
 
@@ -78,14 +95,14 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
     for &s in &schemes {
         let mut at = Vec::new();
         for (&n, rs) in ns.iter().zip(&runs[k..]) {
-            let e = estimate(rs, share);
+            let e = estimate(rs, |r| share(s, r));
             for (seed, r) in rs.iter().enumerate() {
-                csv += &format!("{},red,{n},{},{:.3}\n", s.label(), seed + 1, share(r));
+                csv += &format!("{},red,{n},{},{:.3}\n", s.label(), seed + 1, share(s, r));
             }
-            if COMPARED.contains(&s) && n == 1 {
+            if compares_share(s, n) {
                 report
                     .comparisons
-                    .push(targets.compare(&share_metric(s, 1), "%", e)?);
+                    .push(targets.compare(&share_metric(s, n), "%", e)?);
             } else {
                 report
                     .observations
@@ -97,17 +114,22 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
         report.observations.push(Observation::new(
             format!("{}: share, 16 subflows, drop-tail", s.label()),
             "%",
-            estimate(tail, share),
+            estimate(tail, |r| share(s, r)),
         ));
         for (seed, r) in tail.iter().enumerate() {
-            csv += &format!("{},drop-tail,16,{},{:.3}\n", s.label(), seed + 1, share(r));
+            csv += &format!(
+                "{},drop-tail,16,{},{:.3}\n",
+                s.label(),
+                seed + 1,
+                share(s, r)
+            );
         }
-        if COMPARED.contains(&s) {
+        if s == Scheme::Hacker {
             // Per seed: the share with 16 subflows less the share with 1.
             let rise: Vec<f64> = at[at.len() - 1]
                 .iter()
                 .zip(at[0])
-                .map(|(hi, lo)| share(hi) - share(lo))
+                .map(|(hi, lo)| share(s, hi) - share(s, lo))
                 .collect();
             report.comparisons.push(targets.compare(
                 &rise_metric(s),
