@@ -47,7 +47,7 @@ macro_rules! published_file {
 }
 
 /// The embedded files: experiment id, path in the repository, text.
-const FILES: [(&str, &str, &str); 17] = [
+const FILES: [(&str, &str, &str); 19] = [
     published_file!("nmcc-shared-bottleneck"),
     published_file!("wischik-nsdi11"),
     published_file!("nmcc-short-transfers"),
@@ -57,12 +57,14 @@ const FILES: [(&str, &str, &str); 17] = [
     published_file!("tm-assistance-lan"),
     published_file!("mmtp-multisource"),
     published_file!("domain-scale"),
+    published_file!("tse-probe-borrowing"),
     published_file!("tse-shared-bottleneck"),
     published_file!("tse-independent-empty"),
     published_file!("tse-independent-competition"),
     published_file!("tse-hetero-bandwidth"),
     published_file!("tse-hetero-delay"),
     published_file!("tse-hetero-loss"),
+    published_file!("tse-bilevel-placement"),
     published_file!("tse-priority-placement"),
     published_file!("tse-tfrc-wraparound"),
 ];

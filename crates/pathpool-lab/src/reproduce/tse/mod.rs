@@ -8,6 +8,8 @@
 //! criterion is ("at or below the stringent line"), with the tolerance set before the first
 //! run (`scenarios/reproductions/tse-*.published.toml`).
 
+pub(super) mod bilevel_placement;
+pub(super) mod borrowing;
 pub(super) mod competition;
 pub(super) mod empty;
 pub(super) mod hetero;
