@@ -28,3 +28,31 @@ def test_runs_without_the_setting_have_no_table() -> None:
     r = pp.Scenario.from_toml(text).run(seed=1, progress=False)
     assert r.mp_fairness.empty
     assert "mp_fairness" not in r.summary
+
+
+def test_a_multipath_tfrc_flow_built_in_python_runs() -> None:
+    def path(router: str) -> list[str]:
+        return ["s", router, "d"]
+
+    sc = pp.Scenario(
+        duration="20s",
+        hosts=["s", "d"],
+        routers=["r1", "r2"],
+        links=[pp.link("s", r, rate="5Mbps", delay="10ms") for r in ("r1", "r2")]
+        + [pp.link(r, "d", rate="100Mbps", delay="1ms") for r in ("r1", "r2")],
+        flows=[
+            pp.flow(
+                "s",
+                "d",
+                id="bilevel",
+                kind="tfrc",
+                paths=[path("r1"), path("r2")],
+                tfrc={"multipath": "fractional", "nack_expiry_rtts": 2.0},
+            )
+        ],
+        tfrc={"packet_size": "1000B"},
+        measure=pp.measure(start="5s"),
+    )
+    assert sc.to_dict()["flows"][0]["tfrc"]["multipath"] == "fractional"
+    r = sc.run(seed=1, progress=False)
+    assert r.flows.loc[0, "throughput_bps"] > 5e6, "both paths used"

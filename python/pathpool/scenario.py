@@ -75,6 +75,7 @@ from .types import (
     SweepTable,
     Tcp,
     TcpLpOptions,
+    Tfrc,
     TopologyManager,
     WvegasOptions,
 )
@@ -325,6 +326,7 @@ def flow(
     outages: Sequence[Outage] | None = None,
     mmtp: Mmtp | None = None,
     content: str | None = None,
+    tfrc: Tfrc | None = None,
     start_s: float | None = None,
     start_spread_s: float | None = None,
     stop_s: float | None = None,
@@ -402,6 +404,7 @@ def flow(
                 else None,
                 "mmtp": dict(mmtp) if mmtp is not None else None,
                 "content": content,
+                "tfrc": dict(tfrc) if tfrc is not None else None,
             }
         ),
     )
@@ -558,6 +561,7 @@ class Scenario:
         flows: Iterable[Flow] = (),
         traffic: Iterable[Poisson] = (),
         tcp: Tcp | None = None,
+        tfrc: Tfrc | None = None,
         measure: Measure | None = None,
         routing: Routing | None = None,
         caches: Iterable[Cache] = (),
@@ -577,6 +581,7 @@ class Scenario:
                 "flows": [dict(x) for x in flows],
                 "traffic": [dict(x) for x in traffic],
                 "tcp": dict(tcp) if tcp is not None else None,
+                "tfrc": dict(tfrc) if tfrc is not None else None,
                 "measure": _measure(measure) if measure is not None else None,
                 "routing": dict(routing) if routing is not None else None,
                 "caches": [dict(x) for x in caches] or None,
