@@ -264,6 +264,9 @@ impl Elements {
         match self.slot(elem) {
             Slot::MpSource(i) | Slot::MpSink(i) => Some(Multi::Mp(&self.mp_conns[i as usize])),
             Slot::MmtpSub(i) | Slot::MmtpPub(i) => Some(Multi::Mmtp(&self.mmtp_conns[i as usize])),
+            Slot::MpTfrcSource(i) | Slot::MpTfrcSink(i) => {
+                Some(Multi::MpTfrc(&self.mptfrc_flows[i as usize]))
+            }
             _ => None,
         }
     }

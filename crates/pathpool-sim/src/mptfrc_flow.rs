@@ -12,6 +12,7 @@ use pathpool_core::Time;
 use pathpool_proto::mptfrc::{MpDataHeader, MpFeedback, MpTfrcReceiver, MpTfrcSender};
 
 use crate::element::{Element, End, Net};
+use crate::multi::SubflowCounters;
 use crate::packet::Packet;
 use crate::tfrc_flow::FEEDBACK_BYTES;
 
@@ -43,6 +44,16 @@ pub(crate) struct MpTfrcFlow {
     next_feedback_id: Vec<u64>,
     /// Data packets sent (resends included).
     pub(crate) sent: u64,
+    /// Per subflow: data packets sent, of them resends, and data packets that arrived.
+    tallies: Vec<SubflowTally>,
+}
+
+/// What one subflow of a multipath TFRC flow sent and delivered, in packets.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SubflowTally {
+    pub(crate) sent: u64,
+    pub(crate) resent: u64,
+    pub(crate) arrived: u64,
 }
 
 impl MpTfrcFlow {
@@ -67,7 +78,26 @@ impl MpTfrcFlow {
             feedback_in_flight: vec![VecDeque::new(); n],
             next_feedback_id: vec![0; n],
             sent: 0,
+            tallies: vec![SubflowTally::default(); n],
         }
+    }
+
+    /// Subflow `j`'s counters, in bytes on the wire (a TFRC packet counts whole, D253).
+    pub(crate) fn subflow_counters(&self, j: usize) -> Option<SubflowCounters> {
+        let t = self.tallies.get(j)?;
+        let size = u64::from(self.size_bytes);
+        Some(SubflowCounters {
+            delivered_bytes: t.arrived * size,
+            sent_bytes: t.sent * size,
+            retransmissions: t.resent,
+            timeouts: 0,
+            fast_recoveries: 0,
+        })
+    }
+
+    /// Packets sent and resends over every subflow.
+    pub(crate) fn totals(&self) -> (u64, u64) {
+        (self.sent, self.tallies.iter().map(|t| t.resent).sum())
     }
 
     /// The sending end.
@@ -114,6 +144,7 @@ impl Element for MpTfrcFlow {
                 let Some(hdr) = q.pop_front() else {
                     return;
                 };
+                self.tallies[i].arrived += 1;
                 if let (_, Some(fb)) = self.receiver.on_data(now, &hdr) {
                     self.send_feedback(fb, net);
                 }
@@ -153,6 +184,10 @@ impl Element for MpTfrcFlow {
                         continue;
                     };
                     self.sent += 1;
+                    self.tallies[i].sent += 1;
+                    if !hdr.new_data {
+                        self.tallies[i].resent += 1;
+                    }
                     self.data_in_flight[i].push_back(hdr);
                     net.send(Packet::with_subflow(
                         hdr.tfrc.seq,

@@ -3,21 +3,24 @@
 
 use crate::mmtp_flow::MmtpConn;
 use crate::mp_flow::MpConn;
+use crate::mptfrc_flow::MpTfrcFlow;
 
 /// A multipath transfer of either kind, as results and traces see it.
 #[derive(Clone, Copy)]
 pub(crate) enum Multi<'a> {
     Mp(&'a MpConn),
     Mmtp(&'a MmtpConn),
+    MpTfrc(&'a MpTfrcFlow),
 }
 
 /// A subflow's counters, whichever protocol runs it.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct SubflowCounters {
     /// MPTCP: bytes cumulatively acknowledged on the subflow; mmTP: chunk payload that
-    /// arrived first on it.
+    /// arrived first on it; multipath TFRC: the bytes of the packets that arrived on it.
     pub(crate) delivered_bytes: u64,
-    /// MPTCP: payload bytes sent; mmTP: payload bytes requested.
+    /// MPTCP: payload bytes sent; mmTP: payload bytes requested; multipath TFRC: packet
+    /// bytes sent.
     pub(crate) sent_bytes: u64,
     pub(crate) retransmissions: u64,
     pub(crate) timeouts: u64,
@@ -45,6 +48,7 @@ impl Multi<'_> {
                 timeouts: st.timeouts,
                 fast_recoveries: 0,
             }),
+            Multi::MpTfrc(c) => c.subflow_counters(j),
         }
     }
     /// The controller's state and smoothed RTT of subflow `j`, for traces.
@@ -52,6 +56,8 @@ impl Multi<'_> {
         match self {
             Multi::Mp(c) => c.trace(j),
             Multi::Mmtp(c) => c.trace(j),
+            // TFRC has no window to trace.
+            Multi::MpTfrc(_) => None,
         }
     }
     /// Packets sent, retransmissions, timeouts and fast recoveries over every subflow (for
@@ -78,6 +84,10 @@ impl Multi<'_> {
                             0,
                         )
                     })
+            }
+            Multi::MpTfrc(c) => {
+                let (sent, resent) = c.totals();
+                (sent, resent, 0, 0)
             }
         }
     }

@@ -161,3 +161,23 @@ fn bad_fairness_settings_are_refused_at_their_field() {
         "{e}"
     );
 }
+
+#[test]
+fn a_multipath_tfrc_flow_has_subflow_rows_and_fairness_figures() {
+    let toml = e4("uncoupled", "analytic").replace(
+        "cc = \"uncoupled\"",
+        "kind = \"tfrc\"\n        tfrc = { multipath = \"bilevel\" }",
+    );
+    let r = run(&toml);
+    let subs: Vec<_> = r.subflows.iter().filter(|s| s.flow == "mp").collect();
+    assert_eq!(subs.len(), 2);
+    let flow = r.flow("mp").unwrap();
+    let sum: f64 = subs.iter().map(|s| s.throughput_bps.unwrap()).sum();
+    let delivered = flow.throughput_bps.unwrap();
+    // Subflow figures count arrivals, the flow's in-order delivery: within 2% of each other.
+    assert!((sum / delivered - 1.0).abs() < 0.02, "{sum} vs {delivered}");
+    assert!(flow.packets_sent > 0);
+    let f = &r.mp_fairness.as_ref().unwrap()[0];
+    assert_eq!(f.paths.len(), 2);
+    assert!(f.stringent_ratio.is_some_and(|x| x > 0.0));
+}
