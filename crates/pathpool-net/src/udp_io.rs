@@ -65,6 +65,8 @@ struct OutBatch {
     data: Vec<u8>,
     segment_bytes: usize,
     count: usize,
+    /// When its first datagram was queued, in [`UdpIo::queued`]'s count.
+    first: u64,
 }
 
 /// A UDP socket with per-destination send batches and GSO/GRO where the kernel has them.
@@ -78,6 +80,8 @@ pub struct UdpIo {
     /// Room for the GRO segment size of a read.
     cmsg_buf: Vec<u8>,
     out: Vec<OutBatch>,
+    /// Datagrams queued so far: orders the batches by their first datagrams.
+    queued: u64,
     send_errors: u64,
 }
 
@@ -97,6 +101,7 @@ impl UdpIo {
             read_timeout: None,
             cmsg_buf: nix::cmsg_space!(i32),
             out: Vec::new(),
+            queued: 0,
             send_errors: 0,
         }
     }
@@ -135,6 +140,7 @@ impl UdpIo {
                     data: Vec::with_capacity(MAX_GSO_BYTES),
                     segment_bytes: 0,
                     count: 0,
+                    first: 0,
                 });
                 self.out.len() - 1
             }
@@ -149,17 +155,31 @@ impl UdpIo {
             self.send_batch(k);
         }
         let b = &mut self.out[k];
+        if b.count == 0 {
+            b.first = self.queued;
+        }
+        self.queued += 1;
         b.segment_bytes = datagram.len();
         b.data.extend_from_slice(datagram);
         b.count += 1;
     }
 
-    /// Sends every queued datagram.
+    /// Sends every queued datagram, the batches in the order of their first datagrams. In
+    /// the order the destinations were first seen instead, one destination's batch would
+    /// always leave first: where the two paths of a download part, that path's burst then
+    /// always reached a shared drop-tail queue first and took the room left in it, and the
+    /// other path was starved (docs/overlay.md, acceptance 4).
     pub fn send_queued(&mut self) {
-        for k in 0..self.out.len() {
-            if self.out[k].count > 0 {
-                self.send_batch(k);
-            }
+        // A node has a few neighbours: picking the oldest batch each time costs little.
+        while let Some(k) = self
+            .out
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.count > 0)
+            .min_by_key(|(_, b)| b.first)
+            .map(|(k, _)| k)
+        {
+            self.send_batch(k);
         }
     }
 

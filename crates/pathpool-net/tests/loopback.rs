@@ -413,13 +413,10 @@ fn nmcc_takes_half_a_shared_bottleneck() {
     );
 }
 
-/// Ignored: the second subflow of the two-path download is often starved (2026-11-26: 0 MB
-/// against 136 MB on the first in one NMCC run, 26 against 61 MB in an Uncoupled one, and
-/// Uncoupled's share 53–55% in three of five runs of the whole test binary), so Uncoupled's
-/// two thirds fails about half the time; docs/overlay.md, acceptance 4. Run it with
-/// `cargo test -p pathpool-net --test loopback -- --ignored uncoupled`.
+/// Uncoupled's two thirds. It was ignored while the second subflow of the two-path download
+/// was starved (docs/overlay.md, acceptance 4: the nodes sent their per-destination batches
+/// in a fixed order).
 #[test]
-#[ignore = "a subflow of the two-path download is often starved on the shared drop-tail bottleneck (docs/overlay.md, acceptance 4)"]
 fn uncoupled_takes_about_two_thirds_of_a_shared_bottleneck() {
     let _cores = common::exclusive();
     let uncoupled = bottleneck_share(CcKind::Uncoupled, UNCOUPLED_WINDOW_S);
