@@ -14,9 +14,10 @@
 //! segment in flight (a window-based sender cannot send a fraction of a packet per round
 //! trip without pacing); every path is one connection, whatever its coupling group.
 //!
-//! The windows are kept in bytes; the path's `cwnd` is its actual window, recomputed after
-//! every change of the master or a child for every path not in fast recovery (a path in
-//! recovery keeps the window its loss set until recovery ends, as NewReno's does).
+//! The windows are kept in bytes; the path's `cwnd` follows its actual window after every
+//! change of the master or a child: down at once on every path not in fast recovery (a path
+//! in recovery keeps the window its loss set until recovery ends, as NewReno's does), up only
+//! on the path an ACK arrived on and by no more than that ACK could grow a TCP window.
 
 use serde::{Deserialize, Serialize};
 
@@ -140,15 +141,23 @@ impl BilevelTcp {
         small_to_f64(mss) * f64::from(self.config.child_floor_millisegments) / 1000.0
     }
 
-    /// Sets every active path's `cwnd` to its actual window (at least one segment), except
-    /// those in fast recovery.
-    fn apply(&self, paths: &mut [PathState]) {
+    /// Brings every active path's `cwnd` to its actual window (at least one segment), except
+    /// those in fast recovery: down at once, up only on the path that was just acknowledged,
+    /// `grown` (path, bytes) at most, as slow start or congestion avoidance lets one ACK
+    /// grow a window. A path below its share (after a timeout, or while the master grew on
+    /// other paths' ACKs) so regains it with its own ACKs instead of in one burst.
+    fn apply(&self, paths: &mut [PathState], grown: Option<(usize, u64)>) {
         for j in 0..paths.len() {
             if !paths[j].active || paths[j].in_recovery {
                 continue;
             }
             let actual = self.windows.actual(j, |k| paths[k].active);
-            paths[j].cwnd = to_bytes(actual).max(paths[j].mss);
+            let share = to_bytes(actual).max(paths[j].mss);
+            let room = match grown {
+                Some((i, bytes)) if i == j => paths[j].cwnd.saturating_add(bytes),
+                _ => paths[j].cwnd,
+            };
+            paths[j].cwnd = share.min(room).max(paths[j].mss);
         }
     }
 }
@@ -170,16 +179,18 @@ impl Coupling for BilevelTcp {
     fn slow_start(&mut self, paths: &mut [PathState], i: usize, acked: u64, abc_limit: u64) {
         // D259: both windows grow by what was acknowledged (RFC 3465's limit L per ACK), so
         // the master doubles per round trip as one TCP's window would.
-        let inc = small_to_f64(acked.min(abc_limit * paths[i].mss));
-        self.windows.master += inc;
-        self.windows.children[i] += inc;
-        self.apply(paths);
+        let inc = acked.min(abc_limit * paths[i].mss);
+        self.windows.master += small_to_f64(inc);
+        self.windows.children[i] += small_to_f64(inc);
+        self.apply(paths, Some((i, inc)));
     }
 
     fn congestion_avoidance(&mut self, paths: &mut [PathState], i: usize, acked: u64) {
-        self.windows
-            .on_ack(i, small_to_f64(acked), small_to_f64(paths[i].mss));
-        self.apply(paths);
+        let (acked_f, mss) = (small_to_f64(acked), small_to_f64(paths[i].mss));
+        self.windows.on_ack(i, acked_f, mss);
+        // The path itself grows by at most Reno's acked·SMSS/cwnd (RFC 5681 eq. 3).
+        let reno = to_bytes(acked_f * mss / small_to_f64(paths[i].cwnd));
+        self.apply(paths, Some((i, reno)));
     }
 
     fn on_ack(&mut self, _paths: &[PathState], i: usize, _acked: u64) {
@@ -202,11 +213,15 @@ impl Coupling for BilevelTcp {
         }
     }
 
-    fn ssthresh_after_loss(&mut self, paths: &[PathState], i: usize, _flight: u64) -> u64 {
+    fn ssthresh_after_loss(&mut self, paths: &[PathState], i: usize, flight: u64) -> u64 {
         // The path's actual window after the halving of `on_loss`: the framework makes it the
         // path's cwnd (NewReno recovery then runs on it); the other paths take their new
-        // windows at the next ACK of any path.
-        to_bytes(self.windows.actual(i, |k| paths[k].active)).max(paths[i].mss)
+        // windows at the next ACK of any path. A path still below its share (regrowing after
+        // a timeout) is not given more than Reno's max(FlightSize/2, 2·SMSS) (RFC 5681
+        // eq. 4): a loss never sets a window that was never in flight.
+        let mss = paths[i].mss;
+        let share = to_bytes(self.windows.actual(i, |k| paths[k].active));
+        share.min((flight / 2).max(2 * mss)).max(mss)
     }
 
     fn on_window_limited(&mut self, paths: &mut [PathState], i: usize, max_bytes: u64) {
@@ -218,7 +233,7 @@ impl Coupling for BilevelTcp {
         if actual > max {
             self.windows.master =
                 (self.windows.master * max / actual).max(small_to_f64(paths[i].mss));
-            self.apply(paths);
+            self.apply(paths, None);
             // The share is now the limit, up to the rounding of the division.
             if !paths[i].in_recovery {
                 paths[i].cwnd = max_bytes;

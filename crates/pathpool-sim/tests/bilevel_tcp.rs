@@ -143,7 +143,8 @@ fn four_subflows_on_one_bottleneck_take_about_one_tcp_share() {
     // The master halves on a loss of any subflow and grows by one segment per round trip, as
     // one TCP: a share near 1/2, a little less since the subflows' losses in one round trip
     // are separate halvings (the thesis: "somewhat less than its fair share"). Tolerance
-    // ±7 points, set from the spread of seeds 1-4 when written (0.452-0.470).
+    // ±7 points, set from the spread of seeds 1-4 when written (0.452-0.470; 0.453-0.467 on
+    // seeds 1-3 once a path regains its share at slow-start speed).
     for seed in SEEDS {
         let share = shared_share("bilevel-tcp", 4, seed);
         assert!((0.43..=0.57).contains(&share), "seed {seed}: {share:.3}");
@@ -154,7 +155,8 @@ fn four_subflows_on_one_bottleneck_take_about_one_tcp_share() {
 fn two_symmetric_paths_give_the_ensemble_share_of_a_third() {
     // Thesis §2.3: treating the two links as one of capacity 2C with k = 1 flow on each
     // gives NC/(Nk + 1) = 2C/3 of the 2C, where stringent fairness allows 1/4. Measured when
-    // written: 0.312-0.320 over seeds 1-4; tolerance ±4 points.
+    // written: 0.312-0.320 over seeds 1-4 (0.302-0.304 on seeds 1-3 once a path regains its
+    // share at slow-start speed); tolerance ±4 points.
     for seed in SEEDS {
         let (share, _, _) = two_path_share("bilevel-tcp", 0.0, seed);
         assert!((0.293..=0.373).contains(&share), "seed {seed}: {share:.3}");
