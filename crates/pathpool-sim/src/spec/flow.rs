@@ -31,39 +31,61 @@ pub enum FlowKind {
     Tfrc,
 }
 
-/// Every field of a flow table, in the order of `docs/scenario-reference.md`.
-const FIELDS: &[&str] = &[
-    "id",
-    "kind",
-    "from",
-    "to",
-    "start",
-    "start_spread",
-    "stop",
-    "size",
-    "count",
-    "route",
-    "paths",
-    "subflows",
-    "k_paths",
-    "tm",
-    "scheduler",
-    "receive_buffer",
-    "opportunistic_retransmission",
-    "penalisation",
-    "cc",
-    "tcp",
-    "rate",
-    "packet_size",
-    "on",
-    "off",
-    "periods",
-    "sources",
-    "outages",
-    "mmtp",
-    "content",
-    "tfrc",
+/// The kinds that take a field, as a bit set of [`FlowKind::bit`]s.
+type Kinds = u8;
+const TCP: Kinds = 1;
+const CBR: Kinds = 1 << 1;
+const ONOFF: Kinds = 1 << 2;
+const MMTP: Kinds = 1 << 3;
+const TFRC: Kinds = 1 << 4;
+const ALL_KINDS: Kinds = TCP | CBR | ONOFF | MMTP | TFRC;
+const UDP: Kinds = CBR | ONOFF;
+
+/// Every field of a flow table, in the order of `docs/scenario-reference.md`, with the kinds
+/// that take it: one table, so that a kind's fields and the file's fields cannot disagree.
+const FIELD_KINDS: [(&str, Kinds); 30] = [
+    ("id", ALL_KINDS),
+    ("kind", ALL_KINDS),
+    ("from", ALL_KINDS),
+    ("to", ALL_KINDS),
+    ("start", ALL_KINDS),
+    ("start_spread", ALL_KINDS),
+    ("stop", TCP | UDP | TFRC),
+    ("size", TCP | MMTP),
+    ("count", ALL_KINDS),
+    ("route", TCP | UDP | TFRC),
+    ("paths", TCP | TFRC),
+    ("subflows", TCP | TFRC),
+    ("k_paths", TCP),
+    ("tm", TCP | MMTP),
+    ("scheduler", TCP),
+    ("receive_buffer", TCP),
+    ("opportunistic_retransmission", TCP),
+    ("penalisation", TCP),
+    ("cc", TCP | MMTP),
+    ("tcp", TCP | MMTP),
+    ("rate", UDP),
+    ("packet_size", UDP | TFRC),
+    ("on", ONOFF),
+    ("off", ONOFF),
+    ("periods", ONOFF),
+    ("sources", MMTP),
+    ("outages", MMTP),
+    ("mmtp", MMTP),
+    ("content", MMTP),
+    ("tfrc", TFRC),
 ];
+
+/// Every field of a flow table, in the order of `docs/scenario-reference.md`.
+const FIELDS: [&str; FIELD_KINDS.len()] = {
+    let mut names = [""; FIELD_KINDS.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = FIELD_KINDS[i].0;
+        i += 1;
+    }
+    names
+};
 
 impl FlowKind {
     /// Every kind, in the order of the reference.
@@ -87,100 +109,31 @@ impl FlowKind {
         }
     }
 
-    /// The fields a flow of this kind takes, in the order of the reference.
-    #[must_use]
-    pub fn fields(self) -> &'static [&'static str] {
+    /// This kind's bit in [`FIELD_KINDS`].
+    fn bit(self) -> Kinds {
         match self {
-            FlowKind::Tcp => &[
-                "id",
-                "kind",
-                "from",
-                "to",
-                "start",
-                "start_spread",
-                "stop",
-                "size",
-                "count",
-                "route",
-                "paths",
-                "subflows",
-                "k_paths",
-                "tm",
-                "scheduler",
-                "receive_buffer",
-                "opportunistic_retransmission",
-                "penalisation",
-                "cc",
-                "tcp",
-            ],
-            FlowKind::UdpCbr => &[
-                "id",
-                "kind",
-                "from",
-                "to",
-                "start",
-                "start_spread",
-                "stop",
-                "count",
-                "route",
-                "rate",
-                "packet_size",
-            ],
-            FlowKind::UdpOnoff => &[
-                "id",
-                "kind",
-                "from",
-                "to",
-                "start",
-                "start_spread",
-                "stop",
-                "count",
-                "route",
-                "rate",
-                "packet_size",
-                "on",
-                "off",
-                "periods",
-            ],
-            FlowKind::Mmtp => &[
-                "id",
-                "kind",
-                "from",
-                "to",
-                "start",
-                "start_spread",
-                "size",
-                "count",
-                "tm",
-                "cc",
-                "tcp",
-                "sources",
-                "outages",
-                "mmtp",
-                "content",
-            ],
-            FlowKind::Tfrc => &[
-                "id",
-                "kind",
-                "from",
-                "to",
-                "start",
-                "start_spread",
-                "stop",
-                "count",
-                "route",
-                "paths",
-                "subflows",
-                "packet_size",
-                "tfrc",
-            ],
+            FlowKind::Tcp => TCP,
+            FlowKind::UdpCbr => CBR,
+            FlowKind::UdpOnoff => ONOFF,
+            FlowKind::Mmtp => MMTP,
+            FlowKind::Tfrc => TFRC,
         }
+    }
+
+    /// The fields a flow of this kind takes, in the order of the reference.
+    pub fn fields(self) -> impl Iterator<Item = &'static str> {
+        FIELD_KINDS
+            .iter()
+            .filter(move |(_, kinds)| kinds & self.bit() != 0)
+            .map(|(name, _)| *name)
     }
 
     /// Whether a flow of this kind takes `field`.
     #[must_use]
     pub fn takes(self, field: &str) -> bool {
-        self.fields().contains(&field)
+        FIELD_KINDS
+            .iter()
+            .any(|(name, kinds)| *name == field && kinds & self.bit() != 0)
     }
 
     /// Why a flow of this kind does not take `field`, where more can be said than which kinds

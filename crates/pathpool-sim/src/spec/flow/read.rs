@@ -32,7 +32,7 @@ fn not_taken(field: &str, kind: FlowKind) -> String {
         Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
         None => String::new(),
     };
-    let fields: Vec<String> = kind.fields().iter().map(|f| format!("`{f}`")).collect();
+    let fields: Vec<String> = kind.fields().map(|f| format!("`{f}`")).collect();
     format!(
         "field `{field}`: not allowed in a kind = {:?} flow{why}: only for kind = {takers} flows; \
          a kind = {:?} flow takes {}",
@@ -88,7 +88,7 @@ macro_rules! read_fields {
                         }
                         self.$name = Some(map.next_value()?);
                     })*
-                    _ => return Err(de::Error::unknown_field(field, FIELDS)),
+                    _ => return Err(de::Error::unknown_field(field, &FIELDS)),
                 }
                 self.given.push(field);
                 Ok(())
@@ -226,7 +226,7 @@ impl Visitor<'_> for Key {
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
         let Some(&field) = FIELDS.iter().find(|f| **f == v) else {
-            return Err(E::unknown_field(v, FIELDS));
+            return Err(E::unknown_field(v, &FIELDS));
         };
         match self.kind {
             Some(kind) if !kind.takes(field) => Err(E::custom(not_taken(field, kind))),
@@ -341,7 +341,7 @@ mod tests {
         // Every kind's list is in the reference's order, and a flow of each kind with every
         // field it takes set writes exactly those fields.
         for kind in FlowKind::ALL {
-            let fields = kind.fields();
+            let fields: Vec<&str> = kind.fields().collect();
             let mut at = FIELDS.iter();
             assert!(fields.iter().all(|f| at.any(|g| g == f)), "{kind:?}");
             let mut text = format!("kind = {:?}\n", kind.name());
