@@ -1,6 +1,15 @@
 //! Tidy column tables: what results are made of, whatever they are written to (Parquet,
 //! pandas, the terminal).
 
+/// A column of one value per row: `get` reads it, `kind` (`Column::U64`, …) wraps the values.
+pub(crate) fn column<R, T>(
+    rows: &[R],
+    kind: fn(Vec<T>) -> Column,
+    get: impl Fn(&R) -> T,
+) -> Column {
+    kind(rows.iter().map(get).collect())
+}
+
 /// One column of values.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Column {

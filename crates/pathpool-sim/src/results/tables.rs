@@ -2,7 +2,7 @@
 
 use super::mp_fairness::{MpFairness, MpFairnessPath};
 use super::{CacheResult, Results};
-use crate::table::{Column, Table};
+use crate::table::{column, Column, Table};
 
 impl Results {
     /// The flows table.
@@ -10,77 +10,44 @@ impl Results {
     pub fn flows_table(&self) -> Table {
         let f = &self.flows;
         let mut t = Table::new("flows");
-        t.push("id", Column::Str(f.iter().map(|r| r.id.clone()).collect()));
-        t.push(
-            "kind",
-            Column::Str(f.iter().map(|r| r.kind.clone()).collect()),
-        );
-        t.push(
-            "from",
-            Column::Str(f.iter().map(|r| r.from.clone()).collect()),
-        );
-        t.push("to", Column::Str(f.iter().map(|r| r.to.clone()).collect()));
-        t.push(
-            "cc",
-            Column::OptStr(f.iter().map(|r| r.cc.clone()).collect()),
-        );
+        t.push("id", column(f, Column::Str, |r| r.id.clone()));
+        t.push("kind", column(f, Column::Str, |r| r.kind.clone()));
+        t.push("from", column(f, Column::Str, |r| r.from.clone()));
+        t.push("to", column(f, Column::Str, |r| r.to.clone()));
+        t.push("cc", column(f, Column::OptStr, |r| r.cc.clone()));
         t.push(
             "loss_recovery",
-            Column::OptStr(f.iter().map(|r| r.loss_recovery.clone()).collect()),
+            column(f, Column::OptStr, |r| r.loss_recovery.clone()),
         );
-        t.push(
-            "path",
-            Column::Str(f.iter().map(|r| r.path.clone()).collect()),
-        );
-        t.push(
-            "start_s",
-            Column::F64(f.iter().map(|r| r.start_s).collect()),
-        );
-        t.push(
-            "stop_s",
-            Column::OptF64(f.iter().map(|r| r.stop_s).collect()),
-        );
-        t.push(
-            "size_bytes",
-            Column::OptU64(f.iter().map(|r| r.size_bytes).collect()),
-        );
+        t.push("path", column(f, Column::Str, |r| r.path.clone()));
+        t.push("start_s", column(f, Column::F64, |r| r.start_s));
+        t.push("stop_s", column(f, Column::OptF64, |r| r.stop_s));
+        t.push("size_bytes", column(f, Column::OptU64, |r| r.size_bytes));
         t.push(
             "bytes_delivered",
-            Column::U64(f.iter().map(|r| r.bytes_delivered).collect()),
+            column(f, Column::U64, |r| r.bytes_delivered),
         );
-        t.push(
-            "window_bytes",
-            Column::U64(f.iter().map(|r| r.window_bytes).collect()),
-        );
+        t.push("window_bytes", column(f, Column::U64, |r| r.window_bytes));
         t.push(
             "window_active_s",
-            Column::F64(f.iter().map(|r| r.window_active_s).collect()),
+            column(f, Column::F64, |r| r.window_active_s),
         );
         t.push(
             "throughput_bps",
-            Column::OptF64(f.iter().map(|r| r.throughput_bps).collect()),
+            column(f, Column::OptF64, |r| r.throughput_bps),
         );
-        t.push("share", Column::OptF64(f.iter().map(|r| r.share).collect()));
-        t.push("fct_s", Column::OptF64(f.iter().map(|r| r.fct_s).collect()));
-        t.push(
-            "completed",
-            Column::OptBool(f.iter().map(|r| r.completed).collect()),
-        );
-        t.push(
-            "packets_sent",
-            Column::U64(f.iter().map(|r| r.packets_sent).collect()),
-        );
+        t.push("share", column(f, Column::OptF64, |r| r.share));
+        t.push("fct_s", column(f, Column::OptF64, |r| r.fct_s));
+        t.push("completed", column(f, Column::OptBool, |r| r.completed));
+        t.push("packets_sent", column(f, Column::U64, |r| r.packets_sent));
         t.push(
             "retransmissions",
-            Column::U64(f.iter().map(|r| r.retransmissions).collect()),
+            column(f, Column::U64, |r| r.retransmissions),
         );
-        t.push(
-            "timeouts",
-            Column::U64(f.iter().map(|r| r.timeouts).collect()),
-        );
+        t.push("timeouts", column(f, Column::U64, |r| r.timeouts));
         t.push(
             "fast_recoveries",
-            Column::U64(f.iter().map(|r| r.fast_recoveries).collect()),
+            column(f, Column::U64, |r| r.fast_recoveries),
         );
         t
     }
@@ -90,60 +57,33 @@ impl Results {
     pub fn links_table(&self) -> Table {
         let l = &self.links;
         let mut t = Table::new("links");
-        t.push("id", Column::Str(l.iter().map(|r| r.id.clone()).collect()));
-        t.push(
-            "name",
-            Column::Str(l.iter().map(|r| r.name.clone()).collect()),
-        );
-        t.push(
-            "from",
-            Column::Str(l.iter().map(|r| r.from.clone()).collect()),
-        );
-        t.push("to", Column::Str(l.iter().map(|r| r.to.clone()).collect()));
-        t.push(
-            "rate_bps",
-            Column::OptF64(l.iter().map(|r| r.rate_bps).collect()),
-        );
-        t.push(
-            "delay_s",
-            Column::F64(l.iter().map(|r| r.delay_s).collect()),
-        );
-        t.push(
-            "queue",
-            Column::Str(l.iter().map(|r| r.queue.clone()).collect()),
-        );
-        t.push(
-            "utilization",
-            Column::OptF64(l.iter().map(|r| r.utilization).collect()),
-        );
+        t.push("id", column(l, Column::Str, |r| r.id.clone()));
+        t.push("name", column(l, Column::Str, |r| r.name.clone()));
+        t.push("from", column(l, Column::Str, |r| r.from.clone()));
+        t.push("to", column(l, Column::Str, |r| r.to.clone()));
+        t.push("rate_bps", column(l, Column::OptF64, |r| r.rate_bps));
+        t.push("delay_s", column(l, Column::F64, |r| r.delay_s));
+        t.push("queue", column(l, Column::Str, |r| r.queue.clone()));
+        t.push("utilization", column(l, Column::OptF64, |r| r.utilization));
         t.push(
             "throughput_bps",
-            Column::F64(l.iter().map(|r| r.throughput_bps).collect()),
+            column(l, Column::F64, |r| r.throughput_bps),
         );
-        t.push(
-            "tx_bytes",
-            Column::U64(l.iter().map(|r| r.tx_bytes).collect()),
-        );
-        t.push(
-            "arrivals",
-            Column::U64(l.iter().map(|r| r.arrivals).collect()),
-        );
-        t.push("drops", Column::U64(l.iter().map(|r| r.drops).collect()));
-        t.push(
-            "random_losses",
-            Column::U64(l.iter().map(|r| r.random_losses).collect()),
-        );
+        t.push("tx_bytes", column(l, Column::U64, |r| r.tx_bytes));
+        t.push("arrivals", column(l, Column::U64, |r| r.arrivals));
+        t.push("drops", column(l, Column::U64, |r| r.drops));
+        t.push("random_losses", column(l, Column::U64, |r| r.random_losses));
         t.push(
             "failure_losses",
-            Column::U64(l.iter().map(|r| r.failure_losses).collect()),
+            column(l, Column::U64, |r| r.failure_losses),
         );
         t.push(
             "mean_queue_bytes",
-            Column::F64(l.iter().map(|r| r.mean_queue_bytes).collect()),
+            column(l, Column::F64, |r| r.mean_queue_bytes),
         );
         t.push(
             "max_queue_bytes",
-            Column::U64(l.iter().map(|r| r.max_queue_bytes).collect()),
+            column(l, Column::U64, |r| r.max_queue_bytes),
         );
         t
     }
@@ -153,61 +93,31 @@ impl Results {
     pub fn subflows_table(&self) -> Table {
         let f = &self.subflows;
         let mut t = Table::new("subflows");
-        t.push(
-            "flow",
-            Column::Str(f.iter().map(|r| r.flow.clone()).collect()),
-        );
-        t.push(
-            "subflow",
-            Column::U64(f.iter().map(|r| u64::from(r.subflow)).collect()),
-        );
-        t.push(
-            "path",
-            Column::Str(f.iter().map(|r| r.path.clone()).collect()),
-        );
-        t.push(
-            "group",
-            Column::U64(f.iter().map(|r| u64::from(r.group)).collect()),
-        );
-        t.push(
-            "start_s",
-            Column::F64(f.iter().map(|r| r.start_s).collect()),
-        );
-        t.push(
-            "stop_s",
-            Column::OptF64(f.iter().map(|r| r.stop_s).collect()),
-        );
-        t.push(
-            "bytes_sent",
-            Column::U64(f.iter().map(|r| r.bytes_sent).collect()),
-        );
-        t.push(
-            "bytes_acked",
-            Column::U64(f.iter().map(|r| r.bytes_acked).collect()),
-        );
-        t.push(
-            "window_bytes",
-            Column::U64(f.iter().map(|r| r.window_bytes).collect()),
-        );
+        t.push("flow", column(f, Column::Str, |r| r.flow.clone()));
+        t.push("subflow", column(f, Column::U64, |r| u64::from(r.subflow)));
+        t.push("path", column(f, Column::Str, |r| r.path.clone()));
+        t.push("group", column(f, Column::U64, |r| u64::from(r.group)));
+        t.push("start_s", column(f, Column::F64, |r| r.start_s));
+        t.push("stop_s", column(f, Column::OptF64, |r| r.stop_s));
+        t.push("bytes_sent", column(f, Column::U64, |r| r.bytes_sent));
+        t.push("bytes_acked", column(f, Column::U64, |r| r.bytes_acked));
+        t.push("window_bytes", column(f, Column::U64, |r| r.window_bytes));
         t.push(
             "throughput_bps",
-            Column::OptF64(f.iter().map(|r| r.throughput_bps).collect()),
+            column(f, Column::OptF64, |r| r.throughput_bps),
         );
         t.push(
             "share_of_flow",
-            Column::OptF64(f.iter().map(|r| r.share_of_flow).collect()),
+            column(f, Column::OptF64, |r| r.share_of_flow),
         );
         t.push(
             "retransmissions",
-            Column::U64(f.iter().map(|r| r.retransmissions).collect()),
+            column(f, Column::U64, |r| r.retransmissions),
         );
-        t.push(
-            "timeouts",
-            Column::U64(f.iter().map(|r| r.timeouts).collect()),
-        );
+        t.push("timeouts", column(f, Column::U64, |r| r.timeouts));
         t.push(
             "fast_recoveries",
-            Column::U64(f.iter().map(|r| r.fast_recoveries).collect()),
+            column(f, Column::U64, |r| r.fast_recoveries),
         );
         t
     }
@@ -218,18 +128,12 @@ impl Results {
         let c = &self.caches;
         let mut t = Table::new("caches");
         let u64s = |f: fn(&CacheResult) -> u64| Column::U64(c.iter().map(f).collect());
-        t.push(
-            "node",
-            Column::Str(c.iter().map(|r| r.node.clone()).collect()),
-        );
+        t.push("node", column(c, Column::Str, |r| r.node.clone()));
         t.push("capacity_bytes", u64s(|r| r.capacity_bytes));
         t.push("used_bytes", u64s(|r| r.used_bytes));
         t.push("hits", u64s(|r| r.hits));
         t.push("misses", u64s(|r| r.misses));
-        t.push(
-            "hit_ratio",
-            Column::OptF64(c.iter().map(|r| r.hit_ratio).collect()),
-        );
+        t.push("hit_ratio", column(c, Column::OptF64, |r| r.hit_ratio));
         t.push("stored", u64s(|r| r.stored));
         t.push("evicted", u64s(|r| r.evicted));
         t.push("payload_bytes_served", u64s(|r| r.payload_bytes_served));
