@@ -119,6 +119,13 @@ impl Net {
         Ok(edges)
     }
 
+    /// The elements a packet crosses along `edges`, then the element `end` (a sink or source).
+    pub(super) fn hops_to(&self, edges: &[EdgeId], end: u32) -> Vec<u32> {
+        let mut hops: Vec<u32> = edges.iter().map(|e| self.elem[e.0 as usize]).collect();
+        hops.push(end);
+        hops
+    }
+
     pub(super) fn node_names(&self, from: NodeIx, edges: &[EdgeId]) -> Vec<String> {
         let mut v = vec![self.names[from.0 as usize].clone()];
         v.extend(

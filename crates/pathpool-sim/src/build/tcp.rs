@@ -148,6 +148,52 @@ fn receive_window(
     }
 }
 
+/// Adds the data route (to the sink element) and the ACK route (back to the source element) of
+/// one path of a TCP connection.
+fn add_routes(
+    sim: &mut Simulation,
+    net: &Net,
+    paths: &FlowPaths,
+    src: u32,
+    sink: u32,
+) -> (u32, u32) {
+    let back = paths.back.as_ref().expect("TCP flows have a reverse path");
+    let data = net.hops_to(&paths.data, sink);
+    let ack = net.hops_to(back, src);
+    (sim.routes.add(&data), sim.routes.add(&ack))
+}
+
+/// What the results say of a TCP connection whose source element is `source` (its sink is the
+/// next element).
+#[allow(clippy::too_many_arguments)]
+fn tcp_flow_meta(
+    net: &Net,
+    id: String,
+    (from, to): (NodeIx, NodeIx),
+    (start, stop, size): (Time, Option<Time>, Option<u64>),
+    p: &TcpParams,
+    source: u32,
+    path: Vec<String>,
+    subflows: Vec<SubflowMeta>,
+) -> FlowMeta {
+    FlowMeta {
+        id,
+        kind: FlowKind::Tcp,
+        from: net.names[from.0 as usize].clone(),
+        to: net.names[to.0 as usize].clone(),
+        cc: Some(p.cc.name().to_string()),
+        loss_recovery: Some(p.sender.loss_recovery()),
+        start,
+        stop,
+        size,
+        source,
+        sink: source + 1,
+        path,
+        subflows,
+        payload_fraction: p.payload_fraction(),
+    }
+}
+
 /// Adds a multipath connection: one source and one sink element for all its subflows, a data
 /// and an ACK route per subflow.
 fn add_mp_flow(
@@ -173,13 +219,7 @@ fn add_mp_flow(
     let mut plan = Vec::with_capacity(subflows.len());
     let mut meta = Vec::with_capacity(subflows.len());
     for (sf, paths) in subflows {
-        let mut hops: Vec<u32> = paths.data.iter().map(|e| net.elem[e.0 as usize]).collect();
-        hops.push(sink_elem);
-        let data_route = sim.routes.add(&hops);
-        let back = paths.back.as_ref().expect("TCP flows have a reverse path");
-        let mut hops: Vec<u32> = back.iter().map(|e| net.elem[e.0 as usize]).collect();
-        hops.push(src_elem);
-        let ack_route = sim.routes.add(&hops);
+        let (data_route, ack_route) = add_routes(sim, net, paths, src_elem, sink_elem);
         let sf_start = sf.start.map_or(start, |s| Time::ZERO + s);
         let sf_stop = sf.stop.map(|s| Time::ZERO + s);
         plan.push(SubflowPlan {
@@ -214,22 +254,17 @@ fn add_mp_flow(
         sender, cc, receiver, plan, header, start, stop, size, overhead,
     );
     assert_eq!(sim.elements.add_mp_conn(conn), (src_elem, sink_elem));
-    sim.flows.push(FlowMeta {
+    let path = meta[0].path.clone();
+    sim.flows.push(tcp_flow_meta(
+        net,
         id,
-        kind: FlowKind::Tcp,
-        from: net.names[from.0 as usize].clone(),
-        to: net.names[to.0 as usize].clone(),
-        cc: Some(p.cc.name().to_string()),
-        loss_recovery: Some(p.sender.loss_recovery()),
-        start,
-        stop,
-        size,
-        source: src_elem,
-        sink: sink_elem,
-        path: meta[0].path.clone(),
-        subflows: meta,
-        payload_fraction: p.payload_fraction(),
-    });
+        (from, to),
+        (start, stop, size),
+        p,
+        src_elem,
+        path,
+        meta,
+    ));
 }
 
 /// Adds a single-path connection: source and sink elements, data and ACK routes.
@@ -251,13 +286,7 @@ pub(super) fn add_tcp_flow(
     } = ends;
     let src_elem = sim.elements.len() as u32;
     let sink_elem = src_elem + 1;
-    let mut hops: Vec<u32> = paths.data.iter().map(|e| net.elem[e.0 as usize]).collect();
-    hops.push(sink_elem);
-    let data_route = sim.routes.add(&hops);
-    let back = paths.back.as_ref().expect("TCP flows have a reverse path");
-    let mut hops: Vec<u32> = back.iter().map(|e| net.elem[e.0 as usize]).collect();
-    hops.push(src_elem);
-    let ack_route = sim.routes.add(&hops);
+    let (data_route, ack_route) = add_routes(sim, net, paths, src_elem, sink_elem);
 
     let mut cc = p.cc.build_with(p.window, p.options);
     let path = cc.add_path(p.sender.mss);
@@ -272,22 +301,17 @@ pub(super) fn add_tcp_flow(
     let src = TcpSource::new(sender, cc, data_route, header, start, stop, overhead);
     let sink = TcpSink::new(TcpReceiver::new(p.receiver), ack_route, header, size);
     assert_eq!(sim.elements.add_tcp_flow(src, sink), (src_elem, sink_elem));
-    sim.flows.push(FlowMeta {
+    let path = net.node_names(from, &paths.data);
+    sim.flows.push(tcp_flow_meta(
+        net,
         id,
-        kind: FlowKind::Tcp,
-        from: net.names[from.0 as usize].clone(),
-        to: net.names[to.0 as usize].clone(),
-        cc: Some(p.cc.name().to_string()),
-        loss_recovery: Some(p.sender.loss_recovery()),
-        start,
-        stop,
-        size,
-        source: src_elem,
-        sink: sink_elem,
-        path: net.node_names(from, &paths.data),
-        subflows: Vec::new(),
-        payload_fraction: p.payload_fraction(),
-    });
+        (from, to),
+        (start, stop, size),
+        p,
+        src_elem,
+        path,
+        Vec::new(),
+    ));
 }
 
 #[cfg(test)]

@@ -138,9 +138,7 @@ fn add_udp_flow(sim: &mut Simulation, net: &Net, flow: UdpFlow, data: &[EdgeId],
     } = flow;
     let src_elem = sim.elements.len() as u32;
     let sink_elem = src_elem + 1;
-    let mut hops: Vec<u32> = data.iter().map(|e| net.elem[e.0 as usize]).collect();
-    hops.push(sink_elem);
-    let route = sim.routes.add(&hops);
+    let route = sim.routes.add(&net.hops_to(data, sink_elem));
     let rng = Rng::stream(seed, STREAM_UDP, sim.flows.len() as u64);
     let interval = rate.tx_time(u64::from(size));
     let src = UdpSource::new(
