@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use clap::Args;
-use pathpool_sim::LoadedScenario;
+use pathpool_sim::{LoadedScenario, Results};
 use serde::{Deserialize, Serialize};
 
 use crate::CliError;
@@ -151,17 +151,22 @@ fn case_names() -> Vec<String> {
 fn tfrc_scenario(scale: f64) -> String {
     let case = &CASES[1];
     let duration_ms = (case.duration_s * scale * 1000.0).round().max(1.0) as u64;
-    let bdp_bytes = (case.rate_bps as f64 * RTT_S / 8.0) as u64;
     format!(
         "name = \"bench-{TFRC_CASE}\"\nduration = \"{duration_ms}ms\"\n\
-         [tfrc]\npacket_size = \"1500B\"\n\
-         [nodes]\nhosts = [\"left\", \"right\"]\n\
-         [[links]]\nid = \"bottleneck\"\nbetween = [\"left\", \"right\"]\nrate = \"{rate}bps\"\n\
+         [tfrc]\npacket_size = \"1500B\"\n{}kind = \"tfrc\"\n",
+        dumbbell(case.rate_bps, case.flows)
+    )
+}
+
+/// The dumbbell of the single-path cases: two hosts joined by one drop-tail link of one BDP,
+/// and `flows` copies of the flow `f`, whose table comes last (a case adds its own fields).
+fn dumbbell(rate_bps: u64, flows: u32) -> String {
+    let bdp_bytes = (rate_bps as f64 * RTT_S / 8.0) as u64;
+    format!(
+        "[nodes]\nhosts = [\"left\", \"right\"]\n\
+         [[links]]\nid = \"bottleneck\"\nbetween = [\"left\", \"right\"]\nrate = \"{rate_bps}bps\"\n\
          delay = \"50ms\"\nqueue = {{ type = \"droptail\", size = \"{bdp_bytes}B\" }}\n\
-         [[flows]]\nid = \"f\"\nkind = \"tfrc\"\nfrom = \"left\"\nto = \"right\"\ncount = {n}\n\
-         start_spread = \"10ms\"\n",
-        rate = case.rate_bps,
-        n = case.flows,
+         [[flows]]\nid = \"f\"\nfrom = \"left\"\nto = \"right\"\ncount = {flows}\nstart_spread = \"10ms\"\n"
     )
 }
 
@@ -209,15 +214,7 @@ impl BenchCase {
             sack = self.sack,
         );
         if self.paths == 1 {
-            let bdp_bytes = (self.rate_bps as f64 * RTT_S / 8.0) as u64;
-            s += &format!(
-                "[nodes]\nhosts = [\"left\", \"right\"]\n\
-                 [[links]]\nid = \"bottleneck\"\nbetween = [\"left\", \"right\"]\nrate = \"{rate}bps\"\n\
-                 delay = \"50ms\"\nqueue = {{ type = \"droptail\", size = \"{bdp_bytes}B\" }}\n\
-                 [[flows]]\nid = \"f\"\nfrom = \"left\"\nto = \"right\"\ncount = {n}\nstart_spread = \"10ms\"\n",
-                n = self.flows,
-                rate = self.rate_bps,
-            );
+            s += &dumbbell(self.rate_bps, self.flows);
             if self.multipath {
                 let routes = vec!["[\"left\", \"right\"]"; self.subflows as usize];
                 s += &format!("cc = \"{}\"\npaths = [{}]\n", self.cc, routes.join(", "));
@@ -261,7 +258,7 @@ impl BenchCase {
     }
 
     /// Mean utilisation of the bottleneck links' forward directions.
-    fn utilization(&self, r: &pathpool_sim::Results) -> Option<f64> {
+    fn utilization(&self, r: &Results) -> Option<f64> {
         let ids: Vec<String> = if self.paths == 1 {
             vec!["bottleneck:left->right".into()]
         } else {
@@ -343,43 +340,32 @@ pub fn bench_case_command(index: usize, scale: f64) -> Result<(), CliError> {
     let case = CASES
         .get(index)
         .ok_or_else(|| CliError::BadInput(format!("no benchmark case {index}")))?;
-    let text = case.scenario(scale);
-    let loaded = LoadedScenario::from_toml(&text, "<bench>", &[])
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-    let mut sim = loaded
-        .compile(Some(1))
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-    let start = Instant::now();
-    sim.run();
-    let wall = start.elapsed().as_secs_f64();
-    let r = sim.results();
-    let figures = BenchFigures {
-        case: case.name(),
-        flows: case.flows,
-        rate_bps: case.rate_bps,
-        sim_time_s: r.sim_time_s,
-        wall_time_s: wall,
-        packets_delivered: r.stats.data_packets_delivered,
-        packets_per_sec: r.stats.data_packets_delivered as f64 / wall,
-        events: r.stats.events,
-        peak_rss_bytes: peak_rss_bytes(),
-        utilization: case.utilization(&r),
-        jain_index: r.jain_index,
-        repetitions: 1,
-    };
-    println!(
-        "{}",
-        serde_json::to_string(&figures).map_err(|e| CliError::Failed(e.to_string()))?
-    );
-    Ok(())
+    run_case(case.name(), case, &case.scenario(scale), |r| {
+        r.stats.data_packets_delivered
+    })
 }
 
 /// Runs [`TFRC_CASE`] and prints its figures as one JSON line. TFRC packets are not TCP
 /// data, so its packets delivered are the flows' delivered bytes in 1500-byte packets (the
 /// receivers' data packets, feedback left out).
 fn bench_tfrc(scale: f64) -> Result<(), CliError> {
-    let case = &CASES[1];
-    let loaded = LoadedScenario::from_toml(&tfrc_scenario(scale), "<bench>", &[])
+    run_case(
+        TFRC_CASE.to_string(),
+        &CASES[1],
+        &tfrc_scenario(scale),
+        |r| r.flows.iter().map(|f| f.bytes_delivered / 1500).sum(),
+    )
+}
+
+/// Runs the scenario `text` of the case `name` (described by `case`) and prints its figures
+/// as one JSON line, counting the packets delivered with `packets`.
+fn run_case(
+    name: String,
+    case: &BenchCase,
+    text: &str,
+    packets: impl Fn(&Results) -> u64,
+) -> Result<(), CliError> {
+    let loaded = LoadedScenario::from_toml(text, "<bench>", &[])
         .map_err(|e| CliError::Failed(e.to_string()))?;
     let mut sim = loaded
         .compile(Some(1))
@@ -388,9 +374,9 @@ fn bench_tfrc(scale: f64) -> Result<(), CliError> {
     sim.run();
     let wall = start.elapsed().as_secs_f64();
     let r = sim.results();
-    let packets: u64 = r.flows.iter().map(|f| f.bytes_delivered / 1500).sum();
+    let packets = packets(&r);
     let figures = BenchFigures {
-        case: TFRC_CASE.to_string(),
+        case: name,
         flows: case.flows,
         rate_bps: case.rate_bps,
         sim_time_s: r.sim_time_s,
