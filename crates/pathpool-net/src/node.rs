@@ -378,24 +378,28 @@ impl NodeIo {
         }
     }
 
-    /// Queues what the emulated links release by `now`; returns the next release.
+    /// Queues what the emulated links release by `now`, in the order of their release times
+    /// across links (ties to the lower link), as datagrams leaving real links one after
+    /// another would go on; returns the next release.
     fn flush(&mut self, now: Time) -> Option<Time> {
-        let mut next: Option<Time> = None;
-        for i in 0..self.egress.len() {
-            let peer = self.egress[i].peer;
-            while let Some(d) = self.egress[i].link.as_mut().and_then(|l| l.pop_due(now)) {
-                self.udp.queue(peer, &d);
-                self.spare.push(d);
-            }
-            if let Some(t) = self.egress[i]
-                .link
-                .as_ref()
-                .and_then(EmulatedLink::next_due)
-            {
-                next = Some(next.map_or(t, |n| n.min(t)));
+        loop {
+            let due = (0..self.egress.len())
+                .filter_map(|i| {
+                    let at = self.egress[i].link.as_ref()?.next_due()?;
+                    Some((at, i))
+                })
+                .min();
+            match due {
+                Some((at, i)) if at <= now => {
+                    let peer = self.egress[i].peer;
+                    if let Some(d) = self.egress[i].link.as_mut().and_then(|l| l.pop_due(now)) {
+                        self.udp.queue(peer, &d);
+                        self.spare.push(d);
+                    }
+                }
+                next => return next.map(|(at, _)| at),
             }
         }
-        next
     }
 }
 
@@ -481,6 +485,15 @@ pub fn run(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> i
             else {
                 break;
             };
+            // A timer that fell due while the loop waited or worked fires before the datagrams
+            // read after it: they arrived (or were taken) after its deadline. Fired after them,
+            // a retransmission always followed the requests the arriving replies triggered,
+            // and at a shared drop-tail queue its reply always came after the burst that had
+            // just filled it: a subflow at a window of one was locked out (D270).
+            let now = io.now();
+            if endpoint.poll_timeout().is_some_and(|t| t <= now) {
+                endpoint.handle_timeout(io, now);
+            }
             // Every segment is routed first (routing reads the header and decrements the hop
             // limit in place, nothing else), so that a buffer whose segments all go to one
             // link can leave whole. An empty datagram is one datagram too (counted as

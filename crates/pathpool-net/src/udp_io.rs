@@ -1,9 +1,10 @@
 //! A UDP socket that sends and receives datagrams in batches, since the socket layer, not the
 //! state machines, is what a datagram costs (docs/overlay.md, "Speed").
 //!
-//! Sends are queued per destination and leave together ([`UdpIo::send_queued`]): up to
+//! Sends are queued and leave together ([`UdpIo::send_queued`]): a run of up to
 //! [`MAX_SEGMENTS`] equal-size datagrams for one address in one `sendmsg` with UDP GSO
-//! (`UDP_SEGMENT`, Linux 4.18). Reads use UDP GRO (`UDP_GRO`, Linux 5.0): a burst from one
+//! (`UDP_SEGMENT`, Linux 4.18). Datagrams leave in the order they were queued, whatever their
+//! destinations (decision D269). Reads use UDP GRO (`UDP_GRO`, Linux 5.0): a burst from one
 //! sender may arrive as one buffer of equal-size segments, which [`Received`] describes. A
 //! received buffer can also be sent on as it is ([`UdpIo::send_whole`]), without splitting
 //! it in user space.
@@ -58,18 +59,17 @@ pub struct Received {
     pub segment_bytes: usize,
 }
 
-/// Datagrams queued for one destination: equal-size segments, sent together.
+/// Datagrams queued one after another for one destination: equal-size segments, sent
+/// together.
 #[derive(Debug)]
 struct OutBatch {
     addr: SocketAddr,
     data: Vec<u8>,
     segment_bytes: usize,
     count: usize,
-    /// When its first datagram was queued, in [`UdpIo::queued`]'s count.
-    first: u64,
 }
 
-/// A UDP socket with per-destination send batches and GSO/GRO where the kernel has them.
+/// A UDP socket with send batches and GSO/GRO where the kernel has them.
 #[derive(Debug)]
 pub struct UdpIo {
     socket: UdpSocket,
@@ -79,9 +79,8 @@ pub struct UdpIo {
     read_timeout: Option<Duration>,
     /// Room for the GRO segment size of a read.
     cmsg_buf: Vec<u8>,
-    out: Vec<OutBatch>,
-    /// Datagrams queued so far: orders the batches by their first datagrams.
-    queued: u64,
+    /// The datagrams queued since the last send, all for one address (empty: `count` 0).
+    out: OutBatch,
     send_errors: u64,
 }
 
@@ -100,8 +99,12 @@ impl UdpIo {
             gso: offload == Offload::Kernel,
             read_timeout: None,
             cmsg_buf: nix::cmsg_space!(i32),
-            out: Vec::new(),
-            queued: 0,
+            out: OutBatch {
+                addr: SocketAddr::from(([0, 0, 0, 0], 0)),
+                data: Vec::with_capacity(MAX_GSO_BYTES),
+                segment_bytes: 0,
+                count: 0,
+            },
             send_errors: 0,
         }
     }
@@ -127,65 +130,38 @@ impl UdpIo {
         self.send_errors
     }
 
-    /// Queues `datagram` for `addr`: it joins the batch for `addr` if it has the batch's size
-    /// and the batch has room; otherwise the batch leaves first (so each destination gets its
-    /// datagrams in order). Nothing leaves before [`send_queued`](Self::send_queued) but a
-    /// full or differently sized batch.
+    /// Queues `datagram` for `addr`: it joins the queued batch if that batch is for `addr`,
+    /// has the batch's size and has room; otherwise the batch leaves first. So datagrams
+    /// leave in the order they were queued, whatever their destinations: a run of datagrams to
+    /// one address is one GSO send, and a node that alternates between destinations sends
+    /// more, smaller batches. Ordering by destination instead made one path's burst reach a
+    /// shared drop-tail queue ahead of another path's datagrams queued earlier, and that path
+    /// was starved (docs/overlay.md, acceptance 4; D256, D269). Nothing leaves before
+    /// [`send_queued`](Self::send_queued) but a batch that this datagram cannot join.
     pub fn queue(&mut self, addr: SocketAddr, datagram: &[u8]) {
-        let k = match self.out.iter().position(|b| b.addr == addr) {
-            Some(k) => k,
-            None => {
-                self.out.push(OutBatch {
-                    addr,
-                    data: Vec::with_capacity(MAX_GSO_BYTES),
-                    segment_bytes: 0,
-                    count: 0,
-                    first: 0,
-                });
-                self.out.len() - 1
-            }
-        };
-        let b = &self.out[k];
+        let b = &self.out;
         let fits = b.count == 0
-            || (self.gso
+            || (b.addr == addr
+                && self.gso
                 && b.segment_bytes == datagram.len()
                 && b.count < MAX_SEGMENTS
                 && b.data.len() + datagram.len() <= MAX_GSO_BYTES);
         if !fits {
-            self.send_batch(k);
+            self.send_queued();
         }
-        let b = &mut self.out[k];
-        if b.count == 0 {
-            b.first = self.queued;
-        }
-        self.queued += 1;
+        let b = &mut self.out;
+        b.addr = addr;
         b.segment_bytes = datagram.len();
         b.data.extend_from_slice(datagram);
         b.count += 1;
     }
 
-    /// Sends every queued datagram, the batches in the order of their first datagrams. In
-    /// the order the destinations were first seen instead, one destination's batch would
-    /// always leave first: where the two paths of a download part, that path's burst then
-    /// always reached a shared drop-tail queue first and took the room left in it, and the
-    /// other path was starved (docs/overlay.md, acceptance 4).
+    /// Sends what is queued.
     pub fn send_queued(&mut self) {
-        // A node has a few neighbours: picking the oldest batch each time costs little.
-        while let Some(k) = self
-            .out
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.count > 0)
-            .min_by_key(|(_, b)| b.first)
-            .map(|(k, _)| k)
-        {
-            self.send_batch(k);
+        let b = &mut self.out;
+        if b.count == 0 {
+            return;
         }
-    }
-
-    /// Sends batch `k` and empties it.
-    fn send_batch(&mut self, k: usize) {
-        let b = &mut self.out[k];
         self.send_errors += send_segments(
             &self.socket,
             &mut self.gso,
@@ -200,8 +176,7 @@ impl UdpIo {
 
     /// Sends `count` datagrams of `segment_bytes` bytes (the last may be shorter) laid end to
     /// end in `buffer` (a [`Received`] buffer, say) to `addr` now, as they are, in one GSO
-    /// send; what is queued for `addr` leaves first, so that `addr` gets its datagrams in
-    /// order. Returns false, having sent nothing, when GSO is off, for fewer than two
+    /// send; what is queued leaves first, so that datagrams leave in order. Returns false, having sent nothing, when GSO is off, for fewer than two
     /// datagrams (one gains nothing) or when the buffer is over a GSO send's limits.
     pub fn send_whole(
         &mut self,
@@ -213,9 +188,7 @@ impl UdpIo {
         if !self.gso || !(2..=MAX_SEGMENTS).contains(&count) || buffer.len() > MAX_GSO_BYTES {
             return false;
         }
-        if let Some(k) = self.out.iter().position(|b| b.addr == addr && b.count > 0) {
-            self.send_batch(k);
-        }
+        self.send_queued();
         self.send_errors += send_segments(
             &self.socket,
             &mut self.gso,

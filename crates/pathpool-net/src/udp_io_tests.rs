@@ -155,13 +155,14 @@ fn a_buffer_sent_whole_follows_what_was_queued() {
     assert_eq!(read_datagrams(&mut rx, 1).0, vec![vec![1]]);
 }
 
-/// Batches for different destinations leave in the order of their first datagrams, not in
-/// the order the destinations were first seen: a fixed order put one path's burst ahead of
-/// the other's at every node where two paths of a download split, and that path won every
-/// race for the room left in a shared drop-tail queue (docs/overlay.md, acceptance 4). Two
-/// addresses of one receiving socket (127.0.0.1 and 127.0.0.2) show the order of sending.
+/// Datagrams leave in the order they were queued, whatever their destinations (D269): a run
+/// to one address is one batch, and a datagram to another address ends it. Sent in batches
+/// per destination instead, one path's burst went ahead of the other path's datagrams queued
+/// before it, at every node where two paths of a download split, and won the race for the
+/// room left in a shared drop-tail queue (docs/overlay.md, acceptance 4). Two addresses of one
+/// receiving socket (127.0.0.1 and 127.0.0.2) show the order of sending.
 #[test]
-fn batches_leave_in_the_order_of_their_first_datagrams() {
+fn datagrams_leave_in_the_order_they_were_queued_whatever_their_destinations() {
     for offload in [Offload::Kernel, Offload::Off] {
         let rx = UdpSocket::bind("0.0.0.0:0").unwrap();
         rx.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
@@ -169,19 +170,24 @@ fn batches_leave_in_the_order_of_their_first_datagrams() {
         let a = SocketAddr::from(([127, 0, 0, 1], port));
         let b = SocketAddr::from(([127, 0, 0, 2], port));
         let mut tx = UdpIo::new(socket(), offload);
-        for round in [[(a, b"a1"), (b, b"b1")], [(b, b"b2"), (a, b"a2")]] {
-            for (to, d) in round {
+        let rounds: [&[(SocketAddr, &[u8])]; 2] = [
+            &[(a, b"a1"), (a, b"a2"), (b, b"b1"), (a, b"a3")],
+            &[(b, b"b2"), (a, b"a4"), (b, b"b3")],
+        ];
+        for round in rounds {
+            for &(to, d) in round {
                 tx.queue(to, d);
             }
             tx.send_queued();
         }
         let mut buf = [0u8; 64];
-        let got: Vec<Vec<u8>> = (0..4)
+        let got: Vec<Vec<u8>> = (0..7)
             .map(|_| {
                 let (n, _) = rx.recv_from(&mut buf).unwrap();
                 buf[..n].to_vec()
             })
             .collect();
-        assert_eq!(got, [b"a1", b"b1", b"b2", b"a2"], "{offload:?}");
+        let want: [&[u8]; 7] = [b"a1", b"a2", b"b1", b"a3", b"b2", b"a4", b"b3"];
+        assert_eq!(got, want, "{offload:?}");
     }
 }

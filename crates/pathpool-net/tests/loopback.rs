@@ -415,7 +415,8 @@ fn nmcc_takes_half_a_shared_bottleneck() {
 
 /// Uncoupled's two thirds. It was ignored while the second subflow of the two-path download
 /// was starved (docs/overlay.md, acceptance 4: the nodes sent their per-destination batches
-/// in a fixed order).
+/// in a fixed order, D256, and a retransmission always after the burst of its round, D269 and
+/// D270).
 #[test]
 fn uncoupled_takes_about_two_thirds_of_a_shared_bottleneck() {
     let _cores = common::exclusive();
