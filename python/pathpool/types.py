@@ -181,12 +181,15 @@ class BilevelTcpOptions(TypedDict, total=False):
 
 
 class TcpLpOptions(TypedDict, total=False):
-    """``tcp.tcp_lp``: TCP-LP's options (D241, D245)."""
+    """``tcp.tcp_lp``: TCP-LP's options (D241, D245, D265, D266)."""
 
     delta_percent: int
     gamma_inverse: int
     itt_srtts: int
     reset_extremes_on_ci: bool
+    ci_lowers_ssthresh: bool
+    itt_rtt: Literal["srtt", "latest"]
+    forget_largest_owd: bool
 
 
 class MultiPriorityOptions(TypedDict, total=False):

@@ -66,7 +66,7 @@ pub use nmcc::{LossEstimator, Nmcc, NmccConfig, NmccInitialM, ShadowUpdate};
 pub use olia::Olia;
 pub use path::{group_members, CcMetrics, PathState};
 pub use reno::Reno;
-pub use tcp_lp::{LpPathState, TcpLp, TcpLpConfig};
+pub use tcp_lp::{IttRtt, LpPathState, TcpLp, TcpLpConfig};
 pub use tfrc::bilevel::{
     allocate, combined_loss_event_rate, fractional_rate_bytes_per_s, master_rtt, BilevelConfig,
     BilevelMaster, LossCombination, MasterRtt, RecvCap, SubflowState,

@@ -90,6 +90,11 @@ impl Coupling for Split {
     fn on_ack_at(&mut self, now: Time) {
         self.lp.on_ack_at(now);
     }
+    fn on_rtt_sample(&mut self, paths: &[PathState], i: usize, rtt: pathpool_core::Dur) {
+        if i != self.base {
+            self.lp.on_rtt_sample(paths, i, rtt);
+        }
+    }
     fn on_ack(&mut self, paths: &[PathState], i: usize, acked: u64) {
         if i != self.base {
             self.lp.on_ack(paths, i, acked);

@@ -11,6 +11,12 @@
 //! * no increase at all inside itt, nor on the ACK that shows the CI; otherwise NewReno, and
 //!   losses as NewReno. At cwnd = 1 segment the window lets one probe out per round trip and
 //!   grows only if its ACK shows no CI.
+//! * a CI also lowers ssthresh to the reduced window, so that growth after itt is the
+//!   paper's additive increase (D242).
+//!
+//! The Linux port's (`net/ipv4/tcp_lp.c`) differing rules are options (D265, D266): ssthresh
+//! left alone, itt in the latest RTT sample, d_max the second-largest sample, and the
+//! extremes reset after each CI.
 //!
 //! The one-way delay comes from the ACK's timestamps ([`AckSample::one_way_delay`]); an ACK
 //! without it leaves TCP-LP behaving as NewReno. A constant offset between the two hosts'
@@ -41,6 +47,29 @@ pub struct TcpLpConfig {
     /// `owd_min = sowd; owd_max = 2·sowd`), instead of keeping the true extremes of all the
     /// samples as the paper does (default false, D241).
     pub reset_extremes_on_ci: bool,
+    /// Whether a CI also lowers ssthresh to the reduced window (at least 2 segments), so that
+    /// growth after the inference time-out is the additive increase the paper resumes
+    /// (default true, D242, D265). false is the Linux and ns-3 ports, which change only
+    /// cwnd: before the first loss the reduced window is below ssthresh and slow-starts.
+    pub ci_lowers_ssthresh: bool,
+    /// Which round-trip time the inference time-out counts in (D266).
+    pub itt_rtt: IttRtt,
+    /// Whether d_max is the second-largest sample, as the Linux port's "always forget the
+    /// max of the max" (`owd_max_rsv` keeps the largest), instead of the largest as in the
+    /// paper (default false, D266).
+    pub forget_largest_owd: bool,
+}
+
+/// The round-trip time that `itt_srtts` multiplies (`tcp.tcp_lp.itt_rtt`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IttRtt {
+    /// The smoothed RTT (RFC 6298 SRTT), TCP's own estimate (default).
+    #[default]
+    Srtt,
+    /// The latest RTT sample, as Linux's `inference = 3·(now − rcv_tsecr)`, renewed on
+    /// every ACK that carries one.
+    Latest,
 }
 
 impl Default for TcpLpConfig {
@@ -50,6 +79,9 @@ impl Default for TcpLpConfig {
             gamma_inverse: 8,
             itt_srtts: 3,
             reset_extremes_on_ci: false,
+            ci_lowers_ssthresh: true,
+            itt_rtt: IttRtt::Srtt,
+            forget_largest_owd: false,
         }
     }
 }
@@ -61,12 +93,16 @@ pub struct LpPathState {
     sowd_ps: u64,
     /// Smallest and largest one-way delay seen (or since the last reset), picoseconds.
     extremes_ps: Option<(u64, u64)>,
+    /// The largest sample, when d_max is the second-largest (`forget_largest_owd`).
+    reserve_max_ps: u64,
     /// When the last CI-triggered reduction happened.
     last_reduction: Option<Time>,
     /// Whether the latest sample showed a CI (a "slow" ACK in Tse's words).
     last_ack_slow: bool,
     /// Whether the window may not grow on the ACK being processed.
     hold: bool,
+    /// The latest RTT sample (for `IttRtt::Latest`).
+    latest_rtt: Option<Dur>,
 }
 
 impl LpPathState {
@@ -139,7 +175,11 @@ impl TcpLp {
 
     /// Whether `now` is inside the inference time-out of path `i`'s last reduction.
     fn within_itt(&self, st: &LpPathState, srtt: Dur, now: Time) -> bool {
-        let itt = srtt.saturating_mul(u64::from(self.config.itt_srtts));
+        let rtt = match self.config.itt_rtt {
+            IttRtt::Srtt => srtt,
+            IttRtt::Latest => st.latest_rtt.unwrap_or(srtt),
+        };
+        let itt = rtt.saturating_mul(u64::from(self.config.itt_srtts));
         st.last_reduction
             .is_some_and(|t| now.saturating_since(t) < itt)
     }
@@ -152,6 +192,12 @@ impl Coupling for TcpLp {
 
     fn on_ack_at(&mut self, now: Time) {
         self.now = now;
+    }
+
+    fn on_rtt_sample(&mut self, _paths: &[PathState], i: usize, rtt: Dur) {
+        if let Some(st) = self.paths.get_mut(i) {
+            st.latest_rtt = Some(rtt);
+        }
     }
 
     fn on_ack(&mut self, paths: &[PathState], i: usize, _acked: u64) {
@@ -174,9 +220,25 @@ impl Coupling for TcpLp {
             None => sample_ps,
             Some(_) => st.sowd_ps - st.sowd_ps / n + sample_ps / n,
         };
-        let (lo, hi) = st.extremes_ps.map_or((sample_ps, sample_ps), |(lo, hi)| {
-            (lo.min(sample_ps), hi.max(sample_ps))
-        });
+        let (lo, hi) = match st.extremes_ps {
+            None => {
+                st.reserve_max_ps = sample_ps;
+                (sample_ps, sample_ps)
+            }
+            Some((lo, hi)) if self.config.forget_largest_owd => {
+                // Linux `tcp_lp_rtt_sample`: a new largest sample becomes the reserve and
+                // the old reserve d_max, so one outlier never sets the threshold's span.
+                let hi = if sample_ps <= hi {
+                    hi
+                } else if sample_ps > st.reserve_max_ps {
+                    std::mem::replace(&mut st.reserve_max_ps, sample_ps)
+                } else {
+                    sample_ps
+                };
+                (lo.min(sample_ps), hi)
+            }
+            Some((lo, hi)) => (lo.min(sample_ps), hi.max(sample_ps)),
+        };
         st.extremes_ps = Some((lo, hi));
         let within_itt = self.within_itt(&st, paths[i].srtt, now);
         let ci = st.sowd_ps > self.threshold_ps(lo, hi);
@@ -191,13 +253,16 @@ impl Coupling for TcpLp {
             } else {
                 (p.cwnd / 2).max(p.mss)
             };
-            // D242: leave slow start at the reduced window, as a loss would.
-            p.ssthresh = p.ssthresh.min(p.cwnd.max(2 * p.mss));
+            if self.config.ci_lowers_ssthresh {
+                // D242: leave slow start at the reduced window, as a loss would.
+                p.ssthresh = p.ssthresh.min(p.cwnd.max(2 * p.mss));
+            }
             p.ca_credit = 0;
             p.frac = 0.0;
             st.last_reduction = Some(now);
             if self.config.reset_extremes_on_ci {
                 st.extremes_ps = Some((st.sowd_ps, st.sowd_ps.saturating_mul(2)));
+                st.reserve_max_ps = st.sowd_ps.saturating_mul(2);
             }
         }
         self.paths[i] = st;

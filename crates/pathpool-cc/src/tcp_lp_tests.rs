@@ -163,12 +163,21 @@ fn without_delay_samples_it_is_newreno() {
 
 proptest! {
     /// On any script of ACKs (one-way delays 10..100 ms or none, 1..60 ms apart) and
-    /// losses, cwnd stays at least one segment and never grows within itt of a reduction.
+    /// losses, with any of the reference rules (D265, D266), cwnd stays at least one segment
+    /// and never grows within itt of a reduction.
     #[test]
     fn cwnd_at_least_one_and_no_growth_inside_itt(
         script in prop::collection::vec((1u64..60, prop::option::of(10u64..100), 0u8..20), 1..300),
+        rules in (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
     ) {
-        let mut w = lp(TcpLpConfig::default(), 10);
+        let config = TcpLpConfig {
+            reset_extremes_on_ci: rules.0,
+            ci_lowers_ssthresh: rules.1,
+            itt_rtt: if rules.2 { IttRtt::Latest } else { IttRtt::Srtt },
+            forget_largest_owd: rules.3,
+            ..TcpLpConfig::default()
+        };
+        let mut w = lp(config, 10);
         let mut t = 0;
         let mut last_reduction: Option<u64> = None;
         for (gap, owd, event) in script {
@@ -189,4 +198,86 @@ proptest! {
             prop_assert!(w.paths()[0].cwnd >= MSS);
         }
     }
+}
+
+/// One CI on a path in slow start (ssthresh unlimited) at 20 segments, then after itt eight
+/// ACKs without a delay sample: returns (ssthresh after the CI, cwnd after the ACKs).
+fn ci_in_slow_start(config: TcpLpConfig) -> (u64, u64) {
+    let mut w = lp(config, 20);
+    w.path_mut(P).ssthresh = u64::MAX;
+    let mut t = 0;
+    learn_extremes(&mut w, &mut t);
+    w.path_mut(P).cwnd = 20 * MSS;
+    w.on_ack(P, &ack(t, Some(60)));
+    assert_eq!(w.paths()[0].cwnd, 10 * MSS, "halved");
+    let ssthresh = w.paths()[0].ssthresh;
+    for k in 0..8 {
+        w.on_ack(P, &ack(t + 300 + k, None));
+    }
+    (ssthresh, w.paths()[0].cwnd)
+}
+
+#[test]
+fn a_ci_lowers_ssthresh_by_default_so_growth_after_itt_is_additive() {
+    let (ssthresh, cwnd) = ci_in_slow_start(TcpLpConfig::default());
+    assert_eq!(ssthresh, 10 * MSS, "D242");
+    assert!(cwnd < 11 * MSS, "congestion avoidance: {cwnd}");
+}
+
+#[test]
+fn like_linux_a_ci_can_leave_ssthresh_and_slow_start_again() {
+    let config = TcpLpConfig {
+        ci_lowers_ssthresh: false,
+        ..TcpLpConfig::default()
+    };
+    let (ssthresh, cwnd) = ci_in_slow_start(config);
+    assert_eq!(ssthresh, u64::MAX, "only cwnd changes");
+    assert_eq!(cwnd, 18 * MSS, "slow start: one segment per ACK");
+}
+
+#[test]
+fn itt_can_count_in_the_latest_rtt_sample_as_linux() {
+    // srtt 100 ms, latest RTT sample 50 ms: a second CI 200 ms after the first is inside
+    // 3·srtt (cwnd 1) but outside 3·latest (halved again).
+    for (itt_rtt, expected) in [(IttRtt::Srtt, MSS), (IttRtt::Latest, 5 * MSS)] {
+        let config = TcpLpConfig {
+            itt_rtt,
+            ..TcpLpConfig::default()
+        };
+        let mut w = lp(config, 20);
+        let mut t = 0;
+        learn_extremes(&mut w, &mut t);
+        w.path_mut(P).cwnd = 20 * MSS;
+        let fast = |now_ms| AckSample {
+            rtt_sample: Some(Dur::from_ms(50)),
+            ..ack(now_ms, Some(60))
+        };
+        w.on_ack(P, &fast(t));
+        assert_eq!(w.paths()[0].cwnd, 10 * MSS);
+        w.on_ack(P, &fast(t + 200));
+        assert_eq!(w.paths()[0].cwnd, expected, "{itt_rtt:?}");
+    }
+}
+
+#[test]
+fn linux_d_max_forgets_the_largest_sample() {
+    let config = TcpLpConfig {
+        forget_largest_owd: true,
+        ..TcpLpConfig::default()
+    };
+    let mut w = lp(config, 20);
+    let ms = Dur::from_ms;
+    // Samples 20, 60, 40 ms: d_max is 40 (60 is the reserve); then 70: d_max 60.
+    for (k, owd) in [20, 60, 40].into_iter().enumerate() {
+        w.on_ack(P, &ack(k as u64, Some(owd)));
+    }
+    assert_eq!(w.coupling().path(0).extremes(), Some((ms(20), ms(40))));
+    w.on_ack(P, &ack(3, Some(70)));
+    assert_eq!(w.coupling().path(0).extremes(), Some((ms(20), ms(60))));
+    // The paper's d_max is the largest.
+    let mut w = lp(TcpLpConfig::default(), 20);
+    for (k, owd) in [20, 60, 40].into_iter().enumerate() {
+        w.on_ack(P, &ack(k as u64, Some(owd)));
+    }
+    assert_eq!(w.coupling().path(0).extremes(), Some((ms(20), ms(60))));
 }

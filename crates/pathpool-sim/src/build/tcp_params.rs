@@ -359,6 +359,16 @@ mod tests {
         assert_eq!(p.options.tcp_lp.delta_percent, 20);
         assert!(p.options.tcp_lp.reset_extremes_on_ci);
         assert_eq!(p.options.tcp_lp.itt_srtts, 3, "the paper's default");
+        assert!(p.options.tcp_lp.ci_lowers_ssthresh, "D242's default");
+        let p = resolve(
+            "cc = \"tcp-lp\"\n[tcp_lp]\nci_lowers_ssthresh = false\nitt_rtt = \"latest\"\n\
+             forget_largest_owd = true",
+        )
+        .unwrap();
+        assert!(!p.options.tcp_lp.ci_lowers_ssthresh);
+        assert_eq!(p.options.tcp_lp.itt_rtt, pathpool_cc::IttRtt::Latest);
+        assert!(p.options.tcp_lp.forget_largest_owd);
+        assert!(toml::from_str::<TcpSpec>("[tcp_lp]\nitt_rtt = \"min\"").is_err());
         for (text, field) in [
             (
                 "tcp_lp = { delta_percent = 0 }",
