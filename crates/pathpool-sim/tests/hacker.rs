@@ -4,50 +4,19 @@
 
 mod common;
 
-use common::run_seeded;
+use common::{flow_s_to_d, run_bottleneck, BOTTLENECK_ROUTE, RED_100};
 
 /// A 10 Mb/s, 25 ms RED (as spec §5.0 chooses for chapter 4) bottleneck shared by one NewReno flow `tcp` and a connection
 /// `mp` of four subflows on the same path under `cc`; returns mp's share of the two.
 fn share_of_four_subflows(cc: &str, seed: u64) -> f64 {
-    let route = r#"["s", "a", "b", "d"]"#;
-    let r = run_seeded(
-        &format!(
-            r#"
-        duration = "120s"
-        [measure]
-        start = "30s"
-        interval = "1s"
-        [nodes]
-        hosts = ["s", "d"]
-        routers = ["a", "b"]
-        [[links]]
-        between = ["s", "a"]
-        rate = "1Gbps"
-        delay = "1ms"
-        [[links]]
-        between = ["a", "b"]
-        rate = "10Mbps"
-        delay = "25ms"
-        queue = {{ type = "red", size = "100pkts", min_th = "10pkts", max_th = "30pkts", max_p = 0.1, weight = 0.002 }}
-        [[links]]
-        between = ["b", "d"]
-        rate = "1Gbps"
-        delay = "1ms"
-        [[flows]]
-        id = "tcp"
-        from = "s"
-        to = "d"
-        route = {route}
-        [[flows]]
-        id = "mp"
-        from = "s"
-        to = "d"
-        cc = "{cc}"
-        paths = [{route}, {route}, {route}, {route}]
-        "#
-        ),
-        seed,
-    );
+    let route = BOTTLENECK_ROUTE;
+    let flows = flow_s_to_d("tcp", "newreno", &format!("route = {route}\n"))
+        + &flow_s_to_d(
+            "mp",
+            cc,
+            &format!("paths = [{route}, {route}, {route}, {route}]\n"),
+        );
+    let r = run_bottleneck(RED_100, &flows, seed);
     let bps = |id: &str| r.flow(id).unwrap().throughput_bps.unwrap();
     let (mp, tcp) = (bps("mp"), bps("tcp"));
     let subs: Vec<String> = r

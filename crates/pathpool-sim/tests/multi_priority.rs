@@ -3,53 +3,20 @@
 
 mod common;
 
-use pathpool_sim::{LoadedScenario, Results};
+use common::{flow_s_to_d, run_bottleneck, BOTTLENECK_ROUTE, RED_100};
+use pathpool_sim::Results;
 
 /// A 10 Mb/s, 25 ms RED bottleneck (spec §5.0's choice for chapter 4) shared by one NewReno
 /// flow `tcp` and a multi-priority connection `mp` of four subflows on the same path, with
 /// `options` in its `tcp.multi_priority`; 120 s measured from 30 s.
 fn run(options: &str, seed: u64) -> Results {
-    let route = r#"["s", "a", "b", "d"]"#;
-    let toml = format!(
-        r#"
-        duration = "120s"
-        [measure]
-        start = "30s"
-        interval = "1s"
-        [nodes]
-        hosts = ["s", "d"]
-        routers = ["a", "b"]
-        [[links]]
-        between = ["s", "a"]
-        rate = "1Gbps"
-        delay = "1ms"
-        [[links]]
-        between = ["a", "b"]
-        rate = "10Mbps"
-        delay = "25ms"
-        queue = {{ type = "red", size = "100pkts", min_th = "10pkts", max_th = "30pkts", max_p = 0.1, weight = 0.002 }}
-        [[links]]
-        between = ["b", "d"]
-        rate = "1Gbps"
-        delay = "1ms"
-        [[flows]]
-        id = "tcp"
-        from = "s"
-        to = "d"
-        route = {route}
-        [[flows]]
-        id = "mp"
-        from = "s"
-        to = "d"
-        cc = "multi-priority"
-        tcp = {{ multi_priority = {{ {options} }} }}
-        paths = [{route}, {route}, {route}, {route}]
-        "#
+    let route = BOTTLENECK_ROUTE;
+    let mp = format!(
+        "tcp = {{ multi_priority = {{ {options} }} }}\npaths = [{route}, {route}, {route}, {route}]\n"
     );
-    let loaded = LoadedScenario::from_toml(&toml, "mp.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = loaded.compile(Some(seed)).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    sim.results()
+    let flows = flow_s_to_d("tcp", "newreno", &format!("route = {route}\n"))
+        + &flow_s_to_d("mp", "multi-priority", &mp);
+    run_bottleneck(RED_100, &flows, seed)
 }
 
 /// The multi-priority connection's share of the bottleneck.

@@ -2,45 +2,14 @@
 //! NewReno flow it takes little, since its one-way delay shows the queue before the loss that
 //! NewReno waits for. Alone it does not fill the path as NewReno does (D245).
 
-use pathpool_sim::{LoadedScenario, Results};
+mod common;
 
-/// A 10 Mb/s, 25 ms bottleneck (`queue`) between 1 Gb/s, 1 ms access links carrying `flows`
-/// (TOML `[[flows]]` tables) from s to d, 120 s measured from 30 s, run with `seed`.
-fn run(queue: &str, flows: &str, seed: u64) -> Results {
-    let toml = format!(
-        r#"
-        duration = "120s"
-        [measure]
-        start = "30s"
-        interval = "1s"
-        [nodes]
-        hosts = ["s", "d"]
-        routers = ["a", "b"]
-        [[links]]
-        between = ["s", "a"]
-        rate = "1Gbps"
-        delay = "1ms"
-        [[links]]
-        between = ["a", "b"]
-        rate = "10Mbps"
-        delay = "25ms"
-        queue = {queue}
-        [[links]]
-        between = ["b", "d"]
-        rate = "1Gbps"
-        delay = "1ms"
-        {flows}
-        "#
-    );
-    let loaded =
-        LoadedScenario::from_toml(&toml, "tcp_lp.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = loaded.compile(Some(seed)).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    sim.results()
-}
+use pathpool_sim::Results;
+
+use common::{flow_s_to_d, run_bottleneck as run, RED_100 as RED};
 
 fn flow(id: &str, cc: &str) -> String {
-    format!("[[flows]]\nid = \"{id}\"\nfrom = \"s\"\nto = \"d\"\ncc = \"{cc}\"\n")
+    flow_s_to_d(id, cc, "")
 }
 
 /// A TCP-LP flow with `tcp.tcp_lp` options `lp` (the inside of an inline TOML table).
@@ -53,7 +22,6 @@ fn bps(r: &Results, id: &str) -> f64 {
 }
 
 const DROP_TAIL: &str = r#"{ type = "droptail", size = "100pkts" }"#;
-const RED: &str = r#"{ type = "red", size = "100pkts", min_th = "10pkts", max_th = "30pkts", max_p = 0.1, weight = 0.002 }"#;
 
 /// TCP-LP's share (with `tcp.tcp_lp` options `lp`) of the bottleneck it shares with one
 /// NewReno flow.
