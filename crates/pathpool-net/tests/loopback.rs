@@ -303,6 +303,14 @@ links = [
 const NMCC_WINDOW_S: u64 = 120;
 /// See [`NMCC_WINDOW_S`].
 const UNCOUPLED_WINDOW_S: u64 = 60;
+/// Loss detection of the shares' downloads: a gap of three replies, as TCP's fast retransmit
+/// and the netns test (D86). With the thesis's timer-only detection (`pathpool get`'s
+/// default) each loss leaves the flows growing for a 200 ms timeout with the drop-tail queue
+/// full, and a subflow starting then, whose lone requests' replies arrive at random times,
+/// met a full queue for most of them: it was locked out from the start in about one run in
+/// four (2026-11-27, after D269 and D270: Uncoupled 50.6% with a subflow at 0 MB, 90 replies
+/// to 217 requests), a drop-tail effect rather than the coupling this test is about.
+const GAP_THRESHOLD: u32 = 3;
 /// NMCC's share must lie within this many points of 50%.
 const NMCC_TOLERANCE_POINTS: f64 = 10.0;
 /// Uncoupled's share must exceed this (two thirds less 10 points).
@@ -327,6 +335,7 @@ fn bottleneck_share(cc: CcKind, window_s: u64) -> f64 {
         |c| {
             c.cc = cc;
             c.paths_per_source = Some(2);
+            c.subscriber.gap_threshold = Some(GAP_THRESHOLD);
         },
         &dir.0.join("mp.bin"),
         &mp,
@@ -337,6 +346,7 @@ fn bottleneck_share(cc: CcKind, window_s: u64) -> f64 {
         |c| {
             c.cc = cc;
             c.paths_per_source = Some(1);
+            c.subscriber.gap_threshold = Some(GAP_THRESHOLD);
         },
         &dir.0.join("sp.bin"),
         &sp,
@@ -402,29 +412,27 @@ fn bottleneck_share(cc: CcKind, window_s: u64) -> f64 {
     share
 }
 
-#[test]
-fn nmcc_takes_half_a_shared_bottleneck() {
-    let _cores = common::exclusive();
-    let nmcc = bottleneck_share(CcKind::Nmcc, NMCC_WINDOW_S);
-    assert!(
-        (nmcc - 50.0).abs() <= NMCC_TOLERANCE_POINTS,
-        "NMCC share {nmcc:.1}% ({})",
-        common::machine_load()
-    );
-}
-
-/// Uncoupled's two thirds. It was ignored while the second subflow of the two-path download
-/// was starved (docs/overlay.md, acceptance 4: the nodes sent their per-destination batches
-/// in a fixed order, D256, and a retransmission always after the burst of its round, D269 and
+/// NMCC's half and Uncoupled's two thirds, each on a bed of its own, run at the same time:
+/// a bed moving 20 Mb/s takes about 5% of a core (2026-11-27: 4.2 CPU s in a 75 s run), so
+/// the two do not wait for each other, and CI is 70 s shorter than with one after the
+/// other. Uncoupled was ignored while the second subflow of the two-path download was
+/// starved (docs/overlay.md, acceptance 4: the nodes sent their per-destination batches in a
+/// fixed order, D256, and a retransmission always after the burst of its round, D269 and
 /// D270).
 #[test]
-fn uncoupled_takes_about_two_thirds_of_a_shared_bottleneck() {
+fn nmcc_takes_half_a_shared_bottleneck_and_uncoupled_about_two_thirds() {
     let _cores = common::exclusive();
-    let uncoupled = bottleneck_share(CcKind::Uncoupled, UNCOUPLED_WINDOW_S);
+    let uncoupled = thread::spawn(|| bottleneck_share(CcKind::Uncoupled, UNCOUPLED_WINDOW_S));
+    let nmcc = bottleneck_share(CcKind::Nmcc, NMCC_WINDOW_S);
+    let uncoupled = uncoupled.join().expect("the Uncoupled bed");
+    let load = common::machine_load();
+    assert!(
+        (nmcc - 50.0).abs() <= NMCC_TOLERANCE_POINTS,
+        "NMCC share {nmcc:.1}% ({load})"
+    );
     assert!(
         uncoupled > UNCOUPLED_MIN_SHARE,
-        "Uncoupled {uncoupled:.1}% ({})",
-        common::machine_load()
+        "Uncoupled {uncoupled:.1}% ({load})"
     );
 }
 
