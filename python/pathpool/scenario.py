@@ -130,10 +130,13 @@ def _clean(d: dict[str, Any]) -> dict[str, Any]:
 
 
 def droptail(size: Quantity) -> DropTailQueue:
-    """A drop-tail (FIFO) queue holding ``size`` packets (``"100pkts"``, or an int) or bytes.
+    """A drop-tail (FIFO) queue holding ``size`` packets (``"100pkts"``, or an int), bytes
+    (``"64KB"``) or what the link sends in a time (``"50ms"``, bytes at the link's rate).
 
     >>> droptail(100)
     {'type': 'droptail', 'size': '100pkts'}
+    >>> droptail("50ms")
+    {'type': 'droptail', 'size': '50ms'}
     """
     if isinstance(size, int):
         size = f"{size}pkts"

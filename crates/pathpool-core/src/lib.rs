@@ -9,6 +9,7 @@
 
 pub mod hash;
 pub mod ids;
+pub mod queue_size;
 pub mod rng;
 pub mod rtt;
 pub mod text;
@@ -16,6 +17,7 @@ pub mod time;
 pub mod units;
 
 pub use ids::PathId;
+pub use queue_size::QueueSize;
 pub use rng::Rng;
 pub use rtt::{RttConfig, RttEstimator};
 pub use time::{Dur, Time};

@@ -1,7 +1,7 @@
 //! Links and their queues: each `[[links]]` entry becomes one directed link per direction,
 //! an element with its queue discipline, an edge of the routing graph, and its failures.
 
-use pathpool_core::{BufferSize, Dur, Rate, Rng, Time};
+use pathpool_core::{BufferSize, Dur, QueueSize, Rate, Rng, Time};
 use pathpool_topo::EdgeId;
 
 use super::net::Net;
@@ -77,17 +77,32 @@ fn queue_discipline(
     path: &[PathSeg],
 ) -> Result<(Discipline, String), SpecError> {
     let field = |f: &str| child(path, f);
+    // A size in time is bytes at the link's rate (issue 21: INRPP sizes queues in time); the
+    // links table shows both.
+    let resolve = |name: &str, q: QueueSize| {
+        let size = q.at_rate(rate).map_err(|e| SpecError::at(field(name), e))?;
+        let shown = match q {
+            QueueSize::Time(d) => format!("{size} ({d})"),
+            _ => size.to_string(),
+        };
+        Ok::<_, SpecError>((size, shown))
+    };
     match q {
-        QueueSpec::Droptail { size } => match *size {
-            BufferSize::Packets(0) | BufferSize::Bytes(0) => Err(SpecError::at(
-                field("size"),
-                "a queue must hold at least one packet",
-            )),
-            BufferSize::Packets(n) => {
-                Ok((Discipline::DropTailPackets(n), format!("droptail {size}")))
+        QueueSpec::Droptail { size } => {
+            let (size, shown) = resolve("size", *size)?;
+            match size {
+                BufferSize::Packets(0) | BufferSize::Bytes(0) => Err(SpecError::at(
+                    field("size"),
+                    "a queue must hold at least one packet",
+                )),
+                BufferSize::Packets(n) => {
+                    Ok((Discipline::DropTailPackets(n), format!("droptail {shown}")))
+                }
+                BufferSize::Bytes(n) => {
+                    Ok((Discipline::DropTailBytes(n), format!("droptail {shown}")))
+                }
             }
-            BufferSize::Bytes(n) => Ok((Discipline::DropTailBytes(n), format!("droptail {size}"))),
-        },
+        }
         QueueSpec::Red {
             size,
             min_th,
@@ -97,11 +112,15 @@ fn queue_discipline(
             gentle,
             mean_packet,
         } => {
+            let (size, shown) = resolve("size", *size)?;
+            let (min_th, min_shown) = resolve("min_th", *min_th)?;
+            let (max_th, max_shown) = resolve("max_th", *max_th)?;
+            let (size, min_th, max_th) = (&size, &min_th, &max_th);
             let unit = |b: &BufferSize| matches!(b, BufferSize::Bytes(_));
             if unit(size) != unit(min_th) || unit(size) != unit(max_th) {
                 return Err(SpecError::at(
                     field("min_th"),
-                    "size, min_th and max_th must all be in packets or all in bytes",
+                    "size, min_th and max_th must all be in packets or all in bytes (a time is bytes at the link's rate)",
                 ));
             }
             let num = |b: &BufferSize| match *b {
@@ -117,7 +136,7 @@ fn queue_discipline(
             if lo >= hi {
                 return Err(SpecError::at(
                     field("min_th"),
-                    format!("min_th {min_th} must be below max_th {max_th}"),
+                    format!("min_th {min_shown} must be below max_th {max_shown}"),
                 ));
             }
             if !(*max_p > 0.0 && *max_p <= 1.0) {
@@ -147,7 +166,7 @@ fn queue_discipline(
                 mean_tx_time: rate.tx_time(mean_packet.bytes()),
             };
             let desc = format!(
-                "red {size} th=[{min_th},{max_th}] max_p={max_p} w={weight}{}",
+                "red {shown} th=[{min_shown},{max_shown}] max_p={max_p} w={weight}{}",
                 if *gentle { " gentle" } else { "" }
             );
             Ok((
@@ -160,7 +179,9 @@ fn queue_discipline(
             ))
         }
         QueueSpec::Random { size, band, p } => {
-            let (limit, byte_mode) = match *size {
+            let (size, shown) = resolve("size", *size)?;
+            let band = band.map(|b| resolve("band", b)).transpose()?;
+            let (limit, byte_mode) = match size {
                 BufferSize::Packets(n) => (n, false),
                 BufferSize::Bytes(n) => (n, true),
             };
@@ -171,24 +192,27 @@ fn queue_discipline(
                 ));
             }
             // htsim's RANDOM_BUFFER: three packets of 1500 bytes.
-            let band = band.unwrap_or(if byte_mode {
-                BufferSize::Bytes(4500)
-            } else {
-                BufferSize::Packets(3)
+            let (band, band_shown) = band.unwrap_or_else(|| {
+                let band = if byte_mode {
+                    BufferSize::Bytes(4500)
+                } else {
+                    BufferSize::Packets(3)
+                };
+                (band, band.to_string())
             });
             let width = match (band, byte_mode) {
                 (BufferSize::Packets(n), false) | (BufferSize::Bytes(n), true) => n,
                 _ => {
                     return Err(SpecError::at(
                         field("band"),
-                        format!("band {band} must be in the unit of size {size}"),
+                        format!("band {band_shown} must be in the unit of size {shown}"),
                     ))
                 }
             };
             if width > limit {
                 return Err(SpecError::at(
                     field("band"),
-                    format!("band {band} is larger than the queue ({size})"),
+                    format!("band {band_shown} is larger than the queue ({shown})"),
                 ));
             }
             if !(*p >= 0.0 && *p <= 1.0) {
@@ -201,7 +225,7 @@ fn queue_discipline(
                     threshold: limit - width,
                     p: *p,
                 }),
-                format!("random {size} band={band} p={p}"),
+                format!("random {shown} band={band_shown} p={p}"),
             ))
         }
     }
@@ -366,7 +390,8 @@ mod tests {
         ));
         assert_eq!(
             e,
-            "links[0].queue.min_th: size, min_th and max_th must all be in packets or all in bytes"
+            "links[0].queue.min_th: size, min_th and max_th must all be in packets or all in bytes \
+             (a time is bytes at the link's rate)"
         );
         let e = error(&queue(
             "{ type = \"red\", size = \"100pkts\", min_th = \"15pkts\", max_th = \"15pkts\" }",
@@ -393,6 +418,29 @@ mod tests {
         );
         let e = error(&queue("{ type = \"random\", size = \"20pkts\", p = 1.5 }"));
         assert_eq!(e, "links[0].queue.p: 1.5 is not in [0, 1]");
+    }
+
+    /// Issue 21: a queue sized in time holds what the link sends in that time.
+    #[test]
+    fn a_queue_in_time_is_bytes_at_the_link_rate() {
+        let queue = |q: &str| with_link(&format!("{DUPLEX}queue = {q}"));
+        // 10 Mb/s × 50 ms = 62 500 bytes.
+        let sim = compile(&queue("{ type = \"droptail\", size = \"50ms\" }"));
+        assert_eq!(sim.links[0].queue, "droptail 62.5KB (50ms)");
+        let sim = compile(&queue(
+            "{ type = \"red\", size = \"50ms\", min_th = \"5ms\", max_th = \"15000B\" }",
+        ));
+        assert_eq!(
+            sim.links[0].queue,
+            "red 62.5KB (50ms) th=[6.25KB (5ms),15KB] max_p=0.1 w=0.002"
+        );
+        let e = error(&with_link(
+            "between = [\"a\", \"b\"]\nrate = \"inf\"\ndelay = \"1ms\"\nqueue = { type = \"droptail\", size = \"50ms\" }",
+        ));
+        assert!(
+            e.starts_with("links[0].queue.size: 50ms is a time: it needs a link of finite rate"),
+            "{e}"
+        );
     }
 
     #[test]

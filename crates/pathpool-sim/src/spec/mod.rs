@@ -10,7 +10,7 @@ use pathpool_cc::{
     BilevelTcpConfig, CaIncrease, CcKind, HackerConfig, LiaConfig, MultiPriorityConfig, NmccConfig,
     RecoveryExit, TcpLpConfig, WvegasConfig,
 };
-use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
+use pathpool_core::{BufferSize, ByteSize, Dur, QueueSize, Rate};
 use pathpool_proto::tcp::{FlightEstimate, PartialAckTimer};
 use serde::{Deserialize, Serialize};
 
@@ -240,17 +240,19 @@ pub enum QueueSpec {
     /// First in, first out; arrivals that do not fit are dropped.
     #[serde(alias = "drop-tail", alias = "fifo")]
     Droptail {
-        /// Capacity in packets or bytes.
-        size: BufferSize,
+        /// Capacity in packets, bytes, or time at the link's rate (`"50ms"`).
+        size: QueueSize,
     },
     /// Random Early Detection (Floyd & Jacobson 1993).
     Red {
-        /// Hard capacity in packets or bytes; arrivals beyond it are always dropped.
-        size: BufferSize,
-        /// Lower threshold of the average queue (same unit as `max_th`).
-        min_th: BufferSize,
+        /// Hard capacity in packets, bytes or time at the link's rate; arrivals beyond it are
+        /// always dropped.
+        size: QueueSize,
+        /// Lower threshold of the average queue (in packets if `size` is; a time is bytes at the
+        /// link's rate).
+        min_th: QueueSize,
         /// Upper threshold of the average queue.
-        max_th: BufferSize,
+        max_th: QueueSize,
         /// Drop probability at `max_th` (default 0.1).
         #[serde(default = "default_max_p")]
         max_p: f64,
@@ -266,11 +268,12 @@ pub enum QueueSpec {
     },
     /// htsim's `RandomQueue`: drop-tail with a random-drop band at the top (D120).
     Random {
-        /// Hard capacity in packets or bytes; arrivals beyond it are always dropped.
-        size: BufferSize,
+        /// Hard capacity in packets, bytes or time at the link's rate; arrivals beyond it are
+        /// always dropped.
+        size: QueueSize,
         /// The top of the queue where arrivals are dropped at random, in the unit of `size`
         /// (default htsim's `RANDOM_BUFFER`: 3 packets, or 4500B when `size` is in bytes).
-        band: Option<BufferSize>,
+        band: Option<QueueSize>,
         /// Drop probability of an arrival that would leave the queue within the band (default
         /// 0.1, htsim's).
         #[serde(default = "default_random_p")]
@@ -295,7 +298,7 @@ fn default_mean_packet() -> ByteSize {
 impl Default for QueueSpec {
     fn default() -> Self {
         QueueSpec::Droptail {
-            size: BufferSize::Packets(100),
+            size: QueueSize::Packets(100),
         }
     }
 }
