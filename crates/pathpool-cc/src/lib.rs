@@ -126,7 +126,9 @@ pub trait MultipathController {
         true
     }
     /// The sent-packet notice: `path` sent a packet at `now` (Multi-Priority TCP borrows for
-    /// a probe here).
+    /// a probe here). Only a controller whose [`gates_sending`](Self::gates_sending) is true
+    /// needs it: a transport may leave it out otherwise (the MPTCP sender's one-subflow
+    /// transmission path does, to stay small enough for its callers).
     #[inline(always)]
     fn on_sent(&mut self, _path: PathId, _now: Time) {}
     /// Whether the send gate couples the paths, so that an event on one path may let

@@ -373,13 +373,14 @@ impl MpSender {
         cc: &mut C,
         i: usize,
     ) -> Option<MpSegment> {
-        // A controller with a send gate always makes `pending` `All` (`handle_ack`), so the
-        // gate is asked in `transmit_any` and not on this path.
+        // A controller with a send gate always makes `pending` `All` (`handle_ack`,
+        // `handle_timeout`), so the gate is asked in `transmit_any` and not on this path; nor
+        // is the sent-packet notice given here, which a controller without a gate ignores
+        // (`MultipathController::on_sent`).
         debug_assert!(!cc.gates_sending());
         let sf = &mut self.subflows[i];
         if sf.state == SubflowState::Active && sf.sender.has_queued() {
             if let Some(seg) = sf.sender.poll_transmit(now, cc) {
-                cc.on_sent(sf.path(), now);
                 self.deadlines.set(i, sf.sender.poll_timeout());
                 return Some(MpSegment { subflow: i, seg });
             }
@@ -399,7 +400,7 @@ impl MpSender {
             self.pending = Pending::None;
             return None;
         };
-        let seg = self.give(now, i, data_seq, len, cc);
+        let seg = self.give(now, i, data_seq, len);
         if self.reinject.is_empty() {
             // What the next call would find is known now: the other subflows had nothing to
             // do before this ACK, this one has sent all it had and its window shrank by
@@ -451,7 +452,9 @@ impl MpSender {
             self.pending = Pending::None;
             return None;
         };
-        Some(self.give(now, i, data_seq, len, cc))
+        let seg = self.give(now, i, data_seq, len);
+        cc.on_sent(self.subflows[i].path(), now);
+        Some(seg)
     }
 
     /// With a receive window: the length of the next new segment if only the window stops it
@@ -560,16 +563,10 @@ impl MpSender {
     }
 
     /// Gives `[data_seq, data_seq + len)`, as returned by `next_data`, to subflow `i`, which
-    /// has sent everything it was given and has room for it, and sends it there.
+    /// has sent everything it was given and has room for it, and sends it there. The caller
+    /// gives the controller its sent-packet notice, if it needs one.
     #[inline(always)]
-    fn give<C: MultipathController>(
-        &mut self,
-        now: Time,
-        i: usize,
-        data_seq: u64,
-        len: u64,
-        cc: &mut C,
-    ) -> MpSegment {
+    fn give(&mut self, now: Time, i: usize, data_seq: u64, len: u64) -> MpSegment {
         self.take_data(data_seq, len);
         self.mapped_bytes += len;
         let sf = &mut self.subflows[i];
@@ -581,7 +578,6 @@ impl MpSender {
         self.last_scheduled = Some(i);
         let timer_was_running = sf.sender.timer_running();
         let seg = sf.sender.push_and_transmit(now, len);
-        cc.on_sent(sf.path(), now);
         if !timer_was_running {
             // A transmission starts a stopped timer and leaves a running one alone (RFC 6298
             // §5.1), so only then has the deadline changed.
