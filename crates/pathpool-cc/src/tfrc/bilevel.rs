@@ -32,6 +32,19 @@ pub enum LossCombination {
     Sum,
 }
 
+/// Which receive rate caps a Bilevel subflow's nominal rate at twice it (RFC 3448 §4.3's
+/// 2·X_recv; decision D263).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NominalCap {
+    /// The connection's, Σ X_recv,f (the master's own cap): the nominal rate is only a
+    /// weight in eq. 3.1, and what is sent is capped through R_M.
+    #[default]
+    Connection,
+    /// The subflow's own X_recv,i, as a single RFC 3448 sender: a subflow receiving its
+    /// share R'_i holds its weight near 2·R'_i, so the shares barely move.
+    Subflow,
+}
+
 /// The Bilevel master's options.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BilevelConfig {
@@ -43,6 +56,8 @@ pub struct BilevelConfig {
     pub loss_combination: LossCombination,
     /// t_mbi of the master's rate floor s/t_mbi (RFC 3448 §4.3: 64 s).
     pub t_mbi: Dur,
+    /// Which receive rate caps the subflows' nominal rates.
+    pub nominal_cap: NominalCap,
 }
 
 impl Default for BilevelConfig {
@@ -52,6 +67,7 @@ impl Default for BilevelConfig {
             master_rtt: MasterRtt::default(),
             loss_combination: LossCombination::default(),
             t_mbi: Dur::from_secs(64),
+            nominal_cap: NominalCap::default(),
         }
     }
 }

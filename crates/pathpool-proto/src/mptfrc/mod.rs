@@ -19,7 +19,7 @@ pub mod sender;
 
 use pathpool_cc::{DataHeader, Feedback};
 
-pub use receiver::MpTfrcReceiver;
+pub use receiver::{FirstInterval, MpTfrcReceiver};
 pub use reliability::{Reliability, ResendSubflow};
 pub use sender::{MpTfrcConfig, MpTfrcSender, MultipathTfrc};
 

@@ -52,6 +52,22 @@ impl LossDetector {
     }
 }
 
+/// Which receive rate seeds a subflow's first loss interval (RFC 3448 §6.3.1; decision
+/// D262).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FirstInterval {
+    /// The connection's: the sum of every subflow's receive rate. Bilevel TFRC's master
+    /// runs the equation at the rate-weighted loss rate (Tse eq. 3.3) to set the rate of the
+    /// whole connection, so the interval that lets it go on at the rate received is the
+    /// one the equation gives at the connection's rate.
+    #[default]
+    Connection,
+    /// The subflow's own, as a single RFC 3448 receiver: right for 1/N TFRC, whose subflows
+    /// each run the equation at their own rate; for Bilevel it gives about n² times the loss
+    /// rate the master needs on n equal paths.
+    Subflow,
+}
+
 /// A NACK the receiver keeps, with a bound on the connection packet it carried once known.
 #[derive(Debug, Clone, Copy)]
 struct OpenNack {
@@ -77,13 +93,16 @@ pub struct MpTfrcReceiver {
     ndupack: usize,
     reassembly: Reassembly,
     lost: Vec<(u64, Option<u64>)>,
+    first_interval: FirstInterval,
 }
 
 impl MpTfrcReceiver {
-    /// A receiver for `subflows` subflows, each with an RFC 3448 receiver of `cfg`.
+    /// A receiver for `subflows` subflows, each with an RFC 3448 receiver of `cfg` whose
+    /// first loss interval is seeded at the rate `first_interval` names.
     pub fn new(
         subflows: usize,
         cfg: &TfrcReceiverConfig,
+        first_interval: FirstInterval,
     ) -> Result<MpTfrcReceiver, BadIntervalCount> {
         let subflows = (0..subflows)
             .map(|_| {
@@ -99,6 +118,7 @@ impl MpTfrcReceiver {
             ndupack: cfg.ndupack as usize,
             reassembly: Reassembly::new(),
             lost: Vec::new(),
+            first_interval,
         })
     }
 
@@ -154,7 +174,20 @@ impl MpTfrcReceiver {
         for s in &mut self.subflows {
             s.nacks.retain(|n| n.bound.is_none_or(|b| b > cum));
         }
-        let fb = self.subflows[i].tfrc.on_data(now, &hdr.tfrc);
+        // The other subflows' receive rates matter only until subflow i's first loss.
+        let peers_bytes_per_s = match self.first_interval {
+            FirstInterval::Connection if self.subflows[i].tfrc.awaiting_first_loss() => self
+                .subflows
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, s)| s.tfrc.seed_rate_bytes_per_s(now))
+                .sum(),
+            _ => 0.0,
+        };
+        let fb = self.subflows[i]
+            .tfrc
+            .on_data_with_peers(now, &hdr.tfrc, peers_bytes_per_s);
         (is_new, fb.map(|fb| self.wrap(i, fb)))
     }
 
@@ -214,7 +247,9 @@ mod tests {
 
     #[test]
     fn a_loss_is_nacked_until_the_data_below_its_bound_arrived() {
-        let mut rx = MpTfrcReceiver::new(2, &TfrcReceiverConfig::default()).unwrap();
+        let mut rx =
+            MpTfrcReceiver::new(2, &TfrcReceiverConfig::default(), FirstInterval::default())
+                .unwrap();
         // Subflow 0 carries connection packets 0, 2, 4, 6, 8 as its 0..5; its packet 1
         // (connection packet 2) is lost. Subflow 1 carries 1, 3, 5, 7.
         let mut nacked = Vec::new();

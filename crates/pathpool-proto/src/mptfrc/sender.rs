@@ -11,8 +11,8 @@
 //! data, else (no new data left) a tail resend ([`Reliability`]).
 
 use pathpool_cc::{
-    allocate, fractional_rate_bytes_per_s, BilevelConfig, BilevelMaster, RecvCap, SubflowState,
-    TfrcSender, TfrcSenderConfig,
+    allocate, fractional_rate_bytes_per_s, BilevelConfig, BilevelMaster, NominalCap, RecvCap,
+    SubflowState, TfrcSender, TfrcSenderConfig,
 };
 use pathpool_core::{Dur, Time};
 
@@ -204,7 +204,21 @@ impl MpTfrcSender {
     /// then the NACKs.
     pub fn on_feedback(&mut self, now: Time, fb: &MpFeedback) {
         let i = fb.subflow as usize;
-        self.subs[i].on_feedback(now, &fb.tfrc);
+        match &self.cfg.mode {
+            MultipathTfrc::Bilevel(b) if b.nominal_cap == NominalCap::Connection => {
+                // The connection's receive rate: this report's and the others' last ones.
+                let others: f64 = (0..self.subs.len())
+                    .filter(|&j| j != i)
+                    .map(|j| self.subs[j].x_recv_bytes_per_s())
+                    .sum();
+                self.subs[i].on_feedback_capped_at(
+                    now,
+                    &fb.tfrc,
+                    others + fb.tfrc.x_recv_bytes_per_s,
+                );
+            }
+            _ => self.subs[i].on_feedback(now, &fb.tfrc),
+        }
         self.fed[i] = true;
         match self.cfg.mode {
             MultipathTfrc::Bilevel(_) => self.set_bilevel_rates(Some(now)),

@@ -5,7 +5,7 @@ use pathpool_cc::{Feedback, TfrcReceiverConfig};
 use proptest::prelude::*;
 
 use super::*;
-use crate::mptfrc::{MpTfrcReceiver, Nack};
+use crate::mptfrc::{FirstInterval, MpTfrcReceiver, Nack};
 
 fn feedback(subflow: u32, rtt_ms: u64, p: f64, x_recv: f64, now: Time) -> MpFeedback {
     MpFeedback {
@@ -114,13 +114,17 @@ fn transfer(
     seed: u64,
     mode: MultipathTfrc,
 ) -> (Vec<u32>, bool, u64) {
+    let first = match mode {
+        MultipathTfrc::Bilevel(_) => FirstInterval::Connection,
+        MultipathTfrc::Fractional(_) => FirstInterval::Subflow,
+    };
     let cfg = MpTfrcConfig {
         mode,
         ..MpTfrcConfig::default()
     };
     let mut tx = MpTfrcSender::new(cfg, subflows, Time::ZERO);
     tx.limit_new_data(packets);
-    let mut rx = MpTfrcReceiver::new(subflows, &TfrcReceiverConfig::default()).unwrap();
+    let mut rx = MpTfrcReceiver::new(subflows, &TfrcReceiverConfig::default(), first).unwrap();
     let mut rng = Lcg(seed);
     let mut queue: BinaryHeap<Reverse<(Time, u64)>> = BinaryHeap::new();
     let mut events: Vec<Option<Event>> = Vec::new();
