@@ -25,11 +25,14 @@ pub enum MasterRtt {
 /// How the master combines the subflows' loss event rates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LossCombination {
-    /// f^M = Σ f_i·R_i / Σ R_f (Tse eq. 3.3, used).
-    #[default]
+    /// f^M = Σ f_i·R_i / Σ R_f (Tse eq. 3.3) from the subflows' own histories.
     RateWeighted,
     /// f^M = Σ f_i (Tse §3.2, rejected: it overestimates loss); kept for comparison.
     Sum,
+    /// f^M from one loss-interval history over the connection's packets, kept by the
+    /// receiver (decision D264); eq. 3.3 until the first report of it. The default.
+    #[default]
+    ConnectionHistory,
 }
 
 /// Which receive rate caps a Bilevel subflow's nominal rate at twice it (RFC 3448 §4.3's
@@ -95,7 +98,7 @@ fn total_nominal(subflows: &[SubflowState]) -> f64 {
 pub fn combined_loss_event_rate(subflows: &[SubflowState], how: LossCombination) -> f64 {
     match how {
         LossCombination::Sum => subflows.iter().map(|s| s.loss_event_rate).sum(),
-        LossCombination::RateWeighted => {
+        LossCombination::RateWeighted | LossCombination::ConnectionHistory => {
             let total = total_nominal(subflows);
             if total > 0.0 {
                 subflows
@@ -186,10 +189,21 @@ impl BilevelMaster {
     /// Σ X_recv,i with RFC 3448 §4.3's rule (the equation with t_RTO = 4·RTT_M, capped at
     /// 2·Σ X_recv,i; slow start while f^M = 0), and return each subflow's paced rate R'_i.
     pub fn on_feedback(&mut self, now: Time, subflows: &[SubflowState]) -> Vec<f64> {
+        let f_m = combined_loss_event_rate(subflows, self.cfg.loss_combination);
+        self.on_feedback_at_loss(now, subflows, f_m)
+    }
+
+    /// [`BilevelMaster::on_feedback`] with f^M given (a connection-wide loss history's).
+    pub fn on_feedback_at_loss(
+        &mut self,
+        now: Time,
+        subflows: &[SubflowState],
+        master_loss_event_rate: f64,
+    ) -> Vec<f64> {
         let inputs = RateInputs {
             segment_bytes: self.cfg.segment_bytes,
             rtt: master_rtt(subflows, self.cfg.master_rtt),
-            loss_event_rate: combined_loss_event_rate(subflows, self.cfg.loss_combination),
+            loss_event_rate: master_loss_event_rate,
             x_recv_bytes_per_s: subflows.iter().map(|s| s.x_recv_bytes_per_s).sum(),
             t_mbi: self.cfg.t_mbi,
             cap_by_receive_rate: true,

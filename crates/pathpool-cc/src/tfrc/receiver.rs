@@ -68,6 +68,7 @@ pub struct TfrcReceiver {
     last_feedback_at: Time,
     last_x_recv_bytes_per_s: f64,
     feedback_due: Option<Time>,
+    loss_events: u64,
 }
 
 impl TfrcReceiver {
@@ -91,6 +92,7 @@ impl TfrcReceiver {
             last_feedback_at: Time::ZERO,
             last_x_recv_bytes_per_s: 0.0,
             feedback_due: None,
+            loss_events: 0,
         })
     }
 
@@ -110,6 +112,18 @@ impl TfrcReceiver {
     #[must_use]
     pub fn next_timer(&self) -> Option<Time> {
         self.feedback_due
+    }
+
+    /// Loss events begun so far.
+    #[must_use]
+    pub fn loss_events(&self) -> u64 {
+        self.loss_events
+    }
+
+    /// The RTT in use: the sender's latest estimate, or the fallback before one arrived.
+    #[must_use]
+    pub fn rtt(&self) -> Dur {
+        self.rtt
     }
 
     /// Whether no loss event has begun yet (the first loss interval is still to be seeded).
@@ -280,6 +294,7 @@ impl TfrcReceiver {
             }
         }
         self.event_start = Some(EventStart { seq, sent_at });
+        self.loss_events += 1;
         true
     }
 }

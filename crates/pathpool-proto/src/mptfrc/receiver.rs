@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use pathpool_cc::{BadIntervalCount, TfrcReceiver, TfrcReceiverConfig};
 use pathpool_core::Time;
 
+use super::connection_loss::ConnectionLoss;
 use super::{MpDataHeader, MpFeedback, Nack};
 use crate::reassembly::{Inserted, Reassembly};
 
@@ -94,16 +95,24 @@ pub struct MpTfrcReceiver {
     reassembly: Reassembly,
     lost: Vec<(u64, Option<u64>)>,
     first_interval: FirstInterval,
+    connection_loss: Option<ConnectionLoss>,
 }
 
 impl MpTfrcReceiver {
     /// A receiver for `subflows` subflows, each with an RFC 3448 receiver of `cfg` whose
-    /// first loss interval is seeded at the rate `first_interval` names.
+    /// first loss interval is seeded at the rate `first_interval` names, and with a
+    /// connection-wide loss history reported in every feedback if `connection_history`.
     pub fn new(
         subflows: usize,
         cfg: &TfrcReceiverConfig,
         first_interval: FirstInterval,
+        connection_history: bool,
     ) -> Result<MpTfrcReceiver, BadIntervalCount> {
+        let connection_loss = if connection_history {
+            Some(ConnectionLoss::new(cfg.loss_intervals)?)
+        } else {
+            None
+        };
         let subflows = (0..subflows)
             .map(|_| {
                 Ok(SubflowRx {
@@ -119,6 +128,7 @@ impl MpTfrcReceiver {
             reassembly: Reassembly::new(),
             lost: Vec::new(),
             first_interval,
+            connection_loss,
         })
     }
 
@@ -185,9 +195,26 @@ impl MpTfrcReceiver {
                 .sum(),
             _ => 0.0,
         };
+        let events_before = self.subflows[i].tfrc.loss_events();
         let fb = self.subflows[i]
             .tfrc
             .on_data_with_peers(now, &hdr.tfrc, peers_bytes_per_s);
+        if let Some(c) = &mut self.connection_loss {
+            let rx = &self.subflows[i].tfrc;
+            let subflows = &self.subflows;
+            c.on_packet(
+                now,
+                rx.loss_events() > events_before,
+                rx.rtt(),
+                hdr.tfrc.size_bytes,
+                || {
+                    subflows
+                        .iter()
+                        .map(|s| s.tfrc.seed_rate_bytes_per_s(now))
+                        .sum()
+                },
+            );
+        }
         (is_new, fb.map(|fb| self.wrap(i, fb)))
     }
 
@@ -221,6 +248,10 @@ impl MpTfrcReceiver {
                 .collect(),
             cumulative: self.reassembly.cumulative(),
             above_gap: self.reassembly.above_gap().to_vec(),
+            connection_loss_event_rate: self
+                .connection_loss
+                .as_ref()
+                .map(ConnectionLoss::loss_event_rate),
         }
     }
 }
@@ -247,9 +278,13 @@ mod tests {
 
     #[test]
     fn a_loss_is_nacked_until_the_data_below_its_bound_arrived() {
-        let mut rx =
-            MpTfrcReceiver::new(2, &TfrcReceiverConfig::default(), FirstInterval::default())
-                .unwrap();
+        let mut rx = MpTfrcReceiver::new(
+            2,
+            &TfrcReceiverConfig::default(),
+            FirstInterval::default(),
+            false,
+        )
+        .unwrap();
         // Subflow 0 carries connection packets 0, 2, 4, 6, 8 as its 0..5; its packet 1
         // (connection packet 2) is lost. Subflow 1 carries 1, 3, 5, 7.
         let mut nacked = Vec::new();

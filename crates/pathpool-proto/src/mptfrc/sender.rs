@@ -11,8 +11,8 @@
 //! data, else (no new data left) a tail resend ([`Reliability`]).
 
 use pathpool_cc::{
-    allocate, fractional_rate_bytes_per_s, BilevelConfig, BilevelMaster, NominalCap, RecvCap,
-    SubflowState, TfrcSender, TfrcSenderConfig,
+    allocate, fractional_rate_bytes_per_s, BilevelConfig, BilevelMaster, LossCombination,
+    NominalCap, RecvCap, SubflowState, TfrcSender, TfrcSenderConfig,
 };
 use pathpool_core::{Dur, Time};
 
@@ -65,6 +65,8 @@ pub struct MpTfrcSender {
     fed: Vec<bool>,
     master: Option<BilevelMaster>,
     rel: Reliability,
+    /// The connection-wide loss event rate last reported (decision D264).
+    connection_loss_event_rate: Option<f64>,
     /// New data ends before this connection sequence number (`None`: unlimited).
     new_data_end: Option<u64>,
 }
@@ -94,6 +96,7 @@ impl MpTfrcSender {
             cfg,
             subs,
             master,
+            connection_loss_event_rate: None,
             new_data_end: None,
         };
         if matches!(s.cfg.mode, MultipathTfrc::Fractional(_)) {
@@ -220,6 +223,9 @@ impl MpTfrcSender {
             _ => self.subs[i].on_feedback(now, &fb.tfrc),
         }
         self.fed[i] = true;
+        if fb.connection_loss_event_rate.is_some() {
+            self.connection_loss_event_rate = fb.connection_loss_event_rate;
+        }
         match self.cfg.mode {
             MultipathTfrc::Bilevel(_) => self.set_bilevel_rates(Some(now)),
             MultipathTfrc::Fractional(_) => self.set_fractional_rate(i),
@@ -272,9 +278,18 @@ impl MpTfrcSender {
         let Some(master) = self.master.as_mut() else {
             return;
         };
-        let shares = match now {
-            Some(now) => master.on_feedback(now, &states),
-            None => allocate(master.rate_bytes_per_s(), &states),
+        let connection_loss = match &self.cfg.mode {
+            MultipathTfrc::Bilevel(b)
+                if b.loss_combination == LossCombination::ConnectionHistory =>
+            {
+                self.connection_loss_event_rate
+            }
+            _ => None,
+        };
+        let shares = match (now, connection_loss) {
+            (Some(now), Some(f_m)) => master.on_feedback_at_loss(now, &states, f_m),
+            (Some(now), None) => master.on_feedback(now, &states),
+            (None, _) => allocate(master.rate_bytes_per_s(), &states),
         };
         let floor = self.floor_rate();
         for (&j, share) in idx.iter().zip(shares) {

@@ -113,6 +113,7 @@ fn resolve(t: &TfrcSpec, field: &dyn Fn(&str) -> Vec<PathSeg>) -> Result<TfrcPar
         loss_combination: match t.loss_combination.unwrap_or_default() {
             TfrcLossCombination::RateWeighted => LossCombination::RateWeighted,
             TfrcLossCombination::Sum => LossCombination::Sum,
+            TfrcLossCombination::ConnectionHistory => LossCombination::ConnectionHistory,
         },
         recv_cap: match t.recv_cap.unwrap_or_default() {
             TfrcRecvCap::Sent => RecvCap::Sent,
@@ -296,8 +297,10 @@ pub(super) fn add_tfrc_flows(
                 TfrcMultipath::Bilevel => params.multipath.first_interval,
                 TfrcMultipath::Fractional => FirstInterval::Subflow,
             };
-            let receiver =
-                MpTfrcReceiver::new(n, &params.receiver, first_interval).map_err(bad_intervals)?;
+            let history = params.multipath.mode == TfrcMultipath::Bilevel
+                && params.multipath.loss_combination == LossCombination::ConnectionHistory;
+            let receiver = MpTfrcReceiver::new(n, &params.receiver, first_interval, history)
+                .map_err(bad_intervals)?;
             let flow = MpTfrcFlow::new(
                 data_routes,
                 feedback_routes,

@@ -44,10 +44,12 @@ pub enum TfrcMasterRtt {
 #[serde(rename_all = "kebab-case")]
 pub enum TfrcLossCombination {
     /// Tse eq. 3.3: weighted by the subflows' rates.
-    #[default]
     RateWeighted,
     /// The rejected Σ f_i.
     Sum,
+    /// One loss history over the connection's packets (decision D264).
+    #[default]
+    ConnectionHistory,
 }
 
 /// Where 1/N TFRC applies the 2·X_recv cap (decision D236).
