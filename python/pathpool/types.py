@@ -285,10 +285,12 @@ class Tfrc(TypedDict, total=False):
     loss_intervals: int
     multipath: Literal["bilevel", "fractional"]
     master_rtt: Literal["rate-weighted-mean", "max", "min"]
-    loss_combination: Literal["rate-weighted", "sum"]
+    loss_combination: Literal["connection-history", "rate-weighted", "sum"]
     recv_cap: Literal["sent", "nominal"]
     nack_expiry_rtts: float
     resend_on: Literal["highest-rate", "same"]
+    nominal_cap: Literal["connection", "subflow"]
+    first_interval: Literal["connection", "subflow"]
 
 
 Flow = TypedDict(

@@ -69,7 +69,7 @@ pub use reno::Reno;
 pub use tcp_lp::{IttRtt, LpPathState, TcpLp, TcpLpConfig};
 pub use tfrc::bilevel::{
     allocate, combined_loss_event_rate, fractional_rate_bytes_per_s, master_rtt, BilevelConfig,
-    BilevelMaster, LossCombination, MasterRtt, RecvCap, SubflowState,
+    BilevelMaster, LossCombination, MasterRtt, NominalCap, RecvCap, SubflowState,
 };
 pub use tfrc::equation::{
     loss_event_rate_for_rate, simple_bound_bytes_per_s, tfrc_rate_bytes_per_s,

@@ -23,6 +23,9 @@ const NACK_BYTES: usize = 6;
 const CUMULATIVE_BYTES: usize = 8;
 /// Bytes of each range received above the cumulative point (two sequence numbers).
 const RANGE_BYTES: usize = 16;
+/// Bytes of the connection's loss event rate, when the receiver keeps its history (a 4-byte
+/// field, as RFC 3448 §3.2.2's p).
+const LOSS_RATE_BYTES: usize = 4;
 /// The largest feedback packet counted on the wire: one 1500-byte MTU.
 const MAX_FEEDBACK_BYTES: usize = 1500;
 
@@ -113,7 +116,8 @@ impl MpTfrcFlow {
         let size = (FEEDBACK_BYTES as usize
             + CUMULATIVE_BYTES
             + NACK_BYTES * fb.nacks.len()
-            + RANGE_BYTES * fb.above_gap.len())
+            + RANGE_BYTES * fb.above_gap.len()
+            + fb.connection_loss_event_rate.map_or(0, |_| LOSS_RATE_BYTES))
         .min(MAX_FEEDBACK_BYTES) as u32;
         self.feedback_in_flight[i].push_back((id, fb));
         net.send(Packet::with_subflow(

@@ -25,11 +25,27 @@ pub enum MasterRtt {
 /// How the master combines the subflows' loss event rates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LossCombination {
-    /// f^M = Σ f_i·R_i / Σ R_f (Tse eq. 3.3, used).
-    #[default]
+    /// f^M = Σ f_i·R_i / Σ R_f (Tse eq. 3.3) from the subflows' own histories.
     RateWeighted,
     /// f^M = Σ f_i (Tse §3.2, rejected: it overestimates loss); kept for comparison.
     Sum,
+    /// f^M from one loss-interval history over the connection's packets, kept by the
+    /// receiver (decision D264); eq. 3.3 until the first report of it. The default.
+    #[default]
+    ConnectionHistory,
+}
+
+/// Which receive rate caps a Bilevel subflow's nominal rate at twice it (RFC 3448 §4.3's
+/// 2·X_recv; decision D263).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NominalCap {
+    /// The connection's, Σ X_recv,f (the master's own cap): the nominal rate is only a
+    /// weight in eq. 3.1, and what is sent is capped through R_M.
+    #[default]
+    Connection,
+    /// The subflow's own X_recv,i, as a single RFC 3448 sender: a subflow receiving its
+    /// share R'_i holds its weight near 2·R'_i, so the shares barely move.
+    Subflow,
 }
 
 /// The Bilevel master's options.
@@ -43,6 +59,8 @@ pub struct BilevelConfig {
     pub loss_combination: LossCombination,
     /// t_mbi of the master's rate floor s/t_mbi (RFC 3448 §4.3: 64 s).
     pub t_mbi: Dur,
+    /// Which receive rate caps the subflows' nominal rates.
+    pub nominal_cap: NominalCap,
 }
 
 impl Default for BilevelConfig {
@@ -52,6 +70,7 @@ impl Default for BilevelConfig {
             master_rtt: MasterRtt::default(),
             loss_combination: LossCombination::default(),
             t_mbi: Dur::from_secs(64),
+            nominal_cap: NominalCap::default(),
         }
     }
 }
@@ -79,7 +98,7 @@ fn total_nominal(subflows: &[SubflowState]) -> f64 {
 pub fn combined_loss_event_rate(subflows: &[SubflowState], how: LossCombination) -> f64 {
     match how {
         LossCombination::Sum => subflows.iter().map(|s| s.loss_event_rate).sum(),
-        LossCombination::RateWeighted => {
+        LossCombination::RateWeighted | LossCombination::ConnectionHistory => {
             let total = total_nominal(subflows);
             if total > 0.0 {
                 subflows
@@ -170,10 +189,21 @@ impl BilevelMaster {
     /// Σ X_recv,i with RFC 3448 §4.3's rule (the equation with t_RTO = 4·RTT_M, capped at
     /// 2·Σ X_recv,i; slow start while f^M = 0), and return each subflow's paced rate R'_i.
     pub fn on_feedback(&mut self, now: Time, subflows: &[SubflowState]) -> Vec<f64> {
+        let f_m = combined_loss_event_rate(subflows, self.cfg.loss_combination);
+        self.on_feedback_at_loss(now, subflows, f_m)
+    }
+
+    /// [`BilevelMaster::on_feedback`] with f^M given (a connection-wide loss history's).
+    pub fn on_feedback_at_loss(
+        &mut self,
+        now: Time,
+        subflows: &[SubflowState],
+        master_loss_event_rate: f64,
+    ) -> Vec<f64> {
         let inputs = RateInputs {
             segment_bytes: self.cfg.segment_bytes,
             rtt: master_rtt(subflows, self.cfg.master_rtt),
-            loss_event_rate: combined_loss_event_rate(subflows, self.cfg.loss_combination),
+            loss_event_rate: master_loss_event_rate,
             x_recv_bytes_per_s: subflows.iter().map(|s| s.x_recv_bytes_per_s).sum(),
             t_mbi: self.cfg.t_mbi,
             cap_by_receive_rate: true,

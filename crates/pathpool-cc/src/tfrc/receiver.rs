@@ -68,6 +68,7 @@ pub struct TfrcReceiver {
     last_feedback_at: Time,
     last_x_recv_bytes_per_s: f64,
     feedback_due: Option<Time>,
+    loss_events: u64,
 }
 
 impl TfrcReceiver {
@@ -91,6 +92,7 @@ impl TfrcReceiver {
             last_feedback_at: Time::ZERO,
             last_x_recv_bytes_per_s: 0.0,
             feedback_due: None,
+            loss_events: 0,
         })
     }
 
@@ -112,9 +114,46 @@ impl TfrcReceiver {
         self.feedback_due
     }
 
+    /// Loss events begun so far.
+    #[must_use]
+    pub fn loss_events(&self) -> u64 {
+        self.loss_events
+    }
+
+    /// The RTT in use: the sender's latest estimate, or the fallback before one arrived.
+    #[must_use]
+    pub fn rtt(&self) -> Dur {
+        self.rtt
+    }
+
+    /// Whether no loss event has begun yet (the first loss interval is still to be seeded).
+    #[must_use]
+    pub fn awaiting_first_loss(&self) -> bool {
+        self.event_start.is_none()
+    }
+
+    /// The receive rate that would seed the first loss interval at `now` (decision D233 (c)):
+    /// the larger of the rate since the last feedback and the last rate reported, bytes/s.
+    #[must_use]
+    pub fn seed_rate_bytes_per_s(&self, now: Time) -> f64 {
+        self.measured_x_recv(now).max(self.last_x_recv_bytes_per_s)
+    }
+
     /// A data packet arrived at `now`. Returns feedback to send at once: for the first packet
     /// (RFC 3448 §6.3) and when the packet revealed a new loss event (§6.1).
     pub fn on_data(&mut self, now: Time, hdr: &DataHeader) -> Option<Feedback> {
+        self.on_data_with_peers(now, hdr, 0.0)
+    }
+
+    /// [`TfrcReceiver::on_data`] for one subflow of a connection whose other subflows
+    /// receive `peers_bytes_per_s` between them: if this packet reveals the first loss, the
+    /// first loss interval is seeded at this receiver's rate plus theirs (decision D262).
+    pub fn on_data_with_peers(
+        &mut self,
+        now: Time,
+        hdr: &DataHeader,
+        peers_bytes_per_s: f64,
+    ) -> Option<Feedback> {
         if let Some(rtt) = hdr.rtt_estimate {
             self.rtt = rtt;
         }
@@ -137,7 +176,7 @@ impl TfrcReceiver {
         }
         self.history.record(hdr.seq, hdr.timestamp);
         self.highest_seq = self.highest_seq.max(hdr.seq);
-        let new_event = self.classify(now);
+        let new_event = self.classify(now, peers_bytes_per_s);
         if let Some(start) = self.event_start {
             self.intervals
                 .set_open((self.highest_seq + 1 - start.seq) as f64);
@@ -193,7 +232,7 @@ impl TfrcReceiver {
 
     /// Classifies packets from the lowest unclassified one up: received, or lost once
     /// `ndupack` later packets arrived (RFC 3448 §5.1). Returns whether a new loss event began.
-    fn classify(&mut self, now: Time) -> bool {
+    fn classify(&mut self, now: Time, peers_bytes_per_s: f64) -> bool {
         let mut new_event = false;
         while self.next_unclassified < self.highest_seq {
             let seq = self.next_unclassified;
@@ -203,7 +242,7 @@ impl TfrcReceiver {
                 let Some((next_seq, next_sent_at)) = self.later_arrivals(seq) else {
                     break;
                 };
-                new_event |= self.on_loss(now, seq, next_seq, next_sent_at);
+                new_event |= self.on_loss(now, seq, next_seq, next_sent_at, peers_bytes_per_s);
             }
             self.next_unclassified += 1;
         }
@@ -228,8 +267,16 @@ impl TfrcReceiver {
 
     /// Packet `seq` is lost. Its send time is interpolated between the received packets
     /// around it (RFC 3448 §5.2); it starts a new loss event unless it was sent within one RTT
-    /// of the current event's start. Returns whether it started one.
-    fn on_loss(&mut self, now: Time, seq: u64, next_seq: u64, next_sent_at: Time) -> bool {
+    /// of the current event's start. Returns whether it started one. `peers_bytes_per_s` is
+    /// added to the receive rate that seeds the first interval.
+    fn on_loss(
+        &mut self,
+        now: Time,
+        seq: u64,
+        next_seq: u64,
+        next_sent_at: Time,
+        peers_bytes_per_s: f64,
+    ) -> bool {
         self.losses_since_feedback += 1;
         let (prev_seq, prev_sent_at) = self.last_received;
         let span_s = next_sent_at.saturating_since(prev_sent_at).as_secs_f64();
@@ -240,13 +287,14 @@ impl TfrcReceiver {
             Some(start) => self.intervals.close_interval((seq - start.seq) as f64),
             None => {
                 // RFC 3448 §6.3.1: the first interval is 1/p for the p at which the equation
-                // gives the receive rate (decision D233 for which rate).
-                let x_recv = self.measured_x_recv(now).max(self.last_x_recv_bytes_per_s);
+                // gives the receive rate (decisions D233 for which rate, D262 for a subflow's).
+                let x_recv = self.seed_rate_bytes_per_s(now) + peers_bytes_per_s;
                 let p = loss_event_rate_for_rate(self.segment_bytes, self.rtt, x_recv);
                 self.intervals.close_interval(1.0 / p);
             }
         }
         self.event_start = Some(EventStart { seq, sent_at });
+        self.loss_events += 1;
         true
     }
 }

@@ -116,6 +116,39 @@ fn the_first_interval_inverts_the_equation_at_x_recv() {
     assert!((rx.loss_event_rate() - 1.0 / first).abs() < 1e-12);
 }
 
+/// Decision D262: a subflow of a connection seeds its first interval at the connection's
+/// receive rate, its own 1 MB/s (as above) plus its peers' 3 MB/s; later packets' peer rates
+/// change nothing.
+#[test]
+fn a_subflow_seeds_its_first_interval_at_the_connection_rate() {
+    let mut rx = receiver();
+    let mut plain = receiver();
+    for seq in 0..100 {
+        rx.on_data_with_peers(Time::from_ms(seq + 50), &hdr(seq), 3e6);
+        deliver(&mut plain, seq);
+    }
+    rx.on_timer(Time::from_ms(150)).unwrap();
+    plain.on_timer(Time::from_ms(150)).unwrap();
+    assert!(rx.awaiting_first_loss());
+    for seq in (100..=123).filter(|&s| s != 120) {
+        rx.on_data_with_peers(Time::from_ms(seq + 50), &hdr(seq), 3e6);
+        deliver(&mut plain, seq);
+    }
+    assert!(!rx.awaiting_first_loss());
+    let first = rx.intervals().closed().next().unwrap();
+    let want = 1.0 / loss_event_rate_for_rate(1000, RTT, 4e6);
+    assert!((first - want).abs() < 1e-6 * want, "{first} vs {want}");
+    // Four times the rate needs about a sixteenth of the loss rate (X ∝ 1/√p for small p).
+    let own = plain.intervals().closed().next().unwrap();
+    assert!((14.0..=16.5).contains(&(first / own)), "{first} / {own}");
+    // Lose 130, 131..133 arrive: a second event (sent 10 ms after the first's start, within
+    // the RTT, so it joins it) changes no closed interval whatever the peers receive.
+    for seq in (124..=133).filter(|&s| s != 130) {
+        rx.on_data_with_peers(Time::from_ms(seq + 50), &hdr(seq), 1e9);
+    }
+    assert_eq!(rx.intervals().closed().collect::<Vec<_>>(), vec![first]);
+}
+
 #[test]
 fn losses_within_one_rtt_of_the_event_start_join_it() {
     let mut rx = receiver();

@@ -208,12 +208,14 @@ impl TfrcSender {
         }
     }
 
-    fn rate_inputs(&self, rtt: Dur) -> RateInputs {
+    /// The rate update's inputs, with `cap_x_recv_bytes_per_s` as the X_recv of the
+    /// 2·X_recv cap.
+    fn rate_inputs(&self, rtt: Dur, cap_x_recv_bytes_per_s: f64) -> RateInputs {
         RateInputs {
             segment_bytes: self.cfg.segment_bytes,
             rtt,
             loss_event_rate: self.loss_event_rate,
-            x_recv_bytes_per_s: self.x_recv_bytes_per_s,
+            x_recv_bytes_per_s: cap_x_recv_bytes_per_s,
             t_mbi: self.cfg.t_mbi,
             cap_by_receive_rate: self.cfg.cap_by_receive_rate,
         }
@@ -221,6 +223,13 @@ impl TfrcSender {
 
     /// RFC 3448 §4.3: a feedback packet arrived at `now`.
     pub fn on_feedback(&mut self, now: Time, fb: &Feedback) {
+        self.on_feedback_capped_at(now, fb, fb.x_recv_bytes_per_s);
+    }
+
+    /// [`TfrcSender::on_feedback`] with the 2·X_recv cap taken at `cap_x_recv_bytes_per_s`
+    /// instead of the reported X_recv (a Bilevel subflow's nominal rate capped by its
+    /// connection's receive rate, decision D263); X_recv is still recorded as reported.
+    pub fn on_feedback_capped_at(&mut self, now: Time, fb: &Feedback, cap_x_recv_bytes_per_s: f64) {
         // Step 1: R_sample = (t_now − t_recvdata) − t_delay; R = q·R + (1 − q)·R_sample.
         let since_echo = now.saturating_since(fb.timestamp_echo);
         let sample = Dur::from_ps(since_echo.as_ps().saturating_sub(fb.echo_delay.as_ps()));
@@ -236,7 +245,7 @@ impl TfrcSender {
         self.x_recv_bytes_per_s = fb.x_recv_bytes_per_s;
         self.loss_event_rate = fb.loss_event_rate;
         // Steps 3–4.
-        let inputs = self.rate_inputs(rtt);
+        let inputs = self.rate_inputs(rtt, cap_x_recv_bytes_per_s);
         self.x_bytes_per_s = update_allowed_rate(self.x_bytes_per_s, &mut self.tld, now, &inputs);
         self.restart_nofeedback(now);
         self.reschedule();
@@ -275,7 +284,7 @@ impl TfrcSender {
                 } else {
                     x_calc / 4.0
                 };
-                let inputs = self.rate_inputs(rtt);
+                let inputs = self.rate_inputs(rtt, self.x_recv_bytes_per_s);
                 self.x_bytes_per_s =
                     update_allowed_rate(self.x_bytes_per_s, &mut self.tld, now, &inputs);
             }

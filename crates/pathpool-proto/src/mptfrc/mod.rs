@@ -7,19 +7,21 @@
 //!   (eqs. 3.1, 3.3) or 1/N TFRC, and which packet each subflow sends next.
 //! * [`reliability`]: the master's reliability (Tse §4.3.2): NACKs, resends on another
 //!   subflow, the 1.5-RTT NACK expiry and the tail-loss rule.
+//! * [`connection_loss`]: the optional loss-interval history over the whole connection.
 //! * [`receiver`]: per-subflow TFRC receivers, loss detection for NACKs, and the reassembly
 //!   of the connection sequence space (every packet delivered once).
 //!
 //! Sequence numbers count packets: connection packet g carries the g-th payload unit, so
 //! "every byte delivered once" is "every connection packet delivered once".
 
+pub mod connection_loss;
 pub mod receiver;
 pub mod reliability;
 pub mod sender;
 
 use pathpool_cc::{DataHeader, Feedback};
 
-pub use receiver::MpTfrcReceiver;
+pub use receiver::{FirstInterval, MpTfrcReceiver};
 pub use reliability::{Reliability, ResendSubflow};
 pub use sender::{MpTfrcConfig, MpTfrcSender, MultipathTfrc};
 
@@ -60,6 +62,9 @@ pub struct MpFeedback {
     pub cumulative: u64,
     /// Connection packets received above `cumulative`: sorted, disjoint `[start, end)`.
     pub above_gap: Vec<(u64, u64)>,
+    /// The loss event rate of the connection-wide loss history, if the receiver keeps one
+    /// (decision D264).
+    pub connection_loss_event_rate: Option<f64>,
 }
 
 /// Whether connection packet `g` is in what a feedback reports received.

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use pathpool_cc::{BadIntervalCount, TfrcReceiver, TfrcReceiverConfig};
 use pathpool_core::Time;
 
+use super::connection_loss::ConnectionLoss;
 use super::{MpDataHeader, MpFeedback, Nack};
 use crate::reassembly::{Inserted, Reassembly};
 
@@ -52,6 +53,22 @@ impl LossDetector {
     }
 }
 
+/// Which receive rate seeds a subflow's first loss interval (RFC 3448 §6.3.1; decision
+/// D262).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FirstInterval {
+    /// The connection's: the sum of every subflow's receive rate. Bilevel TFRC's master
+    /// runs the equation at the rate-weighted loss rate (Tse eq. 3.3) to set the rate of the
+    /// whole connection, so the interval that lets it go on at the rate received is the
+    /// one the equation gives at the connection's rate.
+    #[default]
+    Connection,
+    /// The subflow's own, as a single RFC 3448 receiver: right for 1/N TFRC, whose subflows
+    /// each run the equation at their own rate; for Bilevel it gives about n² times the loss
+    /// rate the master needs on n equal paths.
+    Subflow,
+}
+
 /// A NACK the receiver keeps, with a bound on the connection packet it carried once known.
 #[derive(Debug, Clone, Copy)]
 struct OpenNack {
@@ -77,14 +94,25 @@ pub struct MpTfrcReceiver {
     ndupack: usize,
     reassembly: Reassembly,
     lost: Vec<(u64, Option<u64>)>,
+    first_interval: FirstInterval,
+    connection_loss: Option<ConnectionLoss>,
 }
 
 impl MpTfrcReceiver {
-    /// A receiver for `subflows` subflows, each with an RFC 3448 receiver of `cfg`.
+    /// A receiver for `subflows` subflows, each with an RFC 3448 receiver of `cfg` whose
+    /// first loss interval is seeded at the rate `first_interval` names, and with a
+    /// connection-wide loss history reported in every feedback if `connection_history`.
     pub fn new(
         subflows: usize,
         cfg: &TfrcReceiverConfig,
+        first_interval: FirstInterval,
+        connection_history: bool,
     ) -> Result<MpTfrcReceiver, BadIntervalCount> {
+        let connection_loss = if connection_history {
+            Some(ConnectionLoss::new(cfg.loss_intervals)?)
+        } else {
+            None
+        };
         let subflows = (0..subflows)
             .map(|_| {
                 Ok(SubflowRx {
@@ -99,6 +127,8 @@ impl MpTfrcReceiver {
             ndupack: cfg.ndupack as usize,
             reassembly: Reassembly::new(),
             lost: Vec::new(),
+            first_interval,
+            connection_loss,
         })
     }
 
@@ -154,7 +184,37 @@ impl MpTfrcReceiver {
         for s in &mut self.subflows {
             s.nacks.retain(|n| n.bound.is_none_or(|b| b > cum));
         }
-        let fb = self.subflows[i].tfrc.on_data(now, &hdr.tfrc);
+        // The other subflows' receive rates matter only until subflow i's first loss.
+        let peers_bytes_per_s = match self.first_interval {
+            FirstInterval::Connection if self.subflows[i].tfrc.awaiting_first_loss() => self
+                .subflows
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, s)| s.tfrc.seed_rate_bytes_per_s(now))
+                .sum(),
+            _ => 0.0,
+        };
+        let events_before = self.subflows[i].tfrc.loss_events();
+        let fb = self.subflows[i]
+            .tfrc
+            .on_data_with_peers(now, &hdr.tfrc, peers_bytes_per_s);
+        if let Some(c) = &mut self.connection_loss {
+            let rx = &self.subflows[i].tfrc;
+            let subflows = &self.subflows;
+            c.on_packet(
+                now,
+                rx.loss_events() > events_before,
+                rx.rtt(),
+                hdr.tfrc.size_bytes,
+                || {
+                    subflows
+                        .iter()
+                        .map(|s| s.tfrc.seed_rate_bytes_per_s(now))
+                        .sum()
+                },
+            );
+        }
         (is_new, fb.map(|fb| self.wrap(i, fb)))
     }
 
@@ -188,6 +248,10 @@ impl MpTfrcReceiver {
                 .collect(),
             cumulative: self.reassembly.cumulative(),
             above_gap: self.reassembly.above_gap().to_vec(),
+            connection_loss_event_rate: self
+                .connection_loss
+                .as_ref()
+                .map(ConnectionLoss::loss_event_rate),
         }
     }
 }
@@ -214,7 +278,13 @@ mod tests {
 
     #[test]
     fn a_loss_is_nacked_until_the_data_below_its_bound_arrived() {
-        let mut rx = MpTfrcReceiver::new(2, &TfrcReceiverConfig::default()).unwrap();
+        let mut rx = MpTfrcReceiver::new(
+            2,
+            &TfrcReceiverConfig::default(),
+            FirstInterval::default(),
+            false,
+        )
+        .unwrap();
         // Subflow 0 carries connection packets 0, 2, 4, 6, 8 as its 0..5; its packet 1
         // (connection packet 2) is lost. Subflow 1 carries 1, 3, 5, 7.
         let mut nacked = Vec::new();

@@ -279,6 +279,7 @@ mod tests {
                 .collect(),
             cumulative,
             above_gap: Vec::new(),
+            connection_loss_event_rate: None,
         }
     }
 

@@ -11,8 +11,8 @@
 //! data, else (no new data left) a tail resend ([`Reliability`]).
 
 use pathpool_cc::{
-    allocate, fractional_rate_bytes_per_s, BilevelConfig, BilevelMaster, RecvCap, SubflowState,
-    TfrcSender, TfrcSenderConfig,
+    allocate, fractional_rate_bytes_per_s, BilevelConfig, BilevelMaster, LossCombination,
+    NominalCap, RecvCap, SubflowState, TfrcSender, TfrcSenderConfig,
 };
 use pathpool_core::{Dur, Time};
 
@@ -65,6 +65,8 @@ pub struct MpTfrcSender {
     fed: Vec<bool>,
     master: Option<BilevelMaster>,
     rel: Reliability,
+    /// The connection-wide loss event rate last reported (decision D264).
+    connection_loss_event_rate: Option<f64>,
     /// New data ends before this connection sequence number (`None`: unlimited).
     new_data_end: Option<u64>,
 }
@@ -94,6 +96,7 @@ impl MpTfrcSender {
             cfg,
             subs,
             master,
+            connection_loss_event_rate: None,
             new_data_end: None,
         };
         if matches!(s.cfg.mode, MultipathTfrc::Fractional(_)) {
@@ -204,8 +207,25 @@ impl MpTfrcSender {
     /// then the NACKs.
     pub fn on_feedback(&mut self, now: Time, fb: &MpFeedback) {
         let i = fb.subflow as usize;
-        self.subs[i].on_feedback(now, &fb.tfrc);
+        match &self.cfg.mode {
+            MultipathTfrc::Bilevel(b) if b.nominal_cap == NominalCap::Connection => {
+                // The connection's receive rate: this report's and the others' last ones.
+                let others: f64 = (0..self.subs.len())
+                    .filter(|&j| j != i)
+                    .map(|j| self.subs[j].x_recv_bytes_per_s())
+                    .sum();
+                self.subs[i].on_feedback_capped_at(
+                    now,
+                    &fb.tfrc,
+                    others + fb.tfrc.x_recv_bytes_per_s,
+                );
+            }
+            _ => self.subs[i].on_feedback(now, &fb.tfrc),
+        }
         self.fed[i] = true;
+        if fb.connection_loss_event_rate.is_some() {
+            self.connection_loss_event_rate = fb.connection_loss_event_rate;
+        }
         match self.cfg.mode {
             MultipathTfrc::Bilevel(_) => self.set_bilevel_rates(Some(now)),
             MultipathTfrc::Fractional(_) => self.set_fractional_rate(i),
@@ -258,9 +278,18 @@ impl MpTfrcSender {
         let Some(master) = self.master.as_mut() else {
             return;
         };
-        let shares = match now {
-            Some(now) => master.on_feedback(now, &states),
-            None => allocate(master.rate_bytes_per_s(), &states),
+        let connection_loss = match &self.cfg.mode {
+            MultipathTfrc::Bilevel(b)
+                if b.loss_combination == LossCombination::ConnectionHistory =>
+            {
+                self.connection_loss_event_rate
+            }
+            _ => None,
+        };
+        let shares = match (now, connection_loss) {
+            (Some(now), Some(f_m)) => master.on_feedback_at_loss(now, &states, f_m),
+            (Some(now), None) => master.on_feedback(now, &states),
+            (None, _) => allocate(master.rate_bytes_per_s(), &states),
         };
         let floor = self.floor_rate();
         for (&j, share) in idx.iter().zip(shares) {

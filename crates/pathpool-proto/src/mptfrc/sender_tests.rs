@@ -1,11 +1,11 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use pathpool_cc::{Feedback, TfrcReceiverConfig};
+use pathpool_cc::{Feedback, LossCombination, TfrcReceiverConfig};
 use proptest::prelude::*;
 
 use super::*;
-use crate::mptfrc::{MpTfrcReceiver, Nack};
+use crate::mptfrc::{FirstInterval, MpTfrcReceiver, Nack};
 
 fn feedback(subflow: u32, rtt_ms: u64, p: f64, x_recv: f64, now: Time) -> MpFeedback {
     MpFeedback {
@@ -20,6 +20,7 @@ fn feedback(subflow: u32, rtt_ms: u64, p: f64, x_recv: f64, now: Time) -> MpFeed
         nacks: Vec::new(),
         cumulative: 0,
         above_gap: Vec::new(),
+        connection_loss_event_rate: None,
     }
 }
 
@@ -44,6 +45,66 @@ fn bilevel_paces_the_subflows_at_shares_of_the_master_rate() {
     // f^M (eq. 3.3) lies between 0.01 and 0.04: R_M lies between the two equation rates.
     let rate = |p| pathpool_cc::tfrc_rate_bytes_per_s(1000, Dur::from_ms(100), p);
     assert!(rate(0.04) < r_m && r_m < rate(0.01), "{r_m}");
+}
+
+/// Decision D263: with p = 0.01 at 100 ms the equation gives 112 332 B/s (D230's vector);
+/// subflow 0 reports X_recv 20 kB/s and subflow 1 100 kB/s. Capped by its own receive rate
+/// subflow 0's nominal rate is 40 kB/s; by the connection's, 2·120 kB/s, the equation's.
+#[test]
+fn a_bilevel_subflows_nominal_rate_is_capped_by_the_connection_rate() {
+    let x_calc = pathpool_cc::tfrc_rate_bytes_per_s(1000, Dur::from_ms(100), 0.01);
+    assert!((x_calc - 112_332.2).abs() < 0.1, "{x_calc}");
+    for (cap, want) in [
+        (NominalCap::Connection, x_calc),
+        (NominalCap::Subflow, 40_000.0),
+    ] {
+        let cfg = MpTfrcConfig {
+            mode: MultipathTfrc::Bilevel(BilevelConfig {
+                nominal_cap: cap,
+                ..BilevelConfig::default()
+            }),
+            ..MpTfrcConfig::default()
+        };
+        let mut s = MpTfrcSender::new(cfg, 2, Time::ZERO);
+        let now = Time::from_secs(1);
+        s.on_feedback(now, &feedback(1, 100, 0.0, 100_000.0, now));
+        s.on_feedback(now, &feedback(0, 100, 0.01, 20_000.0, now));
+        let got = s.subflow(0).rate_bytes_per_s();
+        assert!((got - want).abs() < 1e-6 * want, "{cap:?}: {got}");
+        // What is sent stays capped by the master: R_M ≤ 2·Σ X_recv = 240 kB/s.
+        assert!(s.master_rate_bytes_per_s().unwrap() <= 240_000.0);
+    }
+}
+
+/// Decision D264: with `connection-history` the master runs the equation at the reported
+/// connection loss event rate (0.01: 112 332 B/s, under the 2·Σ X_recv cap), whatever the
+/// subflows' own rates say; `rate-weighted` ignores the report.
+#[test]
+fn the_master_uses_the_connection_loss_history_when_reported() {
+    let x_calc = pathpool_cc::tfrc_rate_bytes_per_s(1000, Dur::from_ms(100), 0.01);
+    for how in [
+        LossCombination::ConnectionHistory,
+        LossCombination::RateWeighted,
+    ] {
+        let cfg = MpTfrcConfig {
+            mode: MultipathTfrc::Bilevel(BilevelConfig {
+                loss_combination: how,
+                ..BilevelConfig::default()
+            }),
+            ..MpTfrcConfig::default()
+        };
+        let mut s = MpTfrcSender::new(cfg, 2, Time::ZERO);
+        let now = Time::from_secs(1);
+        let mut fb = feedback(0, 100, 0.04, 1e6, now);
+        fb.connection_loss_event_rate = Some(0.01);
+        s.on_feedback(now, &fb);
+        let r_m = s.master_rate_bytes_per_s().unwrap();
+        let want = match how {
+            LossCombination::ConnectionHistory => x_calc,
+            _ => pathpool_cc::tfrc_rate_bytes_per_s(1000, Dur::from_ms(100), 0.04),
+        };
+        assert!((r_m - want).abs() < 1e-6 * want, "{how:?}: {r_m} vs {want}");
+    }
 }
 
 #[test]
@@ -114,13 +175,21 @@ fn transfer(
     seed: u64,
     mode: MultipathTfrc,
 ) -> (Vec<u32>, bool, u64) {
+    let (first, history) = match &mode {
+        MultipathTfrc::Bilevel(b) => (
+            FirstInterval::Connection,
+            b.loss_combination == LossCombination::ConnectionHistory,
+        ),
+        MultipathTfrc::Fractional(_) => (FirstInterval::Subflow, false),
+    };
     let cfg = MpTfrcConfig {
         mode,
         ..MpTfrcConfig::default()
     };
     let mut tx = MpTfrcSender::new(cfg, subflows, Time::ZERO);
     tx.limit_new_data(packets);
-    let mut rx = MpTfrcReceiver::new(subflows, &TfrcReceiverConfig::default()).unwrap();
+    let mut rx =
+        MpTfrcReceiver::new(subflows, &TfrcReceiverConfig::default(), first, history).unwrap();
     let mut rng = Lcg(seed);
     let mut queue: BinaryHeap<Reverse<(Time, u64)>> = BinaryHeap::new();
     let mut events: Vec<Option<Event>> = Vec::new();

@@ -6,12 +6,12 @@
 use std::collections::HashSet;
 
 use pathpool_cc::{
-    BilevelConfig, HistoryMode, LossCombination, MasterRtt, RecvCap, TfrcReceiver,
+    BilevelConfig, HistoryMode, LossCombination, MasterRtt, NominalCap, RecvCap, TfrcReceiver,
     TfrcReceiverConfig, TfrcSender, TfrcSenderConfig,
 };
 use pathpool_core::Time;
 use pathpool_proto::mptfrc::{
-    MpTfrcConfig, MpTfrcReceiver, MpTfrcSender, MultipathTfrc, ResendSubflow,
+    FirstInterval, MpTfrcConfig, MpTfrcReceiver, MpTfrcSender, MultipathTfrc, ResendSubflow,
 };
 
 use super::entry::Entry;
@@ -22,8 +22,9 @@ use crate::error::{PathSeg, SpecError};
 use crate::mptfrc_flow::MpTfrcFlow;
 use crate::sim::{FlowMeta, Simulation, SubflowMeta};
 use crate::spec::{
-    FlowKind, TcpFlowSpec, TfrcFlowSpec, TfrcHistory, TfrcLossCombination, TfrcMasterRtt,
-    TfrcMultipath, TfrcRecvCap, TfrcResendOn, TfrcSpec, TFRC_MULTIPATH_FIELDS,
+    FlowKind, TcpFlowSpec, TfrcFirstInterval, TfrcFlowSpec, TfrcHistory, TfrcLossCombination,
+    TfrcMasterRtt, TfrcMultipath, TfrcNominalCap, TfrcRecvCap, TfrcResendOn, TfrcSpec,
+    TFRC_MULTIPATH_FIELDS,
 };
 use crate::tfrc_flow::TfrcFlow;
 use crate::udp_flow::UDP_HEADER_BYTES;
@@ -47,6 +48,8 @@ struct MultipathParams {
     recv_cap: RecvCap,
     nack_expiry_rtts: f64,
     resend_on: ResendSubflow,
+    first_interval: FirstInterval,
+    nominal_cap: NominalCap,
 }
 
 fn check_packet_size(bytes: u64, at: Vec<PathSeg>) -> Result<u64, SpecError> {
@@ -110,6 +113,7 @@ fn resolve(t: &TfrcSpec, field: &dyn Fn(&str) -> Vec<PathSeg>) -> Result<TfrcPar
         loss_combination: match t.loss_combination.unwrap_or_default() {
             TfrcLossCombination::RateWeighted => LossCombination::RateWeighted,
             TfrcLossCombination::Sum => LossCombination::Sum,
+            TfrcLossCombination::ConnectionHistory => LossCombination::ConnectionHistory,
         },
         recv_cap: match t.recv_cap.unwrap_or_default() {
             TfrcRecvCap::Sent => RecvCap::Sent,
@@ -119,6 +123,14 @@ fn resolve(t: &TfrcSpec, field: &dyn Fn(&str) -> Vec<PathSeg>) -> Result<TfrcPar
         resend_on: match t.resend_on.unwrap_or_default() {
             TfrcResendOn::HighestRate => ResendSubflow::HighestRateOther,
             TfrcResendOn::Same => ResendSubflow::Same,
+        },
+        first_interval: match t.first_interval.unwrap_or_default() {
+            TfrcFirstInterval::Connection => FirstInterval::Connection,
+            TfrcFirstInterval::Subflow => FirstInterval::Subflow,
+        },
+        nominal_cap: match t.nominal_cap.unwrap_or_default() {
+            TfrcNominalCap::Connection => NominalCap::Connection,
+            TfrcNominalCap::Subflow => NominalCap::Subflow,
         },
     };
     Ok(TfrcParams {
@@ -141,6 +153,7 @@ fn mp_config(p: &TfrcParams, size_bytes: u64) -> MpTfrcConfig {
             segment_bytes: size_bytes,
             master_rtt: m.master_rtt,
             loss_combination: m.loss_combination,
+            nominal_cap: m.nominal_cap,
             ..BilevelConfig::default()
         }),
         TfrcMultipath::Fractional => MultipathTfrc::Fractional(m.recv_cap),
@@ -279,7 +292,15 @@ pub(super) fn add_tfrc_flows(
         let subflows = if plan.is_some() {
             let n = routes.len();
             let sender = MpTfrcSender::new(mp_config(params, size_bytes), n, copy.start);
-            let receiver = MpTfrcReceiver::new(n, &params.receiver).map_err(bad_intervals)?;
+            // 1/N TFRC's subflows each run the equation at their own rate (decision D262).
+            let first_interval = match params.multipath.mode {
+                TfrcMultipath::Bilevel => params.multipath.first_interval,
+                TfrcMultipath::Fractional => FirstInterval::Subflow,
+            };
+            let history = params.multipath.mode == TfrcMultipath::Bilevel
+                && params.multipath.loss_combination == LossCombination::ConnectionHistory;
+            let receiver = MpTfrcReceiver::new(n, &params.receiver, first_interval, history)
+                .map_err(bad_intervals)?;
             let flow = MpTfrcFlow::new(
                 data_routes,
                 feedback_routes,

@@ -23,8 +23,8 @@ pub use flow::{
     UdpFlowSpec, UdpOnoffFlowSpec,
 };
 pub use tfrc::{
-    TfrcHistory, TfrcLossCombination, TfrcMasterRtt, TfrcMultipath, TfrcRecvCap, TfrcResendOn,
-    TfrcSpec, TFRC_MULTIPATH_FIELDS,
+    TfrcFirstInterval, TfrcHistory, TfrcLossCombination, TfrcMasterRtt, TfrcMultipath,
+    TfrcNominalCap, TfrcRecvCap, TfrcResendOn, TfrcSpec, TFRC_MULTIPATH_FIELDS,
 };
 
 /// A whole scenario.

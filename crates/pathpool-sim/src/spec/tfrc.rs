@@ -44,10 +44,12 @@ pub enum TfrcMasterRtt {
 #[serde(rename_all = "kebab-case")]
 pub enum TfrcLossCombination {
     /// Tse eq. 3.3: weighted by the subflows' rates.
-    #[default]
     RateWeighted,
     /// The rejected Σ f_i.
     Sum,
+    /// One loss history over the connection's packets (decision D264).
+    #[default]
+    ConnectionHistory,
 }
 
 /// Where 1/N TFRC applies the 2·X_recv cap (decision D236).
@@ -59,6 +61,28 @@ pub enum TfrcRecvCap {
     Sent,
     /// On the nominal rate, as plain RFC 3448.
     Nominal,
+}
+
+/// Which receive rate seeds a Bilevel subflow's first loss interval (decision D262).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TfrcFirstInterval {
+    /// The connection's (every subflow's receive rate summed).
+    #[default]
+    Connection,
+    /// The subflow's own, as a single RFC 3448 receiver.
+    Subflow,
+}
+
+/// Which receive rate caps a Bilevel subflow's nominal rate (decision D263).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TfrcNominalCap {
+    /// The connection's (every subflow's receive rate summed).
+    #[default]
+    Connection,
+    /// The subflow's own, as a single RFC 3448 sender.
+    Subflow,
 }
 
 /// Which subflow a NACKed packet is resent on (decision D251).
@@ -107,6 +131,13 @@ pub struct TfrcSpec {
     /// Which subflow a NACKed packet is resent on (default `"highest-rate"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resend_on: Option<TfrcResendOn>,
+    /// Which receive rate seeds a Bilevel subflow's first loss interval (default
+    /// `"connection"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_interval: Option<TfrcFirstInterval>,
+    /// Which receive rate caps a Bilevel subflow's nominal rate (default `"connection"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nominal_cap: Option<TfrcNominalCap>,
 }
 
 impl TfrcSpec {
@@ -130,6 +161,8 @@ impl TfrcSpec {
             recv_cap: over.recv_cap.or(self.recv_cap),
             nack_expiry_rtts: over.nack_expiry_rtts.or(self.nack_expiry_rtts),
             resend_on: over.resend_on.or(self.resend_on),
+            first_interval: over.first_interval.or(self.first_interval),
+            nominal_cap: over.nominal_cap.or(self.nominal_cap),
         }
     }
 
@@ -147,6 +180,8 @@ impl TfrcSpec {
             ("recv_cap", self.recv_cap.is_some()),
             ("nack_expiry_rtts", self.nack_expiry_rtts.is_some()),
             ("resend_on", self.resend_on.is_some()),
+            ("first_interval", self.first_interval.is_some()),
+            ("nominal_cap", self.nominal_cap.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, set)| set.then_some(name))
@@ -155,11 +190,13 @@ impl TfrcSpec {
 }
 
 /// The `[tfrc]` fields that only multipath TFRC flows use.
-pub const TFRC_MULTIPATH_FIELDS: [&str; 6] = [
+pub const TFRC_MULTIPATH_FIELDS: [&str; 8] = [
     "multipath",
     "master_rtt",
     "loss_combination",
     "recv_cap",
     "nack_expiry_rtts",
     "resend_on",
+    "first_interval",
+    "nominal_cap",
 ];
