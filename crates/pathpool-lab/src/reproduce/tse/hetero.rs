@@ -103,7 +103,9 @@ fn sweep(
     points: &[(String, Vec<(String, String)>)],
     compared: impl Fn(Variant, &str) -> Vec<String>,
 ) -> Result<(Report, Vec<Vec<Results>>), String> {
-    let seeds = ctx.seeds(10, 3);
+    // Quick: 5 seeds. With 3, Multi-Priority TCP's 25 ms / 5 Mb/s point and E4's 1.5 Mb/s
+    // point lay above their bands where the full runs cannot tell (D145, 2026-11-27).
+    let seeds = ctx.seeds(10, 5);
     let targets = published::of(id)?;
     let mut configs = Vec::new();
     for v in VARIANTS {
