@@ -412,27 +412,31 @@ fn bottleneck_share(cc: CcKind, window_s: u64) -> f64 {
     share
 }
 
-/// NMCC's half and Uncoupled's two thirds, each on a bed of its own, run at the same time:
-/// a bed moving 20 Mb/s takes about 5% of a core (2026-11-27: 4.2 CPU s in a 75 s run), so
-/// the two do not wait for each other, and CI is 70 s shorter than with one after the
-/// other. Uncoupled was ignored while the second subflow of the two-path download was
-/// starved (docs/overlay.md, acceptance 4: the nodes sent their per-destination batches in a
-/// fixed order, D256, and a retransmission always after the burst of its round, D269 and
-/// D270).
 #[test]
-fn nmcc_takes_half_a_shared_bottleneck_and_uncoupled_about_two_thirds() {
+fn nmcc_takes_half_a_shared_bottleneck() {
     let _cores = common::exclusive();
-    let uncoupled = thread::spawn(|| bottleneck_share(CcKind::Uncoupled, UNCOUPLED_WINDOW_S));
     let nmcc = bottleneck_share(CcKind::Nmcc, NMCC_WINDOW_S);
-    let uncoupled = uncoupled.join().expect("the Uncoupled bed");
-    let load = common::machine_load();
     assert!(
         (nmcc - 50.0).abs() <= NMCC_TOLERANCE_POINTS,
-        "NMCC share {nmcc:.1}% ({load})"
+        "NMCC share {nmcc:.1}% ({})",
+        common::machine_load()
     );
+}
+
+/// Uncoupled's two thirds. It was ignored while the second subflow of the two-path download
+/// was starved (docs/overlay.md, acceptance 4: the nodes sent their per-destination batches
+/// in a fixed order, D256, and a retransmission always after the burst of its round, D269 and
+/// D270). Run on its own bed after NMCC's, not beside it: with the two beds started at the same
+/// time a subflow of one was locked out from the start in 2 runs of 5 (2026-11-27, CI
+/// included), against none in 11 runs one after the other.
+#[test]
+fn uncoupled_takes_about_two_thirds_of_a_shared_bottleneck() {
+    let _cores = common::exclusive();
+    let uncoupled = bottleneck_share(CcKind::Uncoupled, UNCOUPLED_WINDOW_S);
     assert!(
         uncoupled > UNCOUPLED_MIN_SHARE,
-        "Uncoupled {uncoupled:.1}% ({load})"
+        "Uncoupled {uncoupled:.1}% ({})",
+        common::machine_load()
     );
 }
 
