@@ -428,7 +428,7 @@ fn nmcc_takes_half_a_shared_bottleneck() {
 /// in a fixed order, D256, and a retransmission always after the burst of its round, D269 and
 /// D270). Run on its own bed after NMCC's, not beside it: with the two beds started at the same
 /// time a subflow of one was locked out from the start in 2 runs of 5 (2026-11-27, CI
-/// included), against none in 11 runs one after the other.
+/// included), against none in 10 runs one after the other since D270.
 #[test]
 fn uncoupled_takes_about_two_thirds_of_a_shared_bottleneck() {
     let _cores = common::exclusive();
