@@ -257,29 +257,63 @@ fn bytes_at(samples: &[(f64, u64)], t: f64) -> u64 {
         .map_or(0, |(_, b)| *b)
 }
 
-/// The subscriber's `--progress-log`: `(unix time, bytes from every source)` and the unix time
-/// of the subscription.
-fn read_progress(path: &Path) -> (Vec<(f64, u64)>, f64) {
+/// One path's sample of the progress log: `(unix time, bytes, requests, lost)`.
+type PathSample = (f64, u64, u64, u64);
+
+/// The subscriber's `--progress-log`.
+struct Progress {
+    /// `(unix time, bytes from every path)`.
+    total: Vec<(f64, u64)>,
+    /// Each path's `(unix time, bytes, requests, lost)`, by its nodes (`a>f1>f2`).
+    paths: Vec<(String, Vec<PathSample>)>,
+    /// The unix time of the subscription.
+    start: f64,
+}
+
+fn read_progress(path: &Path) -> Progress {
     let text = std::fs::read_to_string(path).expect("progress log written");
-    let mut samples: Vec<(f64, u64)> = Vec::new();
-    let mut start = f64::NAN;
+    let mut p = Progress {
+        total: Vec::new(),
+        paths: Vec::new(),
+        start: f64::NAN,
+    };
     for row in text.lines().skip(1) {
         let f: Vec<&str> = row.split(',').collect();
-        let (unix, elapsed, bytes) = (
-            f[0].parse::<f64>().unwrap(),
-            f[1].parse::<f64>().unwrap(),
-            f[3].parse::<u64>().unwrap(),
-        );
-        if start.is_nan() {
-            start = unix - elapsed;
+        let num = |k: usize| f[k].parse::<f64>().unwrap();
+        let (unix, elapsed, bytes) = (num(0), num(1), f[4].parse::<u64>().unwrap());
+        if p.start.is_nan() {
+            p.start = unix - elapsed;
         }
-        // One row per source and time: add the sources up.
-        match samples.last_mut() {
+        // One row per path and time: add the paths up.
+        match p.total.last_mut() {
             Some((t, b)) if *t == unix => *b += bytes,
-            _ => samples.push((unix, bytes)),
+            _ => p.total.push((unix, bytes)),
+        }
+        let sample = (
+            unix,
+            bytes,
+            f[5].parse::<u64>().unwrap(),
+            f[6].parse::<u64>().unwrap(),
+        );
+        match p.paths.iter_mut().find(|(via, _)| via == f[3]) {
+            Some((_, samples)) => samples.push(sample),
+            None => p.paths.push((f[3].to_string(), vec![sample])),
         }
     }
-    (samples, start)
+    p
+}
+
+/// A path's `(bytes, requests, lost)` between unix times `a` and `b`.
+fn path_between(samples: &[PathSample], a: f64, b: f64) -> (u64, u64, u64) {
+    let at = |t: f64| {
+        samples
+            .iter()
+            .take_while(|s| s.0 <= t)
+            .last()
+            .map_or((0, 0, 0), |s| (s.1, s.2, s.3))
+    };
+    let (x, y) = (at(a), at(b));
+    (y.0 - x.0, y.1 - x.1, y.2 - x.2)
 }
 
 /// One download against the kernel TCP flow.
@@ -401,14 +435,15 @@ fn share(ns: &Namespaces, dir: &Path, run_: &Run) -> f64 {
             Some((t.parse().ok()?, b.parse().ok()?))
         })
         .collect();
-    let (mmtp, start) = read_progress(&progress);
+    let progress = read_progress(&progress);
+    let (mmtp, start) = (&progress.total, progress.start);
     assert!(
         !mmtp.is_empty() && !tcp.is_empty(),
         "no progress: {}",
         String::from_utf8_lossy(&get_out.stderr)
     );
     let share_between = |a: f64, b: f64| {
-        let d_mmtp = (bytes_at(&mmtp, start + b) - bytes_at(&mmtp, start + a)) as f64;
+        let d_mmtp = (bytes_at(mmtp, start + b) - bytes_at(mmtp, start + a)) as f64;
         let d_tcp = (bytes_at(&tcp, start + b) - bytes_at(&tcp, start + a)) as f64;
         (d_mmtp, d_tcp, 100.0 * d_mmtp / (d_mmtp + d_tcp))
     };
@@ -421,12 +456,25 @@ fn share(ns: &Namespaces, dir: &Path, run_: &Run) -> f64 {
             format!("{:.1}", share_between(from, from + SUB_WINDOW_S).2)
         })
         .collect();
+    // Each subflow's part, so that a subflow shut out shows.
+    let per_path: Vec<String> = progress
+        .paths
+        .iter()
+        .map(|(via, samples)| {
+            let (bytes, requests, lost) = path_between(samples, start + a, start + b);
+            format!(
+                "{via} {:.1} MB ({requests} requests, {lost} lost)",
+                bytes as f64 / 1e6
+            )
+        })
+        .collect();
     eprintln!(
         "acceptance 5: {cc}, {paths} path(s), gap threshold {}: mmTP {mbps_mmtp:.2} Mb/s, \
          kernel TCP Reno {mbps_tcp:.2} Mb/s: share {share:.1}% (tbf {RATE}, queue {QUEUE}, \
-         seconds {a}-{b}; by {SUB_WINDOW_S} s: {})",
+         seconds {a}-{b}; by {SUB_WINDOW_S} s: {}; paths: {})",
         gap.as_deref().unwrap_or("off"),
-        subs.join(", ")
+        subs.join(", "),
+        per_path.join(", ")
     );
     share
 }

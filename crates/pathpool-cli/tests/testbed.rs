@@ -130,20 +130,23 @@ links = [
     let _ = fs::remove_dir_all(&dir);
     assert!(get.status.success(), "{get_text}");
     assert!(get_text.contains("verified chunk by chunk"), "{get_text}");
-    // The progress log: a header, rows per source, and at the end the two sources' bytes
-    // add up to the file.
+    // The progress log: a header, rows per path, and at the end the paths' bytes add up to
+    // the file.
     let mut rows = progress.lines();
-    assert_eq!(rows.next(), Some("unix_time_s,elapsed_s,source,bytes"));
+    assert_eq!(
+        rows.next(),
+        Some("unix_time_s,elapsed_s,source,path,bytes,requests,lost")
+    );
     let rows: Vec<Vec<&str>> = rows.map(|r| r.split(',').collect()).collect();
     assert!(
-        rows.len() >= 2 && rows.iter().all(|r| r.len() == 4),
+        rows.len() >= 2 && rows.iter().all(|r| r.len() == 7),
         "{progress}"
     );
     let last_elapsed = rows.last().unwrap()[1];
     let at_end: u64 = rows
         .iter()
         .filter(|r| r[1] == last_elapsed)
-        .map(|r| r[3].parse::<u64>().unwrap())
+        .map(|r| r[4].parse::<u64>().unwrap())
         .sum();
     assert_eq!(at_end, data.len() as u64, "{progress}");
     assert_eq!(unknown.status.code(), Some(1), "{}", text(&unknown));

@@ -551,8 +551,8 @@ pub fn get_command(a: &GetArgs) -> Result<(), CliError> {
     ep.finish();
     let now = io.now();
     let p = ep.inner.progress(now);
-    if let Some(log) = &mut ep.log {
-        log.row(&p, &overlay);
+    ep.log_row(&p);
+    if let Some(log) = &ep.log {
         if let Some(e) = &log.error {
             eprintln!(
                 "warning: --progress-log {}: {e}; the log is incomplete",

@@ -49,7 +49,7 @@ impl ProgressLog {
             next: Time::ZERO,
             error: None,
         };
-        log.write(|out| writeln!(out, "unix_time_s,elapsed_s,source,bytes"));
+        log.write(|out| writeln!(out, "unix_time_s,elapsed_s,source,path,bytes,requests,lost"));
         Ok(log)
     }
 
@@ -64,18 +64,25 @@ impl ProgressLog {
         }
     }
 
-    pub(super) fn row(&mut self, p: &GetProgress, names: &Overlay) {
+    /// One row per path of `p`; `vias` are the paths' nodes as the display shows them.
+    fn row(&mut self, p: &GetProgress, names: &Overlay, vias: &[String]) {
         let unix_s = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
         let elapsed_s = p.elapsed.as_secs_f64();
-        self.write(|out| {
-            for (node, bytes) in &p.per_source {
-                let id = &names.nodes()[node.0 as usize].id;
-                writeln!(out, "{unix_s:.3},{elapsed_s:.3},{id},{bytes}")?;
-            }
-            Ok(())
-        });
+        let rows: Vec<String> = p
+            .per_path
+            .iter()
+            .zip(vias)
+            .map(|(x, via)| {
+                let id = &names.nodes()[x.publisher.0 as usize].id;
+                format!(
+                    "{unix_s:.3},{elapsed_s:.3},{id},{via},{},{},{}",
+                    x.bytes, x.requests, x.lost
+                )
+            })
+            .collect();
+        self.write(|out| rows.iter().try_for_each(|r| writeln!(out, "{r}")));
     }
 }
 
@@ -293,6 +300,17 @@ impl<'a> Watched<'a> {
         }
     }
 
+    /// Writes `p` to the `--progress-log`, if there is one.
+    pub(super) fn log_row(&mut self, p: &GetProgress) {
+        if self.log.is_none() {
+            return;
+        }
+        let vias: Vec<String> = p.per_path.iter().map(|x| self.via(x)).collect();
+        if let Some(log) = &mut self.log {
+            log.row(p, self.names, &vias);
+        }
+    }
+
     fn via(&mut self, path: &pathpool_net::get::PathProgress) -> String {
         if let Some((_, v)) = self.routes.iter().find(|(f, _)| *f == path.forward_fid) {
             return v.clone();
@@ -315,10 +333,11 @@ impl<'a> Watched<'a> {
     }
 
     fn update(&mut self, now: Time) {
-        if let Some(log) = &mut self.log {
-            if now >= log.next {
+        if self.log.as_ref().is_some_and(|log| now >= log.next) {
+            let p = self.inner.progress(now);
+            self.log_row(&p);
+            if let Some(log) = &mut self.log {
                 log.next = now + LOG_EVERY;
-                log.row(&self.inner.progress(now), self.names);
             }
         }
         if self.bar.is_none() || now < self.next_draw {
