@@ -4,6 +4,8 @@
 //! will use the same code, so a path computed in simulation is the path used in deployment.
 //! Everything here is deterministic: ties are broken by edge insertion order.
 
+pub mod census;
+pub mod detour;
 mod disjoint;
 mod graph;
 mod group;
@@ -23,6 +25,6 @@ pub use placement::{place, Client, Placement, PlacementError, PlacementRules};
 pub use shortest::shortest_path;
 pub use yen::k_shortest_paths;
 pub use zoo::{
-    great_circle_km, parse_gml, parse_topohub_json, DelayModel, ImportError, TopoLink, TopoNode,
-    Topology, EARTH_RADIUS_KM,
+    great_circle_km, parse_gml, parse_rocketfuel, parse_topohub_json, DelayModel, ImportError,
+    RocketfuelMap, TopoLink, TopoNode, Topology, EARTH_RADIUS_KM,
 };

@@ -11,6 +11,7 @@
 
 mod convergence;
 mod domain_scale;
+mod inrpp_census;
 mod mmtp_multisource;
 mod partial_congestion;
 pub mod published;
@@ -216,6 +217,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     tse::bilevel_placement::EXPERIMENT,
     tse::placement::EXPERIMENT,
     tse::wraparound::EXPERIMENT,
+    inrpp_census::EXPERIMENT,
 ];
 
 /// The experiment `id`, or every experiment for `all`.

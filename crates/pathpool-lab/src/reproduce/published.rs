@@ -47,7 +47,7 @@ macro_rules! published_file {
 }
 
 /// The embedded files: experiment id, path in the repository, text.
-const FILES: [(&str, &str, &str); 19] = [
+const FILES: [(&str, &str, &str); 20] = [
     published_file!("nmcc-shared-bottleneck"),
     published_file!("wischik-nsdi11"),
     published_file!("nmcc-short-transfers"),
@@ -67,6 +67,7 @@ const FILES: [(&str, &str, &str); 19] = [
     published_file!("tse-bilevel-placement"),
     published_file!("tse-priority-placement"),
     published_file!("tse-tfrc-wraparound"),
+    published_file!("inrpp-detour-census"),
 ];
 
 /// Keys of a file's top level.

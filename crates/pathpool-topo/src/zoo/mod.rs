@@ -1,6 +1,7 @@
-//! Topology import: Internet Topology Zoo GML files and the Topology Zoo JSON files of the
-//! `topohub` Python package, read into one neutral [`Topology`] (thesis E7: the domain-scale
-//! simulations run on 15 Topology Zoo networks, Table 4.2).
+//! Topology import: Internet Topology Zoo GML files, the Topology Zoo JSON files of the
+//! `topohub` Python package and Rocketfuel ISP maps, read into one neutral [`Topology`]
+//! (thesis E7: the domain-scale simulations run on 15 Topology Zoo networks, Table 4.2; the
+//! INRPP document's detour census runs on nine Rocketfuel maps, its Table 1).
 //!
 //! A [`Topology`] is an undirected simple graph: self-loops and parallel links are dropped on
 //! construction and counted (decision D50). It converts to a directed [`Graph`] with two edges
@@ -16,9 +17,11 @@ use pathpool_core::Dur;
 use crate::graph::{Graph, NodeIx};
 
 mod gml;
+mod rocketfuel;
 mod topohub;
 
 pub use gml::parse_gml;
+pub use rocketfuel::{parse_rocketfuel, RocketfuelMap};
 pub use topohub::parse_topohub_json;
 
 /// Mean Earth radius in km (IUGG), used by [`great_circle_km`].
