@@ -1,5 +1,6 @@
-//! Transport endpoints as sans-IO state machines: TCP, a multipath TCP connection, and mmTP
-//! (the receiver-driven multipath multisource transport of PSI).
+//! Transport endpoints as sans-IO state machines: TCP, a multipath TCP connection, mmTP (the
+//! receiver-driven multipath multisource transport of PSI), and the router side of INRPP and
+//! RCP.
 //!
 //! Nothing here owns a socket, a clock or a thread: the caller passes the current [`Time`]
 //! with every call, feeds received segments in, and asks what to send next. The simulator
@@ -15,8 +16,10 @@
 //!
 //! [`Time`]: pathpool_core::Time
 
+pub mod inrpp;
 pub mod mmtp;
 pub mod mptcp;
 pub mod mptfrc;
+pub mod rcp;
 pub mod reassembly;
 pub mod tcp;
