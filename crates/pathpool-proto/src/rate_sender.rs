@@ -232,7 +232,9 @@ impl RateSender {
     }
 
     fn segment_len(&self, seq: u64) -> u32 {
-        self.data_end.saturating_sub(seq).min(u64::from(self.config.mss)) as u32
+        self.data_end
+            .saturating_sub(seq)
+            .min(u64::from(self.config.mss)) as u32
     }
 
     fn emit(&mut self, now: Time, seq: u64, len: u32, retransmission: bool) -> DataSegment {
@@ -252,8 +254,8 @@ impl RateSender {
     /// left, the pacing time of the next segment.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Time> {
-        let pacing = (self.mode == Loop::Open && self.snd_nxt < self.data_end)
-            .then_some(self.next_send);
+        let pacing =
+            (self.mode == Loop::Open && self.snd_nxt < self.data_end).then_some(self.next_send);
         match (self.rto_deadline, pacing) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -383,7 +385,10 @@ mod tests {
         assert_eq!((s.mode(), s.nonce()), (Loop::Open, 0));
         // Open loop again at 1 Gb/s: 12 µs a segment.
         assert_eq!(drain(&mut s, Time::from_secs(7)).len(), 1);
-        assert_eq!(s.poll_timeout().unwrap(), Time::from_secs(7) + Dur::from_us(12));
+        assert_eq!(
+            s.poll_timeout().unwrap(),
+            Time::from_secs(7) + Dur::from_us(12)
+        );
     }
 
     #[test]
@@ -432,11 +437,19 @@ mod tests {
         // The receiver held segments 2 and 4: the ACK for the resent one stops at 2·MSS,
         // below what was sent, so the segment there goes at once.
         let t = Time::from_ms(1_100);
-        s.handle_ack(t, &ack(u64::from(MSS) * 2, resent[0].ts), AckSignal::default());
+        s.handle_ack(
+            t,
+            &ack(u64::from(MSS) * 2, resent[0].ts),
+            AckSignal::default(),
+        );
         let next = drain(&mut s, t);
         assert_eq!(next.len(), 1);
         assert_eq!(next[0].seq, u64::from(MSS) * 2);
-        s.handle_ack(t, &ack(u64::from(MSS) * 4, next[0].ts), AckSignal::default());
+        s.handle_ack(
+            t,
+            &ack(u64::from(MSS) * 4, next[0].ts),
+            AckSignal::default(),
+        );
         assert!(s.is_finished());
         assert_eq!(s.poll_timeout(), None);
         assert_eq!(s.stats().retransmissions, 2);

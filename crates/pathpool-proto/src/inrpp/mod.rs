@@ -9,11 +9,13 @@
 //! - [`cache`]: the shared cache, per (interface, flow), round-robin across flows (§3.7);
 //! - [`signalling`]: the notification and nonce on ACKs and Algorithm 1 (§3.5–§3.6);
 //! - [`advert`]: residual-bandwidth advertisements, Algorithm 2, and detour residuals
-//!   (§3.8–§3.10).
+//!   (§3.8–§3.10);
+//! - [`router`]: all of them composed into one router, driven by the links' owner.
 //!
 //! The detour interface table comes from `pathpool_topo::detour`.
 
 pub mod advert;
 pub mod cache;
 pub mod interface;
+pub mod router;
 pub mod signalling;
