@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub mod bench;
+pub mod detours;
 pub mod keygen;
 pub mod overlay;
 pub mod python;
@@ -61,6 +62,8 @@ enum Command {
     Reproduce(reproduce::ReproduceArgs),
     /// Measure the simulator's speed and memory on dumbbell scenarios.
     Bench(bench::BenchArgs),
+    /// One-hop detours of Rocketfuel ISP maps, as the INRPP document's Table 1 counts them.
+    Detours(detours::DetoursArgs),
     /// Overlay: the rendezvous and topology manager of an overlay file (docs/overlay.md).
     Rv(overlay::RvArgs),
     /// Overlay: a forwarding node (LIPSIN forwarding between UDP links, optional emulation).
@@ -113,6 +116,7 @@ pub fn run_cli(args: Vec<OsString>) -> u8 {
         Command::Sweep(args) => sweep::sweep_command(&args),
         Command::Reproduce(args) => reproduce::main(&args),
         Command::Bench(args) => bench::bench_command(&args),
+        Command::Detours(args) => detours::detours_command(&args),
         Command::Rv(args) => overlay::rv_command(&args),
         Command::Fn(args) => overlay::fn_command(&args),
         Command::Publish(args) => overlay::publish_command(&args),
