@@ -29,6 +29,8 @@ class Results:
         subflow_timeseries: per-subflow cwnd, ssthresh, srtt and algorithm state (LIA's
             alpha, NMCC's m, ...) at each sample, with ``measure(trace_cwnd=True)``.
         caches: one row per on-path chunk cache (hits, misses, bytes served, ...).
+        routers: with ``[inrpp]``, one row per INRPP router (cache peak, drops, interface
+            states at the end); empty otherwise.
         mp_fairness: with ``measure(mp_fairness=...)``, one row per path of each multipath
             flow: M_p, T_p, S_p and the flow's lenient and stringent bounds, ratios and pass
             flags (Tse's eqs. 1.2 and 1.4); empty otherwise.
@@ -44,6 +46,7 @@ class Results:
     subflows: pd.DataFrame
     subflow_timeseries: pd.DataFrame
     caches: pd.DataFrame
+    routers: pd.DataFrame
     mp_fairness: pd.DataFrame
     summary: dict[str, Any]
 
@@ -63,6 +66,8 @@ class Results:
         self.subflow_timeseries = frames.get("subflow_timeseries", pd.DataFrame())
         # ... nor cache tables.
         self.caches = frames.get("caches", pd.DataFrame())
+        # Only runs with INRPP routers have a routers table.
+        self.routers = frames.get("routers", pd.DataFrame())
         # Only runs that asked for the fairness metrics have them.
         self.mp_fairness = frames.get("mp_fairness", pd.DataFrame())
         self.summary = summary
@@ -88,7 +93,7 @@ class Results:
             )
         optional = [
             n
-            for n in ("subflows", "subflow_timeseries", "caches", "mp_fairness")
+            for n in ("subflows", "subflow_timeseries", "caches", "routers", "mp_fairness")
             if (d / f"{n}.parquet").exists()
         ]
         # As the tables of a fresh run: the same bytes, read the same way.

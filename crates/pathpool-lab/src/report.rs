@@ -222,6 +222,34 @@ pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
         }
         out.push('\n');
     }
+    if !r.routers.is_empty() {
+        let rows: Vec<Vec<String>> = r
+            .routers
+            .iter()
+            .take(MAX_ROWS)
+            .map(|x| {
+                vec![
+                    x.node.clone(),
+                    format!("{:.2}", x.peak_cached_bytes as f64 / 1e6),
+                    x.cache_drops.to_string(),
+                    x.states_at_end.clone(),
+                ]
+            })
+            .collect();
+        out += &table(
+            &[
+                "INRPP router",
+                "peak cache MB",
+                "cache drops",
+                "interfaces at the end",
+            ],
+            &rows,
+        );
+        if r.routers.len() > MAX_ROWS {
+            let _ = writeln!(out, "  … {} more routers", r.routers.len() - MAX_ROWS);
+        }
+        out.push('\n');
+    }
     let mut links: Vec<_> = r
         .links
         .iter()

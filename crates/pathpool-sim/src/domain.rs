@@ -208,7 +208,7 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
                 FlowSpec::Tcp(TcpFlowSpec {
                     common,
                     tm,
-                    cc: Some(cc),
+                    cc: Some(crate::spec::FlowCc::Window(cc)),
                     ..TcpFlowSpec::default()
                 })
             }

@@ -51,6 +51,9 @@ macro_rules! element_kinds {
             Wire(u32),
             /// On-path chunk cache `.0`: a hop of mmTP routes, crossed without an event.
             Cache(u32),
+            /// INRPP router `.0`: a hop of INRPP routes, crossed without an event, with a
+            /// timer of its own.
+            Router(u32),
             Sampler,
             /// The topology manager's link-state element (link failures, re-sent FID sets);
             /// only in scenarios with `failures`.
@@ -70,6 +73,7 @@ macro_rules! element_kinds {
             /// simulation runs.
             links: Vec<Link>,
             pub(crate) caches: Vec<SimCache>,
+            pub(crate) routers: Vec<crate::inrpp_router::SimRouter>,
             $( $(#[doc = $doc1])* $(#[cfg($a1)])? pub(crate) $f1: Vec<$t1>, )*
             $( $(#[doc = $doc2])* $(#[cfg($a2)])? pub(crate) $f2: Vec<$t2>, )*
         }
@@ -169,6 +173,8 @@ element_kinds! { $
         tfrc_flows: crate::tfrc_flow::TfrcFlow { TfrcSource: Source, TfrcSink: Sink },
         /// Multipath TFRC flows (Bilevel or 1/N TFRC): the sender and the receiver.
         mptfrc_flows: crate::mptfrc_flow::MpTfrcFlow { MpTfrcSource: Source, MpTfrcSink: Sink },
+        /// INRPP flows: the rate-based sender and the receiver.
+        inrpp_flows: crate::inrpp_flow::InrppFlow { InrppSource: Source, InrppSink: Sink },
 }
 
 impl Elements {
@@ -223,6 +229,12 @@ impl Elements {
         self.caches.push(cache);
         self.push(Slot::Cache(self.caches.len() as u32 - 1))
     }
+    /// Adds an INRPP router (its `elem` is set here) and returns its element index.
+    pub(crate) fn add_router(&mut self, mut router: crate::inrpp_router::SimRouter) -> u32 {
+        router.elem = self.slots.len() as u32;
+        self.routers.push(router);
+        self.push(Slot::Router(self.routers.len() as u32 - 1))
+    }
     /// Adds the sampler and returns its element index.
     pub(crate) fn add_sampler(&mut self) -> u32 {
         self.push(Slot::Sampler)
@@ -248,6 +260,13 @@ impl Elements {
     pub(crate) fn tcp_source(&self, elem: u32) -> Option<&TcpSource> {
         match self.slot(elem) {
             Slot::TcpSource(i) => Some(&self.tcp_flows[i as usize].source),
+            _ => None,
+        }
+    }
+    /// The INRPP source that element `elem` is, if it is one.
+    pub(crate) fn inrpp_source(&self, elem: u32) -> Option<&crate::inrpp_flow::InrppSource> {
+        match self.slot(elem) {
+            Slot::InrppSource(i) => Some(&self.inrpp_flows[i as usize].source),
             _ => None,
         }
     }

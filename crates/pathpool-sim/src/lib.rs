@@ -23,6 +23,8 @@ mod echo;
 mod element;
 mod error;
 mod event;
+mod inrpp_flow;
+mod inrpp_router;
 mod kinds;
 mod link;
 pub mod load;
@@ -51,7 +53,9 @@ mod udp_flow;
 pub use domain::read_topology;
 pub use load::{apply_override, LoadedScenario, ScenarioError};
 pub use results::mp_fairness::{MpFairness, MpFairnessPath};
-pub use results::{CacheResult, FlowResult, LinkResult, Results, SubflowResult, Summary};
+pub use results::{
+    CacheResult, FlowResult, LinkResult, Results, RouterResult, SubflowResult, Summary,
+};
 pub use sim::{RunStats, Simulation};
 pub use spec::Scenario;
 pub use table::{Column, Table};

@@ -49,7 +49,7 @@ fn newreno_on(f: &TcpFlowSpec, route: &str) -> TcpFlowSpec {
         receive_buffer: None,
         opportunistic_retransmission: None,
         penalisation: None,
-        cc: Some(CcKind::NewReno),
+        cc: Some(crate::spec::FlowCc::Window(CcKind::NewReno)),
         tcp: Some(TcpSpec {
             cc: Some(CcKind::NewReno),
             rwnd: Some(WindowLimit::Unlimited),

@@ -92,13 +92,17 @@ impl Routes {
                 slot => slot,
             };
             end += 1;
-            if !matches!(hop.1, Slot::Link(_) | Slot::Wire(_) | Slot::Cache(_)) {
+            if !matches!(
+                hop.1,
+                Slot::Link(_) | Slot::Wire(_) | Slot::Cache(_) | Slot::Router(_)
+            ) {
                 break;
             }
         }
         let route = &mut self.hops[start..end];
         for i in 1..route.len() {
-            if let (Slot::Wire(l), Slot::Cache(_)) = (route[i - 1].1, route[i].1) {
+            if let (Slot::Wire(l), Slot::Cache(_) | Slot::Router(_)) = (route[i - 1].1, route[i].1)
+            {
                 route[i - 1].1 = Slot::Link(l);
             }
         }
@@ -114,7 +118,10 @@ impl Routes {
                     rest[0].1 = Slot::Link(l);
                 }
             }
-            match rest.iter().position(|h| matches!(h.1, Slot::Cache(_))) {
+            match rest
+                .iter()
+                .position(|h| matches!(h.1, Slot::Cache(_) | Slot::Router(_)))
+            {
                 Some(c) => segment += c + 1,
                 None => break,
             }

@@ -77,3 +77,93 @@ impl Packet {
         self.wire & RETX != 0
     }
 }
+
+/// Bits of an INRPP packet's `seq` that hold the sequence or acknowledgement number; the
+/// bits above hold the nonce (D282).
+const INRPP_SEQ_BITS: u32 = 40;
+const INRPP_SEQ_MASK: u64 = (1 << INRPP_SEQ_BITS) - 1;
+/// Largest nonce an INRPP packet carries (24 bits; routers number theirs below it).
+pub(crate) const INRPP_MAX_NONCE: u32 = (1 << (64 - INRPP_SEQ_BITS)) - 1;
+/// Largest byte count an INRPP flow may send (its sequence numbers take 40 bits).
+pub(crate) const INRPP_MAX_BYTES: u64 = INRPP_SEQ_MASK;
+
+/// The INRPP header of a packet of an INRPP flow (issue 21): a single-path flow, so the
+/// subflow bits of `wire` are free for the ACK's notification, and its sequence numbers fit
+/// in 40 bits, so the nonce takes the top 24 of `seq`. Other flows never call these, and the
+/// packet stays 24 bytes (D282).
+impl Packet {
+    /// A packet of an INRPP flow: `seq` the sequence (data) or acknowledgement (ACK) number,
+    /// `nonce` 0 for none, `notification` 0 none, 1 SLOW-DOWN, 2 CANCEL.
+    #[inline]
+    pub(crate) fn inrpp(
+        seq: u64,
+        ts: Time,
+        hop: u32,
+        size: u32,
+        retx: bool,
+        nonce: u32,
+        notification: u32,
+    ) -> Self {
+        debug_assert!(seq <= INRPP_SEQ_MASK && nonce <= INRPP_MAX_NONCE && notification < 3);
+        let mut p = Packet::with_subflow(seq & INRPP_SEQ_MASK, ts, hop, size, retx, notification);
+        p.seq |= u64::from(nonce) << INRPP_SEQ_BITS;
+        p
+    }
+    /// An INRPP packet's sequence or acknowledgement number.
+    #[inline]
+    pub(crate) fn inrpp_seq(&self) -> u64 {
+        self.seq & INRPP_SEQ_MASK
+    }
+    /// An INRPP packet's nonce (0: none).
+    #[inline]
+    pub(crate) fn inrpp_nonce(&self) -> u32 {
+        (self.seq >> INRPP_SEQ_BITS) as u32
+    }
+    /// An INRPP ACK's notification (0 none, 1 SLOW-DOWN, 2 CANCEL).
+    #[inline]
+    pub(crate) fn inrpp_notification(&self) -> u32 {
+        self.subflow()
+    }
+    /// Rewrites an INRPP packet's nonce and notification (a router on the way does).
+    #[inline]
+    pub(crate) fn set_inrpp_signal(&mut self, nonce: u32, notification: u32) {
+        *self = Packet::inrpp(
+            self.inrpp_seq(),
+            self.ts,
+            self.hop,
+            self.size(),
+            self.retx(),
+            nonce,
+            notification,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_inrpp_header_round_trips_and_stays_24_bytes() {
+        assert_eq!(std::mem::size_of::<Packet>(), 24);
+        let mut p = Packet::inrpp(INRPP_MAX_BYTES, Time::from_ms(3), 9, 1500, true, 77, 1);
+        assert_eq!(
+            (p.inrpp_seq(), p.inrpp_nonce(), p.inrpp_notification()),
+            (INRPP_MAX_BYTES, 77, 1)
+        );
+        assert_eq!(
+            (p.size(), p.retx(), p.hop, p.ts),
+            (1500, true, 9, Time::from_ms(3))
+        );
+        p.set_inrpp_signal(INRPP_MAX_NONCE, 2);
+        assert_eq!(
+            (p.inrpp_seq(), p.inrpp_nonce(), p.inrpp_notification()),
+            (INRPP_MAX_BYTES, INRPP_MAX_NONCE, 2)
+        );
+        p.set_inrpp_signal(0, 0);
+        assert_eq!(
+            (p.inrpp_nonce(), p.inrpp_notification(), p.size()),
+            (0, 0, 1500)
+        );
+    }
+}

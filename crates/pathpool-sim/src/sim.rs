@@ -7,6 +7,7 @@ use crate::cache::{CacheHops, CacheRole};
 use crate::element::Element;
 use crate::element::End;
 use crate::event::{EventQueue, HOT};
+use crate::inrpp_router::RouterHops;
 use crate::kinds::{dispatch, Elements, Slot};
 use crate::link::Link;
 use crate::mmtp_flow::MmtpPath;
@@ -16,6 +17,7 @@ use crate::sampler::Sampler;
 use crate::spec::FlowKind;
 use crate::spec::MpFairnessMode;
 use crate::tm_control::{PathUpdate, TmControl};
+use pathpool_proto::inrpp::router::Out;
 
 /// What the engine knows about a flow besides its elements.
 #[derive(Clone, Debug)]
@@ -104,6 +106,10 @@ pub struct Simulation {
     pub(crate) tm: Option<TmControl>,
     /// What each cache hop of the mmTP routes does (scenarios with `caches`).
     pub(crate) cache_hops: CacheHops,
+    /// What each INRPP router hop does, and the detour routes (scenarios with `[inrpp]`).
+    pub(crate) router_hops: RouterHops,
+    /// The packets a router releases in one event (reused).
+    pub(crate) router_out: Vec<(Out, Packet)>,
     pub(crate) stats: RunStats,
     pub(crate) name: Option<String>,
     /// `measure.mp_fairness` with its tolerance, if asked for.
@@ -125,6 +131,8 @@ impl Simulation {
             sampler_elem: u32::MAX,
             tm: None,
             cache_hops: CacheHops::default(),
+            router_hops: RouterHops::default(),
+            router_out: Vec::new(),
             stats: RunStats::default(),
             name: None,
             mp_fairness: None,
@@ -154,6 +162,7 @@ impl Simulation {
             let first = match self.elements.slot(i) {
                 Slot::Sampler => self.sampler.next_time(),
                 Slot::Tm => self.tm.as_ref().and_then(TmControl::deadline),
+                Slot::Router(r) => Some(self.elements.routers[r as usize].next_advert),
                 _ => self.elements.first_deadline(i),
             };
             if let Some(t) = first {
@@ -288,6 +297,10 @@ impl Simulation {
                 self.net.events.pop_top(e);
                 self.on_tm(e);
             }
+            Slot::Router(r) => {
+                self.net.events.pop_top(e);
+                self.on_router_timer(r);
+            }
             _ => unreachable!("wires and caches are route hops, crossed without events"),
         }
     }
@@ -368,7 +381,7 @@ impl Simulation {
 
     /// Hands a packet that has crossed a link to the next element of its route.
     #[inline]
-    fn deliver(&mut self, mut pkt: Packet) {
+    pub(crate) fn deliver(&mut self, mut pkt: Packet) {
         let Some((elem, slot)) = self.net.routes.next_element(&mut self.net.links, &mut pkt) else {
             return;
         };
@@ -389,7 +402,8 @@ impl Simulation {
                 }
             }
             Slot::Cache(c) => self.through_cache(c, pkt),
-            _ => unreachable!("routes end at endpoints and cross only links and caches"),
+            Slot::Router(r) => self.through_router(r, pkt),
+            _ => unreachable!("routes end at endpoints and cross only links, caches and routers"),
         })
     }
 

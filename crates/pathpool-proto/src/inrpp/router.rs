@@ -149,6 +149,12 @@ impl<P> Router<P> {
         &self.cache
     }
 
+    /// The cache's size in bytes.
+    #[must_use]
+    pub fn cache_capacity_bytes(&self) -> u64 {
+        self.config.cache_bytes
+    }
+
     /// The cache's counters.
     #[must_use]
     pub fn cache_stats(&self) -> CacheStats {
@@ -385,28 +391,40 @@ impl<P> Router<P> {
         self.cache.pop_next(i, |n| signalling.is_listed(n))
     }
 
-    /// When the router next needs [`Router::handle_timeout`] or [`Router::poll_transmit`]:
-    /// a DB timer, a nonce's expiry, a detour's pacing, or the time a primary queue, draining
-    /// at its link's rate, falls below L_high again while the cache holds its traffic.
+    /// When the router next needs [`Router::handle_timeout`] or [`Router::poll_transmit`]
+    /// (call it after `poll_transmit` has sent what it could): a DB timer, a nonce's expiry,
+    /// a detour's next pacing time, the time a primary queue, draining at its link's rate,
+    /// falls below L_high again while the cache holds its traffic, or below L_low for an
+    /// interface in S&D with nothing cached (to return to P). Always later than `now`.
     #[must_use]
     pub fn poll_timeout(&self, now: Time, queues: &[u64]) -> Option<Time> {
         let mut next = self.signalling.poll_timeout();
         let mut earliest = |t: Time| next = Some(next.map_or(t, |n: Time| n.min(t)));
+        // When interface `i`'s queue, draining at its link's rate, falls below `mark`.
+        let below = |i: usize, mark: u64| {
+            let excess_bits = (queues[i] - mark + 1) as f64 * 8.0;
+            now + Dur::from_secs_f64(excess_bits / self.interfaces[i].config.capacity_bps)
+        };
         for (i, iface) in self.interfaces.iter().enumerate() {
             if let Some(t) = iface.machine.poll_timeout() {
                 earliest(t);
             }
             if self.cache.interface_bytes(i) == 0 {
+                // S&D returns to P once its queue is under L_low.
+                let low = iface.config.queue_low_bytes;
+                if iface.machine.state() == InterfaceState::StoreAndDetour && queues[i] >= low {
+                    earliest(below(i, low));
+                }
                 continue;
             }
             let high = iface.config.queue_high_bytes;
             if queues[i] >= high {
-                let excess_bits = (queues[i] - high + 1) as f64 * 8.0;
-                earliest(now + Dur::from_secs_f64(excess_bits / iface.config.capacity_bps));
+                earliest(below(i, high));
             }
+            // A detour due now that sent nothing had nothing it could take.
             for k in 0..iface.config.detours.len() {
-                if self.detour_rate_bps(i, k) > 0.0 {
-                    earliest(iface.adverts[k].1.max(now));
+                if self.detour_rate_bps(i, k) > 0.0 && iface.adverts[k].1 > now {
+                    earliest(iface.adverts[k].1);
                 }
             }
         }

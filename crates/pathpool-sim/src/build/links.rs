@@ -301,6 +301,11 @@ pub(super) fn add_link(
     };
     for (from, to) in dirs {
         let (discipline, queue) = queue_discipline(&l.queue, l.rate, &qpath)?;
+        let discipline_limit = match &discipline {
+            Discipline::DropTailBytes(b) => Some(BufferSize::Bytes(*b)),
+            Discipline::DropTailPackets(p) => Some(BufferSize::Packets(*p)),
+            _ => None,
+        };
         let index = sim.links.len() as u64;
         let rng = Rng::stream(seed, STREAM_LINK, index);
         let elem = sim
@@ -329,6 +334,11 @@ pub(super) fn add_link(
         net.rate.push(l.rate);
         net.delay.push(l.delay);
         net.elem.push(elem);
+        net.queue_limit.push(match &discipline_limit {
+            Some(BufferSize::Bytes(b)) => Some(*b),
+            Some(BufferSize::Packets(p)) => Some(p * 1500),
+            None => None,
+        });
     }
     Ok(())
 }

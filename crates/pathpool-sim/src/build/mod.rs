@@ -19,6 +19,7 @@ use crate::spec::{FlowSpec, MpFairnessMode, Scenario};
 use crate::tm_control::{LinkChange, TmControl};
 
 mod entry;
+mod inrpp;
 mod links;
 mod mmtp;
 mod multipath;
@@ -165,6 +166,7 @@ pub(crate) fn compile_skipping(
         return Err(SpecError::at(at(&[k("nodes")]), "the network has no nodes"));
     }
     mmtp::add_caches(&mut sim, &mut net, sc, &skip.caches)?;
+    inrpp::add_routers(&mut sim, &mut net, sc)?;
     if sc.routing.tm_reaction.is_some() && changes.is_empty() {
         return Err(SpecError::at(
             at(&[k("routing"), k("tm_reaction")]),

@@ -28,6 +28,14 @@ pub(super) struct Net {
     pub(super) elem: Vec<u32>,
     /// Cache element of each node that has one (`caches`).
     pub(super) cache: Vec<Option<u32>>,
+    /// The drop-tail limit in bytes of each directed link's queue (packets counted at 1500
+    /// bytes), `None` for other queues: what INRPP's L_high is checked against.
+    pub(super) queue_limit: Vec<Option<u64>>,
+    /// The INRPP router (index among the routers) of each node, with `[inrpp]`.
+    pub(super) router: Vec<Option<u32>>,
+    /// Each INRPP router's element and node.
+    pub(super) router_elem: Vec<u32>,
+    pub(super) router_node: Vec<u32>,
     pub(super) metric: RouteMetric,
 }
 
@@ -237,6 +245,10 @@ pub(super) fn build_nodes(sc: &Scenario) -> Result<Net, SpecError> {
         delay: Vec::new(),
         elem: Vec::new(),
         cache: Vec::new(),
+        queue_limit: Vec::new(),
+        router: Vec::new(),
+        router_elem: Vec::new(),
+        router_node: Vec::new(),
         metric: sc.routing.metric,
     };
     for (kind, list, host) in [

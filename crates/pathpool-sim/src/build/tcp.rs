@@ -20,7 +20,7 @@ use crate::error::{PathSeg, SpecError};
 use crate::mp_flow::{MpConn, SubflowPlan};
 use crate::overhead::SendOverhead;
 use crate::sim::{FlowMeta, Simulation, SubflowMeta};
-use crate::spec::{FlowKind, SubflowSpec, TcpFlowSpec, WindowLimit};
+use crate::spec::{FlowCc, FlowKind, SubflowSpec, TcpFlowSpec, WindowLimit};
 use crate::tcp_flow::{TcpSink, TcpSource};
 
 /// Adds a TCP entry's copies: its hosts, times, parameters and paths checked once, then one
@@ -32,17 +32,21 @@ pub(super) fn add_tcp_flows(
     base_tcp: &TcpParams,
     ids: &mut HashSet<String>,
 ) -> Result<(), SpecError> {
+    if f.cc == Some(FlowCc::Inrpp) {
+        return super::inrpp::add_inrpp_flows(sim, entry, f, base_tcp, ids);
+    }
+    let cc = f.cc.and_then(FlowCc::window);
     let (net, here) = (entry.net, entry.here());
     let (from, to) = entry.hosts_and_times(sim, &f.common, f.stop)?;
-    let params = if f.tcp.is_some() || f.cc.is_some() {
-        let spec = element_tcp_spec(entry.sc, f.tcp.as_ref(), f.cc);
+    let params = if f.tcp.is_some() || cc.is_some() {
+        let spec = element_tcp_spec(entry.sc, f.tcp.as_ref(), cc);
         resolve_tcp(&spec, &entry.field("tcp"))?
     } else {
         base_tcp.clone()
     };
     let subflows = multipath_plan(net, f, from, to, &here, entry.sc.duration)?;
     match &subflows {
-        None => single_path_cc(f.cc, f.tcp.as_ref(), params.cc, &here)?,
+        None => single_path_cc(cc, f.tcp.as_ref(), params.cc, &here)?,
         Some(sfs) => check_base_subflow(&params, f.tcp.as_ref(), sfs.len(), &here)?,
     }
     let paths = match &subflows {

@@ -4,7 +4,7 @@
 use pathpool_core::Time;
 
 use super::mp_fairness::{paths_of, MpFairness};
-use super::{CacheResult, FlowResult, LinkResult, Results, SubflowResult};
+use super::{CacheResult, FlowResult, LinkResult, Results, RouterResult, SubflowResult};
 use crate::metrics::{jain_index, mean};
 use crate::sampler::{subflow_acked, Snapshot};
 use crate::sim::Simulation;
@@ -62,12 +62,38 @@ impl Simulation {
             links,
             subflows,
             caches: self.cache_results(),
+            routers: self.router_results(),
             flows,
             flow_timeseries: self.flow_series_table(),
             link_timeseries: self.link_series_table(),
             subflow_timeseries: self.subflow_series_table(),
             mp_fairness,
         }
+    }
+
+    fn router_results(&self) -> Vec<RouterResult> {
+        self.elements
+            .routers
+            .iter()
+            .map(|r| {
+                let cache = r.router.cache();
+                let states: Vec<String> = r
+                    .neighbour_names
+                    .iter()
+                    .enumerate()
+                    .map(|(i, name)| format!("{name}:{}", r.router.state(i).short_name()))
+                    .collect();
+                RouterResult {
+                    node: r.node.clone(),
+                    cache_bytes: r.router.cache_capacity_bytes(),
+                    peak_cached_bytes: cache.stats().peak_bytes,
+                    cached_bytes_at_end: cache.bytes(),
+                    cache_drops: r.dropped,
+                    nonces_at_end: r.router.signalling().listed().count() as u64,
+                    states_at_end: states.join(" "),
+                }
+            })
+            .collect()
     }
 
     fn cache_results(&self) -> Vec<CacheResult> {
@@ -211,6 +237,9 @@ impl Simulation {
                         st.timeouts,
                         st.fast_recoveries,
                     )
+                } else if let Some(s) = self.elements.inrpp_source(f.source) {
+                    let st = s.sender.stats();
+                    (st.segments_sent, st.retransmissions, st.timeouts, 0)
                 } else if let Some(s) = self.elements.udp_source(f.source) {
                     (s.sent, 0, 0, 0)
                 } else {

@@ -154,6 +154,25 @@ pub struct CacheResult {
     pub payload_bytes_served: u64,
 }
 
+/// What one INRPP router did over the whole run (scenarios with `[inrpp]`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RouterResult {
+    /// The router's node.
+    pub node: String,
+    /// Its cache's size in bytes.
+    pub cache_bytes: u64,
+    /// The most its cache held, in bytes.
+    pub peak_cached_bytes: u64,
+    /// Bytes its cache held at the end of the run.
+    pub cached_bytes_at_end: u64,
+    /// Data packets that arrived to a full cache and were dropped.
+    pub cache_drops: u64,
+    /// Nonces listed at the end of the run.
+    pub nonces_at_end: u64,
+    /// Each interface's state at the end, `neighbour:state` (P, S&D, B, DB), space-separated.
+    pub states_at_end: String,
+}
+
 /// Everything a run produced.
 #[derive(Clone, Debug)]
 pub struct Results {
@@ -175,6 +194,8 @@ pub struct Results {
     pub subflows: Vec<SubflowResult>,
     /// Per-cache results (scenarios with `caches`).
     pub caches: Vec<CacheResult>,
+    /// Per-router results (scenarios with `[inrpp]`; empty otherwise).
+    pub routers: Vec<RouterResult>,
     /// Jain's index over the throughput of every flow active in the window.
     pub jain_index: Option<f64>,
     /// Mean completion time of the finite flows that completed.

@@ -1,7 +1,7 @@
 //! A run's results as tables (what `pathpool run` writes as Parquet files).
 
 use super::mp_fairness::{MpFairness, MpFairnessPath};
-use super::{CacheResult, Results};
+use super::{CacheResult, Results, RouterResult};
 use crate::table::{column, Column, Table};
 
 impl Results {
@@ -140,6 +140,28 @@ impl Results {
         t
     }
 
+    /// The routers table (one row per INRPP router), for scenarios with `[inrpp]`.
+    #[must_use]
+    pub fn routers_table(&self) -> Option<Table> {
+        let r = &self.routers;
+        if r.is_empty() {
+            return None;
+        }
+        let mut t = Table::new("routers");
+        let u64s = |f: fn(&RouterResult) -> u64| Column::U64(r.iter().map(f).collect());
+        t.push("node", column(r, Column::Str, |x| x.node.clone()));
+        t.push("cache_bytes", u64s(|x| x.cache_bytes));
+        t.push("peak_cached_bytes", u64s(|x| x.peak_cached_bytes));
+        t.push("cached_bytes_at_end", u64s(|x| x.cached_bytes_at_end));
+        t.push("cache_drops", u64s(|x| x.cache_drops));
+        t.push("nonces_at_end", u64s(|x| x.nonces_at_end));
+        t.push(
+            "states_at_end",
+            column(r, Column::Str, |x| x.states_at_end.clone()),
+        );
+        Some(t)
+    }
+
     /// Tse's fairness figures (with `measure.mp_fairness`): one row per path of each
     /// multipath flow, the flow's figures repeated on each of its rows.
     #[must_use]
@@ -197,7 +219,8 @@ impl Results {
     }
 
     /// All the tables: flows, links, subflows, caches, flow_timeseries, link_timeseries,
-    /// subflow_timeseries, and mp_fairness when `measure.mp_fairness` asks for it.
+    /// subflow_timeseries, routers with `[inrpp]`, and mp_fairness when
+    /// `measure.mp_fairness` asks for it.
     #[must_use]
     pub fn tables(&self) -> Vec<Table> {
         let mut all = vec![
@@ -209,6 +232,7 @@ impl Results {
             self.link_timeseries.clone(),
             self.subflow_timeseries.clone(),
         ];
+        all.extend(self.routers_table());
         all.extend(self.mp_fairness_table());
         all
     }

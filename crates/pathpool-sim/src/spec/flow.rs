@@ -31,6 +31,54 @@ pub enum FlowKind {
     Tfrc,
 }
 
+/// A flow's `cc`: a window-based congestion controller of `pathpool-cc`, or INRPP's
+/// rate-based host (issue 21; single-path TCP flows only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowCc {
+    /// A congestion controller.
+    Window(CcKind),
+    /// An INRPP host: open loop at its access rate, backpressure from the routers.
+    Inrpp,
+}
+
+impl FlowCc {
+    /// The name in files and results.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowCc::Window(k) => k.name(),
+            FlowCc::Inrpp => "inrpp",
+        }
+    }
+
+    /// The congestion controller, if this is one.
+    #[must_use]
+    pub fn window(self) -> Option<CcKind> {
+        match self {
+            FlowCc::Window(k) => Some(k),
+            FlowCc::Inrpp => None,
+        }
+    }
+}
+
+impl Serialize for FlowCc {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for FlowCc {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        if s.eq_ignore_ascii_case("inrpp") {
+            return Ok(FlowCc::Inrpp);
+        }
+        s.parse::<CcKind>().map(FlowCc::Window).map_err(|e| {
+            serde::de::Error::custom(format!("{e}; and for a single-path TCP flow, inrpp"))
+        })
+    }
+}
+
 /// The kinds that take a field, as a bit set of [`FlowKind::bit`]s.
 type Kinds = u8;
 const TCP: Kinds = 1;
@@ -288,8 +336,8 @@ pub struct TcpFlowSpec {
     /// congestion window halved, once per its RTT at most (default true; D178).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub penalisation: Option<bool>,
-    /// Congestion control (shortcut for `tcp.cc`).
-    pub cc: Option<CcKind>,
+    /// Congestion control (shortcut for `tcp.cc`), or `"inrpp"`.
+    pub cc: Option<FlowCc>,
     /// TCP parameters overriding the scenario's `[tcp]` table.
     pub tcp: Option<TcpSpec>,
 }

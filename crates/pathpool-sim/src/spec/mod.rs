@@ -15,13 +15,15 @@ use pathpool_proto::tcp::{FlightEstimate, PartialAckTimer};
 use serde::{Deserialize, Serialize};
 
 mod flow;
+mod inrpp;
 mod tfrc;
 
 pub(crate) use flow::NotTaken;
 pub use flow::{
-    FlowCommon, FlowKind, FlowSpec, MmtpFlowSpec, PeriodDist, TcpFlowSpec, TfrcFlowSpec,
+    FlowCc, FlowCommon, FlowKind, FlowSpec, MmtpFlowSpec, PeriodDist, TcpFlowSpec, TfrcFlowSpec,
     UdpFlowSpec, UdpOnoffFlowSpec,
 };
+pub use inrpp::InrppSpec;
 pub use tfrc::{
     TfrcFirstInterval, TfrcHistory, TfrcLossCombination, TfrcMasterRtt, TfrcMultipath,
     TfrcNominalCap, TfrcRecvCap, TfrcResendOn, TfrcSpec, TFRC_MULTIPATH_FIELDS,
@@ -73,6 +75,9 @@ pub struct Scenario {
     /// On-path chunk caches at routers (thesis §4.1), used by mmTP downloads.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub caches: Vec<CacheSpec>,
+    /// When present, every router is an INRPP router with these parameters (issue 21).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inrpp: Option<InrppSpec>,
 }
 
 /// An on-path chunk cache at a router (thesis §4.1–4.2: "an on-path router that

@@ -4,14 +4,13 @@
 //! names the field, and `crate::diagnose` points the error at it). Compiling a flow therefore
 //! never sees a field that does not apply (issue 19, D190).
 
-use pathpool_cc::CcKind;
 use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
 use pathpool_proto::mptcp::Scheduler;
 use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::{
-    FlowCommon, FlowKind, FlowSpec, MmtpFlowSpec, PeriodDist, TcpFlowSpec, TfrcFlowSpec,
+    FlowCc, FlowCommon, FlowKind, FlowSpec, MmtpFlowSpec, PeriodDist, TcpFlowSpec, TfrcFlowSpec,
     UdpFlowSpec, UdpOnoffFlowSpec, FIELDS,
 };
 use crate::spec::{MmtpSpec, OutageSpec, SubflowSpec, TcpSpec, TfrcSpec, TmSpec, WindowLimit};
@@ -116,7 +115,7 @@ read_fields! {
     receive_buffer: WindowLimit,
     opportunistic_retransmission: bool,
     penalisation: bool,
-    cc: CcKind,
+    cc: FlowCc,
     tcp: TcpSpec,
     rate: Rate,
     packet_size: ByteSize,
@@ -183,7 +182,15 @@ impl Read {
                 common: udp.common,
                 size: self.size,
                 tm: self.tm,
-                cc: self.cc,
+                cc: match self.cc {
+                    Some(FlowCc::Inrpp) => {
+                        return Err(E::custom(
+                            "field `cc`: \"inrpp\" is for single-path TCP flows, not mmTP \
+                             downloads",
+                        ))
+                    }
+                    other => other.and_then(FlowCc::window),
+                },
                 tcp: self.tcp,
                 sources: self.sources,
                 outages: self.outages,

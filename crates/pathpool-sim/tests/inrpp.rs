@@ -1,0 +1,154 @@
+//! INRPP in the simulator (issue 21): the document's dumbbell (Fig. 7) with INRPP routers
+//! and hosts, and bad `[inrpp]` input.
+//!
+//! Senders s1–s3 on node n4, receivers d1–d3 on n3, hosts at 40 Mb/s, n4–n0 and n2–n3 at
+//! 1 Gb/s, the bottleneck n0–n2 at 10 Mb/s with the detour n0–n1–n2 at 10 Mb/s, 5 ms a link,
+//! drop-tail queues of 50 ms; three 10 MB flows at 1, 2 and 3 s.
+
+mod common;
+
+use common::{error, run};
+
+/// The dumbbell with `inrpp` as the `[inrpp]` table's lines and `extra` appended.
+fn dumbbell(inrpp: &str, extra: &str) -> String {
+    let mut s = format!(
+        "duration = \"30s\"\n[measure]\ninterval = \"100ms\"\n[inrpp]\n{inrpp}\n[nodes]\n\
+         hosts = [\"s1\", \"s2\", \"s3\", \"d1\", \"d2\", \"d3\"]\n\
+         routers = [\"n0\", \"n1\", \"n2\", \"n3\", \"n4\"]\n"
+    );
+    let link = |a: &str, b: &str, rate: &str| {
+        format!(
+            "[[links]]\nbetween = [\"{a}\", \"{b}\"]\nrate = \"{rate}\"\ndelay = \"5ms\"\n\
+             queue = {{ type = \"droptail\", size = \"50ms\" }}\n"
+        )
+    };
+    for (a, b, rate) in [
+        ("n0", "n2", "10Mbps"),
+        ("n0", "n1", "10Mbps"),
+        ("n1", "n2", "10Mbps"),
+        ("n4", "n0", "1Gbps"),
+        ("n2", "n3", "1Gbps"),
+        ("s1", "n4", "40Mbps"),
+        ("s2", "n4", "40Mbps"),
+        ("s3", "n4", "40Mbps"),
+        ("n3", "d1", "40Mbps"),
+        ("n3", "d2", "40Mbps"),
+        ("n3", "d3", "40Mbps"),
+    ] {
+        s += &link(a, b, rate);
+    }
+    for k in 1..=3 {
+        s += &format!(
+            "[[flows]]\nid = \"f{k}\"\nfrom = \"s{k}\"\nto = \"d{k}\"\ncc = \"inrpp\"\n\
+             size = \"10MB\"\nstart = \"{k}s\"\n"
+        );
+    }
+    s + extra
+}
+
+/// Acceptance 2(a): with a cache large enough never to reach backpressure, nothing is lost
+/// or retransmitted; the three flows share the bottleneck and the detour (20 Mb/s) equally,
+/// so their mean completion time is that of ideal processor sharing of 20 Mb/s, 10.0–10.6 s
+/// (issue 21's band for the published 10.50 s).
+#[test]
+fn with_a_large_cache_the_flows_pool_bottleneck_and_detour_without_loss() {
+    let r = run(&dumbbell(
+        "cache = \"100MB\"\ncache_high = \"90MB\"\ncache_low = \"50MB\"",
+        "",
+    ));
+    let fcts: Vec<f64> = r
+        .flows
+        .iter()
+        .map(|f| f.fct_s.expect("completed"))
+        .collect();
+    let afct = fcts.iter().sum::<f64>() / 3.0;
+    assert!((10.0..=10.6).contains(&afct), "AFCT {afct} s ({fcts:?})");
+    assert!(
+        r.flows.iter().all(|f| f.retransmissions == 0),
+        "{:?}",
+        r.flows
+    );
+    // The detour carried about as much as the bottleneck.
+    let util = |id: &str| {
+        r.links
+            .iter()
+            .find(|l| l.id == id)
+            .and_then(|l| l.utilization)
+            .unwrap()
+    };
+    let (direct, detour) = (util("n0-n2:n0->n2"), util("n0-n1:n0->n1"));
+    assert!(
+        detour > 0.9 * direct,
+        "bottleneck {direct}, detour {detour}"
+    );
+    // Nothing in backpressure: the routers end in P with empty caches and no nonces.
+    for router in &r.routers {
+        assert_eq!(router.cache_drops, 0, "{router:?}");
+        assert_eq!(
+            (router.cached_bytes_at_end, router.nonces_at_end),
+            (0, 0),
+            "{router:?}"
+        );
+        assert!(!router.states_at_end.contains(":B"), "{router:?}");
+    }
+    let n0 = r.routers.iter().find(|x| x.node == "n0").unwrap();
+    assert!(n0.peak_cached_bytes > 1_000_000, "n0 cached {n0:?}");
+    assert!(
+        n0.peak_cached_bytes < 90_000_000,
+        "n0 never reached S_high: {n0:?}"
+    );
+}
+
+/// Acceptance 2(f): the same seed gives the same bytes.
+#[test]
+fn the_same_seed_gives_the_same_results() {
+    let text = dumbbell("", "");
+    let (a, b) = (run(&text), run(&text));
+    assert_eq!(format!("{:?}", a.flows), format!("{:?}", b.flows));
+    assert_eq!(format!("{:?}", a.links), format!("{:?}", b.links));
+}
+
+/// Acceptance 4: bad `[inrpp]` values and `cc = "inrpp"` where it does not apply are refused
+/// with the field named.
+#[test]
+fn bad_inrpp_input_names_the_field() {
+    let e = error(&dumbbell("cache = \"1MB\"\ncache_high = \"2MB\"", ""));
+    assert!(
+        e.contains("inrpp.cache_high: 2000000B is more than inrpp.cache"),
+        "{e}"
+    );
+    let e = error(&dumbbell("cache_low = \"1MB\"", ""));
+    assert!(
+        e.contains("inrpp.cache_low: 1000000B is not below inrpp.cache_high"),
+        "{e}"
+    );
+    let e = error(&dumbbell("queue_low = \"40ms\"", ""));
+    assert!(e.contains("inrpp.queue_low: "), "{e}");
+    assert!(e.contains("is not below inrpp.queue_high"), "{e}");
+    let e = error(&dumbbell("queue_high = \"60ms\"\nqueue_low = \"10ms\"", ""));
+    assert!(e.contains("inrpp.queue_high: "), "{e}");
+    assert!(e.contains("queue holds"), "{e}");
+    let e = error(&dumbbell("meter_weight = 0.0", ""));
+    assert!(e.contains("inrpp.meter_weight: 0 is not in (0, 1]"), "{e}");
+    let multipath = "[[flows]]\nfrom = \"s1\"\nto = \"d1\"\ncc = \"inrpp\"\n\
+                     paths = [[\"s1\", \"n4\", \"n0\", \"n2\", \"n3\", \"d1\"], \
+                     [\"s1\", \"n4\", \"n0\", \"n1\", \"n2\", \"n3\", \"d1\"]]\n";
+    let e = error(&dumbbell("", multipath));
+    assert!(
+        e.contains("flows[3].cc: \"inrpp\" is a single-path transport"),
+        "{e}"
+    );
+    let udp = "[[flows]]\nkind = \"udp-cbr\"\nfrom = \"s1\"\nto = \"d1\"\nrate = \"1Mbps\"\n\
+               cc = \"inrpp\"\n";
+    let e = error(&dumbbell("", udp));
+    assert!(
+        e.contains("flows[3].cc: not allowed in a kind = \"udp-cbr\" flow"),
+        "{e}"
+    );
+    let e = error(&dumbbell(
+        "",
+        "[[flows]]\nfrom = \"s1\"\nto = \"d1\"\ncc = \"inrp\"\n",
+    ));
+    assert!(e.contains("unknown congestion control \"inrp\""), "{e}");
+    assert!(e.contains("and for a single-path TCP flow, inrpp"), "{e}");
+}
