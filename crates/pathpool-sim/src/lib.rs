@@ -23,6 +23,7 @@ mod echo;
 mod element;
 mod error;
 mod event;
+mod fairness;
 mod kinds;
 mod link;
 pub mod load;
