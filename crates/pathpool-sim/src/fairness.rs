@@ -6,21 +6,13 @@
 //! delivered-byte counter; a flow's throughput over [b − Δ, b] is the difference with the
 //! previous instant. A flow counts in the sample if it was active over the whole interval:
 //! it started at or before b − Δ, and it neither completed nor stopped before b. The state
-//! is one counter per flow; nothing grows with the number of samples.
+//! is one counter per flow; nothing grows with the number of samples, and a sample reads
+//! only the flows that have started and not ended (a run of many short flows, such as
+//! Poisson arrivals, has few of them at a time).
 
 use pathpool_core::{Dur, Time};
 
 use crate::metrics::SampledJain;
-
-/// What the sampler needs of one flow at a sample instant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct FlowAt {
-    pub(crate) start: Time,
-    /// When it completed or stopped, whichever came first, if it has by now.
-    pub(crate) ended: Option<Time>,
-    /// Payload bytes delivered in order so far.
-    pub(crate) delivered: u64,
-}
 
 /// The online state of the sampled Jain index.
 #[derive(Clone, Debug)]
@@ -28,11 +20,17 @@ pub(crate) struct FairnessSampler {
     interval: Dur,
     /// The summary window's end: no sample after it.
     until: Time,
-    /// The next sample instant (the first one at t0 only records the counters).
+    /// The next sample instant.
     pub(crate) next: Option<Time>,
-    /// Whether the next instant opens a window that starts after zero.
+    /// Whether the next instant opens a window that starts after zero (and only takes the
+    /// counters).
     baseline_pending: bool,
-    last_delivered: Vec<u64>,
+    /// Flow indices by start time, and how many of them have joined `live`.
+    by_start: Vec<(Time, u32)>,
+    joined: usize,
+    /// Flows that have started and not ended, in the order they joined, with what they had
+    /// delivered at the previous instant.
+    live: Vec<(u32, u64)>,
     pub(crate) jain: SampledJain,
 }
 
@@ -50,40 +48,63 @@ impl FairnessSampler {
             until: window.1,
             next: (first <= window.1).then_some(first),
             baseline_pending: window.0 > Time::ZERO,
-            last_delivered: Vec::new(),
+            by_start: Vec::new(),
+            joined: 0,
+            live: Vec::new(),
             jain: SampledJain::default(),
         }
     }
 
-    /// Sets the number of flows.
-    pub(crate) fn init(&mut self, flows: usize) {
-        self.last_delivered = vec![0; flows];
+    /// Sets the flows' start times (in flow order).
+    pub(crate) fn init(&mut self, starts: impl Iterator<Item = Time>) {
+        self.by_start = starts.zip(0..).collect();
+        self.by_start.sort_unstable();
+        if !self.baseline_pending {
+            // The window opens with the run: flows starting at zero count from zero bytes.
+            self.join(Time::ZERO, |_| (None, 0));
+        }
+    }
+
+    /// Adds the flows started by `now` that have not ended, with their counts now.
+    fn join(&mut self, now: Time, mut read: impl FnMut(u32) -> (Option<Time>, u64)) {
+        while let Some(&(start, i)) = self.by_start.get(self.joined) {
+            if start > now {
+                break;
+            }
+            self.joined += 1;
+            let (ended, delivered) = read(i);
+            if ended.is_none() {
+                self.live.push((i, delivered));
+            }
+        }
     }
 
     /// Takes the sample due at `now` (`self.next`): the index of the flows active over
     /// [now − interval, now], or, at a window's opening instant, only the counters.
-    pub(crate) fn sample(&mut self, now: Time, flows: impl Iterator<Item = FlowAt>) {
+    /// `read(i)` gives flow i's end (completion or stop, whichever came first, if it has
+    /// come by now) and its payload bytes delivered in order so far.
+    pub(crate) fn sample(&mut self, now: Time, mut read: impl FnMut(u32) -> (Option<Time>, u64)) {
         let next = now + self.interval;
         self.next = (next <= self.until).then_some(next);
-        if std::mem::take(&mut self.baseline_pending) {
-            for (f, last) in flows.zip(&mut self.last_delivered) {
-                *last = f.delivered;
-            }
-            return;
+        if !std::mem::take(&mut self.baseline_pending) {
+            // Every live flow joined at an instant at or before now − interval, so it
+            // started by then: it counts unless it ended before now.
+            let (mut n, mut sum, mut sq) = (0u64, 0.0f64, 0.0f64);
+            self.live.retain_mut(|(i, last)| {
+                let (ended, delivered) = read(*i);
+                let x = delivered.saturating_sub(*last) as f64;
+                *last = delivered;
+                if ended.is_none_or(|e| e >= now) {
+                    n += 1;
+                    sum += x;
+                    sq += x * x;
+                }
+                // Ended by now: inactive in every later interval.
+                ended.is_none()
+            });
+            self.jain.add(n, sum, sq);
         }
-        let began = now - self.interval;
-        let (mut n, mut sum, mut sq) = (0u64, 0.0f64, 0.0f64);
-        for (f, last) in flows.zip(&mut self.last_delivered) {
-            let x = f.delivered.saturating_sub(*last);
-            *last = f.delivered;
-            if f.start <= began && f.ended.is_none_or(|e| e >= now) {
-                let x = x as f64;
-                n += 1;
-                sum += x;
-                sq += x * x;
-            }
-        }
-        self.jain.add(n, sum, sq);
+        self.join(now, read);
     }
 }
 
@@ -98,15 +119,13 @@ mod tests {
     /// Runs the sampler over flows given as (start, end, delivered at each whole second).
     fn run(window: (f64, f64), flows: &[(f64, Option<f64>, [u64; 5])]) -> SampledJain {
         let mut s = FairnessSampler::new(Dur::from_secs(1), (at(window.0), at(window.1)));
-        s.init(flows.len());
+        s.init(flows.iter().map(|f| at(f.0)));
         while let Some(now) = s.next {
             let k = now.saturating_since(Time::ZERO).as_secs_f64().round() as usize;
-            let rows = flows.iter().map(|&(start, end, d)| FlowAt {
-                start: at(start),
-                ended: end.map(at).filter(|&e| e <= now),
-                delivered: d[k],
+            s.sample(now, |i| {
+                let (_, end, d) = flows[i as usize];
+                (end.map(at).filter(|&e| e <= now), d[k])
             });
-            s.sample(now, rows);
         }
         s.jain
     }

@@ -4,7 +4,7 @@
 
 use pathpool_core::{Dur, Time};
 
-use crate::fairness::{FairnessSampler, FlowAt};
+use crate::fairness::FairnessSampler;
 use crate::kinds::Elements;
 use crate::link::Link;
 use crate::link::LinkCounters;
@@ -165,7 +165,7 @@ impl Sampler {
         self.at_flow_stop = vec![None; flows.len()];
         self.last_link = vec![(0, 0); links];
         if let Some(f) = &mut self.fairness {
-            f.init(flows.len());
+            f.init(flows.iter().map(|f| f.start));
         }
     }
 
@@ -217,17 +217,13 @@ impl Sampler {
             self.next_tick = (now < self.end).then(|| (now + self.interval).min(self.end));
         }
         if let Some(fair) = self.fairness.as_mut().filter(|f| f.next == Some(now)) {
-            fair.sample(
-                now,
-                flows.iter().map(|f| FlowAt {
-                    start: f.start,
-                    ended: [elements.completed_at(f.sink), f.stop.filter(|&s| s <= now)]
-                        .into_iter()
-                        .flatten()
-                        .min(),
-                    delivered: elements.delivered(f.sink),
-                }),
-            );
+            fair.sample(now, |i| {
+                let f = &flows[i as usize];
+                let completed = elements.completed_at(f.sink);
+                let stopped = f.stop.filter(|&s| s <= now);
+                let ended = [completed, stopped].into_iter().flatten().min();
+                (ended, elements.delivered(f.sink))
+            });
         }
     }
 
