@@ -34,6 +34,9 @@ class Results:
         mp_fairness: with ``measure(mp_fairness=...)``, one row per path of each multipath
             flow: M_p, T_p, S_p and the flow's lenient and stringent bounds, ratios and pass
             flags (Tse's eqs. 1.2 and 1.4); empty otherwise.
+        afct_bins: with ``measure(afct_bins_per_decade=...)``, one row per logarithmic
+            flow-size bin holding a finite flow: ``size_lo_bytes``, ``size_hi_bytes``,
+            ``completed``, ``mean_fct_s`` and ``not_completed``; empty otherwise.
         summary: the ``summary.json`` document as a dict.
 
     Column definitions: ``docs/metrics.md``.
@@ -48,6 +51,7 @@ class Results:
     caches: pd.DataFrame
     routers: pd.DataFrame
     mp_fairness: pd.DataFrame
+    afct_bins: pd.DataFrame
     summary: dict[str, Any]
 
     def __init__(
@@ -70,6 +74,7 @@ class Results:
         self.routers = frames.get("routers", pd.DataFrame())
         # Only runs that asked for the fairness metrics have them.
         self.mp_fairness = frames.get("mp_fairness", pd.DataFrame())
+        self.afct_bins = frames.get("afct_bins", pd.DataFrame())
         self.summary = summary
         self._handle = handle
         self._text = text
@@ -93,7 +98,14 @@ class Results:
             )
         optional = [
             n
-            for n in ("subflows", "subflow_timeseries", "caches", "routers", "mp_fairness")
+            for n in (
+                "subflows",
+                "subflow_timeseries",
+                "caches",
+                "routers",
+                "mp_fairness",
+                "afct_bins",
+            )
             if (d / f"{n}.parquet").exists()
         ]
         # As the tables of a fresh run: the same bytes, read the same way.
@@ -110,6 +122,13 @@ class Results:
     def jain_index(self) -> float | None:
         """Jain's fairness index over all flows active in the summary window."""
         value: float | None = self.summary["jain_index"]
+        return value
+
+    @property
+    def jain_sampled(self) -> float | None:
+        """Jain's index of the flows active over each ``measure(fairness_interval=...)``,
+        averaged over the samples (None without it, or if no sample had two active flows)."""
+        value: float | None = self.summary.get("jain_sampled")
         return value
 
     @property

@@ -718,7 +718,7 @@ class Scenario:
 
 def _measure(m: Mapping[str, Any]) -> Measure:
     out = dict(m)
-    for k in ("start", "end", "interval"):
+    for k in ("start", "end", "interval", "fairness_interval"):
         if k in out:
             out[k] = _time(out[k])
     return cast(Measure, _clean(out))
@@ -733,10 +733,15 @@ def measure(
     trace_queues: bool | None = None,
     mp_fairness: MpFairnessMode | None = None,
     mp_fairness_tolerance: float | None = None,
+    fairness_interval: Quantity | None = None,
+    afct_bins_per_decade: int | None = None,
 ) -> Measure:
     """What to record: the summary window ``[start, end]``, the time-series ``interval``,
-    whether to trace cwnd/ssthresh/srtt and queues, and Tse's multipath-fairness metrics
-    (``"analytic"`` or ``"reference-runs"``; ``Results.mp_fairness``)."""
+    whether to trace cwnd/ssthresh/srtt and queues, Tse's multipath-fairness metrics
+    (``"analytic"`` or ``"reference-runs"``; ``Results.mp_fairness``), Jain's index sampled
+    every ``fairness_interval`` (``"10ms"`` in the INRPP document; ``Results.jain_sampled``)
+    and the mean FCT per logarithmic size bin, ``afct_bins_per_decade`` bins per decade
+    (``Results.afct_bins``)."""
     return _measure(
         {
             "start": start,
@@ -746,5 +751,7 @@ def measure(
             "trace_queues": trace_queues,
             "mp_fairness": mp_fairness,
             "mp_fairness_tolerance": mp_fairness_tolerance,
+            "fairness_interval": fairness_interval,
+            "afct_bins_per_decade": afct_bins_per_decade,
         }
     )

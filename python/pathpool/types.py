@@ -401,6 +401,8 @@ class Measure(TypedDict, total=False):
     trace_queues: bool
     mp_fairness: MpFairnessMode
     mp_fairness_tolerance: float
+    fairness_interval: Quantity
+    afct_bins_per_decade: int
 
 
 class Routing(TypedDict, total=False):

@@ -23,6 +23,7 @@ mod echo;
 mod element;
 mod error;
 mod event;
+mod fairness;
 mod inrpp_flow;
 mod inrpp_router;
 mod kinds;

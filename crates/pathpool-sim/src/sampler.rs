@@ -4,6 +4,7 @@
 
 use pathpool_core::{Dur, Time};
 
+use crate::fairness::FairnessSampler;
 use crate::kinds::Elements;
 use crate::link::Link;
 use crate::link::LinkCounters;
@@ -115,6 +116,8 @@ pub(crate) struct Sampler {
     pub(crate) link_series: LinkSeries,
     pub(crate) subflow_series: SubflowSeries,
     last_link: Vec<(u64, u64)>,
+    /// The sampled Jain index, with `measure.fairness_interval` (`crate::fairness`).
+    pub(crate) fairness: Option<FairnessSampler>,
 }
 
 impl Sampler {
@@ -142,7 +145,13 @@ impl Sampler {
             link_series: LinkSeries::default(),
             subflow_series: SubflowSeries::default(),
             last_link: Vec::new(),
+            fairness: None,
         }
+    }
+
+    /// Samples Jain's index every `interval` over the summary window as well.
+    pub(crate) fn sample_fairness(&mut self, interval: Dur) {
+        self.fairness = Some(FairnessSampler::new(interval, self.window));
     }
 
     /// Registers the flows and links once the scenario is built.
@@ -155,15 +164,22 @@ impl Sampler {
         self.marks.sort();
         self.at_flow_stop = vec![None; flows.len()];
         self.last_link = vec![(0, 0); links];
+        if let Some(f) = &mut self.fairness {
+            f.init(flows.iter().map(|f| f.start));
+        }
     }
 
     /// When the sampler must run next.
     pub(crate) fn next_time(&self) -> Option<Time> {
         let mark = self.marks.get(self.cursor).map(|m| m.0);
-        match (self.next_tick, mark) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let fair = self.fairness.as_ref().and_then(|f| f.next);
+        [self.next_tick, mark, fair].into_iter().flatten().min()
+    }
+
+    /// Whether a tick or a mark (which read the links) is due at `now`, and not only a
+    /// fairness sample (which reads only the flows' counters).
+    pub(crate) fn reads_links_at(&self, now: Time) -> bool {
+        self.next_tick == Some(now) || self.marks.get(self.cursor).is_some_and(|m| m.0 == now)
     }
 
     /// Records whatever is due at `now`. Links must have been advanced to `now`.
@@ -199,6 +215,15 @@ impl Sampler {
         if self.next_tick == Some(now) {
             self.tick(now, flows, links, elements, link_state);
             self.next_tick = (now < self.end).then(|| (now + self.interval).min(self.end));
+        }
+        if let Some(fair) = self.fairness.as_mut().filter(|f| f.next == Some(now)) {
+            fair.sample(now, |i| {
+                let f = &flows[i as usize];
+                let completed = elements.completed_at(f.sink);
+                let stopped = f.stop.filter(|&s| s <= now);
+                let ended = [completed, stopped].into_iter().flatten().min();
+                (ended, elements.delivered(f.sink))
+            });
         }
     }
 

@@ -114,6 +114,8 @@ pub struct Simulation {
     pub(crate) name: Option<String>,
     /// `measure.mp_fairness` with its tolerance, if asked for.
     pub(crate) mp_fairness: Option<(MpFairnessMode, f64)>,
+    /// `measure.afct_bins_per_decade`, if asked for.
+    pub(crate) afct_bins_per_decade: Option<u32>,
 }
 
 impl Simulation {
@@ -136,6 +138,7 @@ impl Simulation {
             stats: RunStats::default(),
             name: None,
             mp_fairness: None,
+            afct_bins_per_decade: None,
         }
     }
 
@@ -432,8 +435,11 @@ impl Simulation {
 
     fn take_samples(&mut self) {
         let now = self.net.now;
-        for link in &mut self.net.links {
-            link.advance(now);
+        // A fairness sample alone reads no link: leave them as a run without it would.
+        if self.sampler.reads_links_at(now) {
+            for link in &mut self.net.links {
+                link.advance(now);
+            }
         }
         self.sampler.sample(
             now,

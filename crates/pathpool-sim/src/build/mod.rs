@@ -136,7 +136,29 @@ pub(crate) fn compile_skipping(
         ));
     }
 
-    let sampler = Sampler::new(m.interval, end, (t0, t1), m.trace_cwnd, m.trace_queues);
+    let mut sampler = Sampler::new(m.interval, end, (t0, t1), m.trace_cwnd, m.trace_queues);
+    if let Some(interval) = m.fairness_interval {
+        let field = at(&[k("measure"), k("fairness_interval")]);
+        if interval == Dur::ZERO {
+            return Err(SpecError::at(field, "must be positive"));
+        }
+        if (t1 - t0).as_ps() / interval.as_ps() > MAX_SAMPLES {
+            return Err(SpecError::at(
+                field,
+                format!(
+                    "{interval} would take more than {MAX_SAMPLES} samples of the window; \
+                     use a longer interval"
+                ),
+            ));
+        }
+        sampler.sample_fairness(interval);
+    }
+    if m.afct_bins_per_decade == Some(0) {
+        return Err(SpecError::at(
+            at(&[k("measure"), k("afct_bins_per_decade")]),
+            "must be at least 1 (bins per decade of flow size)",
+        ));
+    }
     let mut sim = Simulation::new(end, seed, sampler);
     sim.name = sc.name.clone();
     let tolerance = m.mp_fairness_tolerance.unwrap_or(0.05);
@@ -153,6 +175,7 @@ pub(crate) fn compile_skipping(
         }
     }
     sim.mp_fairness = m.mp_fairness.map(|mode| (mode, tolerance));
+    sim.afct_bins_per_decade = m.afct_bins_per_decade;
 
     let mut net = net::build_nodes(sc)?;
     let mut changes = Vec::new();

@@ -5,7 +5,7 @@ use pathpool_core::Time;
 
 use super::mp_fairness::{paths_of, MpFairness};
 use super::{CacheResult, FlowResult, LinkResult, Results, RouterResult, SubflowResult};
-use crate::metrics::{jain_index, mean};
+use crate::metrics::{afct_bins, jain_index, mean};
 use crate::sampler::{subflow_acked, Snapshot};
 use crate::sim::Simulation;
 use crate::spec::MpFairnessMode;
@@ -59,6 +59,14 @@ impl Simulation {
             stats: self.stats,
             jain_index: jain_index(&throughputs),
             afct_s: mean(&fcts),
+            jain_sampled: self.sampler.fairness.as_ref().map(|f| f.jain),
+            afct_bins: self.afct_bins_per_decade.map(|b| {
+                let sized: Vec<(u64, Option<f64>)> = flows
+                    .iter()
+                    .filter_map(|f| f.size_bytes.map(|s| (s, f.fct_s)))
+                    .collect();
+                afct_bins(&sized, b)
+            }),
             links,
             subflows,
             caches: self.cache_results(),

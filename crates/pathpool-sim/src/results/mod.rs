@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::metrics::{AfctBin, SampledJain};
 use crate::sim::RunStats;
 use crate::table::Table;
 
@@ -200,6 +201,12 @@ pub struct Results {
     pub jain_index: Option<f64>,
     /// Mean completion time of the finite flows that completed.
     pub afct_s: Option<f64>,
+    /// Jain's index sampled every `measure.fairness_interval` over the flows active in each
+    /// interval, averaged over the samples (spec 001 §5.1, D290); `None` unless asked for.
+    pub jain_sampled: Option<SampledJain>,
+    /// AFCT per logarithmic flow-size bin (spec 001 §5.1, D291), with
+    /// `measure.afct_bins_per_decade`.
+    pub afct_bins: Option<Vec<AfctBin>>,
     /// Per-flow time series.
     pub flow_timeseries: Table,
     /// Per-link time series.
@@ -241,6 +248,8 @@ impl Results {
             window_s: [self.window_s.0, self.window_s.1],
             jain_index: self.jain_index,
             afct_s: self.afct_s,
+            jain_sampled: self.jain_sampled.map(|j| j.mean()),
+            jain_sampled_samples: self.jain_sampled.map(|j| j.samples()),
             events: self.stats.events,
             data_packets_delivered: self.stats.data_packets_delivered,
             flows: self
@@ -291,6 +300,14 @@ pub struct Summary {
     pub jain_index: Option<f64>,
     /// Mean flow completion time of the completed finite flows.
     pub afct_s: Option<f64>,
+    /// With `measure.fairness_interval`: the mean over the samples of Jain's index of the
+    /// flows active over each sampling interval (dimensionless, in (0, 1]; null if no sample
+    /// had two active flows that delivered something). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jain_sampled: Option<Option<f64>>,
+    /// With `measure.fairness_interval`: the number of samples `jain_sampled` averages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jain_sampled_samples: Option<u64>,
     /// Events processed.
     pub events: u64,
     /// TCP data packets delivered to sinks.

@@ -218,9 +218,25 @@ impl Results {
         Some(t)
     }
 
+    /// AFCT per logarithmic flow-size bin (with `measure.afct_bins_per_decade`; spec 001
+    /// §5.1, D291): one row per bin holding a finite flow, smallest first, with the bin's
+    /// edges in bytes (lower inclusive, upper exclusive), the flows that completed and their
+    /// mean FCT in seconds (null if none did), and the flows that did not complete.
+    #[must_use]
+    pub fn afct_bins_table(&self) -> Option<Table> {
+        let b = self.afct_bins.as_ref()?;
+        let mut t = Table::new("afct_bins");
+        t.push("size_lo_bytes", column(b, Column::F64, |r| r.lo_bytes));
+        t.push("size_hi_bytes", column(b, Column::F64, |r| r.hi_bytes));
+        t.push("completed", column(b, Column::U64, |r| r.completed));
+        t.push("mean_fct_s", column(b, Column::OptF64, |r| r.mean_fct_s));
+        t.push("not_completed", column(b, Column::U64, |r| r.not_completed));
+        Some(t)
+    }
+
     /// All the tables: flows, links, subflows, caches, flow_timeseries, link_timeseries,
-    /// subflow_timeseries, routers with `[inrpp]`, and mp_fairness when
-    /// `measure.mp_fairness` asks for it.
+    /// subflow_timeseries, routers with `[inrpp]`, mp_fairness when `measure.mp_fairness`
+    /// asks for it, and afct_bins when `measure.afct_bins_per_decade` does.
     #[must_use]
     pub fn tables(&self) -> Vec<Table> {
         let mut all = vec![
@@ -234,6 +250,7 @@ impl Results {
         ];
         all.extend(self.routers_table());
         all.extend(self.mp_fairness_table());
+        all.extend(self.afct_bins_table());
         all
     }
 }

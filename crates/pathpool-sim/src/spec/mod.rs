@@ -631,6 +631,16 @@ pub struct MeasureSpec {
     /// How far above its bound a flow may be and still pass, relative (default 0.05).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mp_fairness_tolerance: Option<f64>,
+    /// Sample Jain's index over the throughputs of the active flows every this often in the
+    /// summary window and average it (spec 001 §5.1 samples every 10ms; `docs/metrics.md`,
+    /// D290); default none: not computed, so that runs without it take no extra samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fairness_interval: Option<Dur>,
+    /// Tabulate the mean completion time of the finite flows by size, in logarithmic bins
+    /// with this many per decade (4 gives edges at 10^(k/4) bytes; D291); default none: no
+    /// `afct_bins` table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub afct_bins_per_decade: Option<u32>,
 }
 
 /// Where the multipath-fairness metrics take T_p and S_p from.
@@ -663,6 +673,8 @@ impl Default for MeasureSpec {
             trace_queues: true,
             mp_fairness: None,
             mp_fairness_tolerance: None,
+            fairness_interval: None,
+            afct_bins_per_decade: None,
         }
     }
 }

@@ -1,0 +1,57 @@
+"""The INRPP document's metrics through the Python API (spec 001 §5.1, docs/metrics.md):
+Jain's index sampled over time and the AFCT per flow-size bin."""
+
+from __future__ import annotations
+
+import pathpool as pp
+
+
+def _dumbbell(measure: pp.types.Measure, size: str | None = None) -> pp.Scenario:
+    extra = {} if size is None else {"size": size}
+    return pp.Scenario(
+        duration="20s",
+        hosts=["s1", "s2", "d"],
+        routers=["a", "b"],
+        links=[
+            pp.link("s1", "a", rate="100Mbps", delay="1ms"),
+            pp.link("s2", "a", rate="100Mbps", delay="1ms"),
+            pp.link("a", "b", rate="10Mbps", delay="10ms"),
+            pp.link("b", "d", rate="100Mbps", delay="1ms"),
+        ],
+        flows=[pp.flow("s1", "d", id="x", **extra), pp.flow("s2", "d", id="y", start="1s")],
+        measure=measure,
+    )
+
+
+def test_sampled_jain_and_afct_bins(tmp_path) -> None:
+    m = pp.measure(start="5s", fairness_interval="100ms", afct_bins_per_decade=4)
+    r = _dumbbell(m, size="1MB").run(seed=1, progress=False)
+    assert r.jain_sampled is None or 0.5 <= r.jain_sampled <= 1
+    assert r.summary["jain_sampled_samples"] >= 0
+    bins = r.afct_bins
+    assert list(bins.columns) == [
+        "size_lo_bytes",
+        "size_hi_bytes",
+        "completed",
+        "mean_fct_s",
+        "not_completed",
+    ]
+    assert list(bins["size_lo_bytes"]) == [1e6]
+    assert int(bins["completed"].iloc[0]) == 1
+    assert abs(bins["mean_fct_s"].iloc[0] - r.flows.loc[0, "fct_s"]) < 1e-12
+    r.save(tmp_path / "out")
+    back = pp.read_results(tmp_path / "out")
+    assert list(back.afct_bins["size_lo_bytes"]) == [1e6]
+    assert back.jain_sampled == r.jain_sampled
+
+
+def test_two_long_flows_sample_fair() -> None:
+    r = _dumbbell(pp.measure(start="5s", fairness_interval="100ms")).run(seed=1, progress=False)
+    assert r.jain_sampled is not None and r.jain_sampled > 0.9
+
+
+def test_runs_without_the_settings_have_neither() -> None:
+    r = _dumbbell(pp.measure(start="5s")).run(seed=1, progress=False)
+    assert r.jain_sampled is None
+    assert "jain_sampled" not in r.summary
+    assert r.afct_bins.empty
