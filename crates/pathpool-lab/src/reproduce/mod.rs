@@ -12,6 +12,7 @@
 mod convergence;
 mod domain_scale;
 mod inrpp_census;
+mod inrpp_global_fairness;
 mod mmtp_multisource;
 mod partial_congestion;
 pub mod published;
@@ -218,6 +219,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     tse::placement::EXPERIMENT,
     tse::wraparound::EXPERIMENT,
     inrpp_census::EXPERIMENT,
+    inrpp_global_fairness::EXPERIMENT,
 ];
 
 /// The experiment `id`, or every experiment for `all`.
