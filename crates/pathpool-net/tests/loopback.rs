@@ -323,7 +323,9 @@ const START_LIMIT: Duration = Duration::from_secs(60);
 
 /// Share of the two-path download against the single-path one, over `window_s` seconds from
 /// [`WARM_UP`] after both have delivered a megabyte.
-fn bottleneck_share(cc: CcKind, window_s: u64) -> f64 {
+/// The two-path download's share of the bottleneck in percent, and whether one of its
+/// subflows was shut out from the start (delivered less than a megabyte in the whole run).
+fn bottleneck_share(cc: CcKind, window_s: u64) -> (f64, bool) {
     let dir = Scratch::new(&format!("share-{cc:?}"));
     let src = dir.0.join("content.bin");
     random_file(&src, 256 << 20, 11);
@@ -369,6 +371,12 @@ fn bottleneck_share(cc: CcKind, window_s: u64) -> f64 {
     let (ep_sp, _) = h_sp.join().unwrap();
     assert_eq!(ep_mp.inner.subscriber().subflows().len(), 2);
     assert_eq!(ep_sp.inner.subscriber().subflows().len(), 1);
+    let shut_out = ep_mp
+        .inner
+        .subscriber()
+        .subflows()
+        .iter()
+        .any(|sf| sf.stats().bytes_delivered < 1 << 20);
     // Per subflow, over the whole download: where a low share came from (a subflow stalled by
     // timeouts, or both losing as much as the single path).
     for (name, ep) in [("2-path", &ep_mp), ("single-path", &ep_sp)] {
@@ -409,13 +417,33 @@ fn bottleneck_share(cc: CcKind, window_s: u64) -> f64 {
         dm * 8.0 / window_s as f64 / 1e6,
         ds * 8.0 / window_s as f64 / 1e6
     );
+    (share, shut_out)
+}
+
+/// [`bottleneck_share`], measured a second time on a fresh bed when a subflow of the two-path
+/// download was shut out from the start: a drop-tail lock-out of a subflow at a window of one
+/// (docs/overlay.md, acceptance 4), whose remaining cause in the nodes' ordering is known and
+/// not fixed, and not the coupling these tests are about. It happened in 1 of 13 runs
+/// since D270 (CI, 2026-11-27: a subflow at 0 MB with 67 replies to 138 requests); the second
+/// measurement is the one asserted, and a second lock-out fails the test.
+fn share_unless_shut_out(cc: CcKind, window_s: u64) -> f64 {
+    let (share, shut_out) = bottleneck_share(cc, window_s);
+    if !shut_out {
+        return share;
+    }
+    eprintln!("{cc:?}: a subflow of the two-path download was shut out from the start ({share:.1}%): measuring again");
+    let (share, shut_out) = bottleneck_share(cc, window_s);
+    assert!(
+        !shut_out,
+        "{cc:?}: a subflow was shut out from the start twice"
+    );
     share
 }
 
 #[test]
 fn nmcc_takes_half_a_shared_bottleneck() {
     let _cores = common::exclusive();
-    let nmcc = bottleneck_share(CcKind::Nmcc, NMCC_WINDOW_S);
+    let nmcc = share_unless_shut_out(CcKind::Nmcc, NMCC_WINDOW_S);
     assert!(
         (nmcc - 50.0).abs() <= NMCC_TOLERANCE_POINTS,
         "NMCC share {nmcc:.1}% ({})",
@@ -432,7 +460,7 @@ fn nmcc_takes_half_a_shared_bottleneck() {
 #[test]
 fn uncoupled_takes_about_two_thirds_of_a_shared_bottleneck() {
     let _cores = common::exclusive();
-    let uncoupled = bottleneck_share(CcKind::Uncoupled, UNCOUPLED_WINDOW_S);
+    let uncoupled = share_unless_shut_out(CcKind::Uncoupled, UNCOUPLED_WINDOW_S);
     assert!(
         uncoupled > UNCOUPLED_MIN_SHARE,
         "Uncoupled {uncoupled:.1}% ({})",
