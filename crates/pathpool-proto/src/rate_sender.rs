@@ -58,6 +58,10 @@ pub struct RateSender {
     rate_bps: f64,
     /// When the pacing allows the next new segment.
     next_send: Time,
+    /// When the last paced segment started, and its bits on the wire: a new rate re-times
+    /// the next segment from them.
+    paced_from: Time,
+    paced_bits: f64,
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
@@ -84,6 +88,8 @@ impl RateSender {
             config,
             rate_bps,
             next_send: Time::ZERO,
+            paced_from: Time::ZERO,
+            paced_bits: 0.0,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -103,9 +109,30 @@ impl RateSender {
         self.data_end += bytes;
     }
 
-    /// Sets the pacing rate (bits per second on the wire) for the segments after the next.
+    /// Sets the pacing rate (bits per second on the wire); the next new segment leaves when
+    /// the last paced one would have ended at the new rate (RCP paces at each rate the
+    /// network echoes, not at the one in force when the last segment left).
     pub fn set_rate(&mut self, rate_bps: f64) {
+        debug_assert!(rate_bps > 0.0);
         self.rate_bps = rate_bps;
+        if self.paced_bits > 0.0 {
+            self.next_send = self.paced_from + Dur::from_secs_f64(self.paced_bits / rate_bps);
+        }
+    }
+
+    /// Starts in closed loop with one segment allowed: nothing more leaves until an ACK
+    /// comes back (or the retransmission timer fires). RCP's sender learns its rate from
+    /// the ACK of its first segment, which stands for the SYN of the RCP paper (D293).
+    pub fn start_closed(&mut self) {
+        self.mode = Loop::Closed;
+        self.credits = 1;
+    }
+
+    /// Goes to open loop at `now`: paced at the rate from then on.
+    pub fn open_loop(&mut self, now: Time) {
+        self.mode = Loop::Open;
+        self.credits = 0;
+        self.next_send = self.next_send.max(now);
     }
 
     /// The pacing rate.
@@ -182,13 +209,11 @@ impl RateSender {
                 self.mode = Loop::Closed;
             }
             Notification::Cancel => {
-                self.mode = Loop::Open;
-                self.credits = 0;
                 if signal.nonce == self.nonce {
                     self.nonce = 0;
                 }
                 // Open loop resumes from now, not from a pacing time left in the past.
-                self.next_send = self.next_send.max(now);
+                self.open_loop(now);
             }
             Notification::None => {}
         }
@@ -216,6 +241,8 @@ impl RateSender {
             Loop::Open => {
                 let wire_bits = f64::from(len + self.config.header_bytes) * 8.0;
                 let start = self.next_send.max(now);
+                self.paced_from = start;
+                self.paced_bits = wire_bits;
                 self.next_send = start + Dur::from_secs_f64(wire_bits / self.rate_bps);
             }
             Loop::Closed if self.credits == 0 => return None,
@@ -350,6 +377,37 @@ mod tests {
         // slots missed.
         assert_eq!(drain(&mut s, Time::from_ms(50)).len(), 1);
         assert_eq!(s.poll_timeout(), Some(Time::from_ms(51)));
+    }
+
+    #[test]
+    fn a_new_rate_re_times_the_next_segment_from_the_last() {
+        let mut s = RateSender::new(config(), 12e6);
+        s.push_data(u64::from(MSS) * 3);
+        assert_eq!(drain(&mut s, Time::from_ms(10)).len(), 1);
+        assert_eq!(s.poll_timeout(), Some(Time::from_ms(11)));
+        // 1500 bytes at 6 Mb/s take 2 ms from the segment's start; at 24 Mb/s, 0.5 ms.
+        s.set_rate(6e6);
+        assert_eq!(s.poll_timeout(), Some(Time::from_ms(12)));
+        s.set_rate(24e6);
+        assert_eq!(s.poll_timeout(), Some(Time::ZERO + Dur::from_us(10_500)));
+        assert_eq!(drain(&mut s, Time::ZERO + Dur::from_us(10_500)).len(), 1);
+    }
+
+    #[test]
+    fn started_closed_one_segment_waits_for_its_ack_then_open_loop_paces() {
+        let mut s = RateSender::new(config(), 1.0);
+        s.push_data(u64::from(MSS) * 10);
+        s.start_closed();
+        assert_eq!(drain(&mut s, Time::ZERO).len(), 1);
+        assert!(drain(&mut s, Time::from_ms(500)).is_empty());
+        // Only the retransmission timer waits.
+        assert_eq!(s.poll_timeout(), Some(Time::from_secs(1)));
+        let now = Time::from_ms(40);
+        s.handle_ack(now, &ack(u64::from(MSS), Time::ZERO), AckSignal::default());
+        s.set_rate(12e6);
+        s.open_loop(now);
+        assert_eq!(drain(&mut s, now).len(), 1);
+        assert_eq!(s.poll_timeout(), Some(Time::from_ms(41)));
     }
 
     #[test]
