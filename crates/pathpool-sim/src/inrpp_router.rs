@@ -19,8 +19,8 @@ use pathpool_core::{Dur, Time};
 use pathpool_proto::inrpp::router::{DataOutcome, Out, Router};
 use pathpool_proto::inrpp::signalling::AckSignal;
 
-use crate::inrpp_flow::{notification, notification_code};
 use crate::packet::Packet;
+use crate::rate_flow::{notification, notification_code};
 use crate::sim::Simulation;
 
 /// One INRPP router and what the driver needs to feed it.

@@ -54,6 +54,9 @@ macro_rules! element_kinds {
             /// INRPP router `.0`: a hop of INRPP routes, crossed without an event, with a
             /// timer of its own.
             Router(u32),
+            /// RCP controller `.0`: a hop of RCP data routes before its link, crossed
+            /// without an event, with a timer of its own.
+            Rcp(u32),
             Sampler,
             /// The topology manager's link-state element (link failures, re-sent FID sets);
             /// only in scenarios with `failures`.
@@ -74,6 +77,8 @@ macro_rules! element_kinds {
             links: Vec<Link>,
             pub(crate) caches: Vec<SimCache>,
             pub(crate) routers: Vec<crate::inrpp_router::SimRouter>,
+            /// The RCP controllers while the scenario is built (then the network's).
+            pub(crate) rcp_links: Vec<crate::rcp_link::SimRcpLink>,
             $( $(#[doc = $doc1])* $(#[cfg($a1)])? pub(crate) $f1: Vec<$t1>, )*
             $( $(#[doc = $doc2])* $(#[cfg($a2)])? pub(crate) $f2: Vec<$t2>, )*
         }
@@ -173,8 +178,8 @@ element_kinds! { $
         tfrc_flows: crate::tfrc_flow::TfrcFlow { TfrcSource: Source, TfrcSink: Sink },
         /// Multipath TFRC flows (Bilevel or 1/N TFRC): the sender and the receiver.
         mptfrc_flows: crate::mptfrc_flow::MpTfrcFlow { MpTfrcSource: Source, MpTfrcSink: Sink },
-        /// INRPP flows: the rate-based sender and the receiver.
-        inrpp_flows: crate::inrpp_flow::InrppFlow { InrppSource: Source, InrppSink: Sink },
+        /// Rate-based flows (INRPP hosts', RCP): the sender and the receiver.
+        rate_flows: crate::rate_flow::RateFlow { RateSource: Source, RateSink: Sink },
 }
 
 impl Elements {
@@ -195,6 +200,11 @@ impl Elements {
     pub(crate) fn add_link(&mut self, link: Link) -> u32 {
         self.links.push(link);
         self.push(Slot::Link(self.links.len() as u32 - 1))
+    }
+    /// Takes the RCP controllers added so far (the network keeps them while the simulation
+    /// runs).
+    pub(crate) fn take_rcp_links(&mut self) -> Vec<crate::rcp_link::SimRcpLink> {
+        std::mem::take(&mut self.rcp_links)
     }
     /// Takes the links added so far (the network keeps them while the simulation runs).
     pub(crate) fn take_links(&mut self) -> Vec<Link> {
@@ -235,6 +245,12 @@ impl Elements {
         self.routers.push(router);
         self.push(Slot::Router(self.routers.len() as u32 - 1))
     }
+    /// Adds an RCP controller (its `elem` is set here) and returns its element index.
+    pub(crate) fn add_rcp_link(&mut self, mut rcp: crate::rcp_link::SimRcpLink) -> u32 {
+        rcp.elem = self.slots.len() as u32;
+        self.rcp_links.push(rcp);
+        self.push(Slot::Rcp(self.rcp_links.len() as u32 - 1))
+    }
     /// Adds the sampler and returns its element index.
     pub(crate) fn add_sampler(&mut self) -> u32 {
         self.push(Slot::Sampler)
@@ -263,10 +279,10 @@ impl Elements {
             _ => None,
         }
     }
-    /// The INRPP source that element `elem` is, if it is one.
-    pub(crate) fn inrpp_source(&self, elem: u32) -> Option<&crate::inrpp_flow::InrppSource> {
+    /// The rate-based source (INRPP or RCP) that element `elem` is, if it is one.
+    pub(crate) fn rate_source(&self, elem: u32) -> Option<&crate::rate_flow::RateSource> {
         match self.slot(elem) {
-            Slot::InrppSource(i) => Some(&self.inrpp_flows[i as usize].source),
+            Slot::RateSource(i) => Some(&self.rate_flows[i as usize].source),
             _ => None,
         }
     }

@@ -374,6 +374,19 @@ impl Link {
     pub(crate) fn queued_bytes(&self) -> u64 {
         self.queued_bytes
     }
+    /// Bytes waiting at `now` (call [`advance`](Self::advance) first): the queue less the
+    /// packet being serialised, which a router's queue no longer holds (RCP's q).
+    pub(crate) fn waiting_bytes(&self, now: Time) -> u64 {
+        match self.ring.get(self.departed) {
+            Some(slot)
+                if slot.depart.saturating_since(now)
+                    <= self.rate.tx_time(u64::from(slot.pkt.size())) =>
+            {
+                self.queued_bytes - u64::from(slot.pkt.size())
+            }
+            _ => self.queued_bytes,
+        }
+    }
     /// Packets queued (the packet in service included).
     pub(crate) fn queued_packets(&self) -> u64 {
         self.queued_packets

@@ -10,6 +10,7 @@ use crate::event::EventQueue;
 use crate::kinds::{Elements, Slot};
 use crate::link::Link;
 use crate::packet::Packet;
+use crate::rcp_link::SimRcpLink;
 
 /// The links, the routes and the event queue, at time `now`.
 #[derive(Clone, Debug, Default)]
@@ -17,6 +18,9 @@ pub(crate) struct Network {
     pub(crate) now: Time,
     /// The links, by link index (the order the compiler added them, as `Simulation::links`).
     pub(crate) links: Vec<Link>,
+    /// The RCP controllers, by index (each sits before its link on RCP data routes, the
+    /// first one at the sender, so sending reaches them).
+    pub(crate) rcp_links: Vec<SimRcpLink>,
     pub(crate) routes: Routes,
     pub(crate) events: EventQueue,
 }
@@ -30,11 +34,18 @@ impl Net for Network {
     // Always inlined: it runs for every packet sent.
     #[inline(always)]
     fn send(&mut self, mut pkt: Packet) {
-        let Some((elem, slot)) = self.routes.next_element(&mut self.links, &mut pkt) else {
+        let Some((mut elem, mut slot)) = self.routes.next_element(&mut self.links, &mut pkt) else {
             return;
         };
+        if let Slot::Rcp(r) = slot {
+            self.rcp_links[r as usize].stamp(&mut pkt);
+            let Some(next) = self.routes.next_element(&mut self.links, &mut pkt) else {
+                return;
+            };
+            (elem, slot) = next;
+        }
         let Slot::Link(l) = slot else {
-            unreachable!("a route starts with a link")
+            unreachable!("a route starts with a link, or an RCP controller and its link")
         };
         if let Some(t) = self.links[l as usize].enqueue(self.now, pkt) {
             self.events.schedule(elem, t);
@@ -94,14 +105,15 @@ impl Routes {
             end += 1;
             if !matches!(
                 hop.1,
-                Slot::Link(_) | Slot::Wire(_) | Slot::Cache(_) | Slot::Router(_)
+                Slot::Link(_) | Slot::Wire(_) | Slot::Cache(_) | Slot::Router(_) | Slot::Rcp(_)
             ) {
                 break;
             }
         }
         let route = &mut self.hops[start..end];
         for i in 1..route.len() {
-            if let (Slot::Wire(l), Slot::Cache(_) | Slot::Router(_)) = (route[i - 1].1, route[i].1)
+            if let (Slot::Wire(l), Slot::Cache(_) | Slot::Router(_) | Slot::Rcp(_)) =
+                (route[i - 1].1, route[i].1)
             {
                 route[i - 1].1 = Slot::Link(l);
             }
@@ -120,7 +132,7 @@ impl Routes {
             }
             match rest
                 .iter()
-                .position(|h| matches!(h.1, Slot::Cache(_) | Slot::Router(_)))
+                .position(|h| matches!(h.1, Slot::Cache(_) | Slot::Router(_) | Slot::Rcp(_)))
             {
                 Some(c) => segment += c + 1,
                 None => break,

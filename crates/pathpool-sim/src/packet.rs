@@ -12,7 +12,7 @@
 //! segments, TCP sources ACKs, UDP sinks datagrams), and the payload length from its size and
 //! that flow's header size.
 
-use pathpool_core::Time;
+use pathpool_core::{Dur, Time};
 
 /// Bit of `Packet::wire` that flags a retransmitted data segment.
 const RETX: u32 = 1 << 31;
@@ -139,6 +139,93 @@ impl Packet {
     }
 }
 
+/// A value's float-like code: its `mantissa_bits` most significant bits and the shift that
+/// drops the rest (relative error below 2^−(mantissa_bits − 1)).
+fn float_code(x: u64, mantissa_bits: u32) -> u32 {
+    let shift = (64 - x.leading_zeros()).saturating_sub(mantissa_bits);
+    shift << mantissa_bits | (x >> shift) as u32
+}
+
+/// The value a [`float_code`] stands for (rounded down).
+fn float_value(code: u32, mantissa_bits: u32) -> u64 {
+    u64::from(code & ((1 << mantissa_bits) - 1)) << (code >> mantissa_bits)
+}
+
+/// The rate field's code: 24 bits, 18 of mantissa (relative error below 2^−17), and the
+/// one code no rate takes, meaning "not set yet".
+const RCP_RATE_MANTISSA: u32 = 18;
+const RCP_NO_RATE: u64 = (1 << (64 - INRPP_SEQ_BITS)) - 1;
+/// The RTT field's code: 16 bits, 11 of mantissa (error below 0.1%), in nanoseconds; it
+/// takes the top 16 bits of a data packet's timestamp, which keeps its 48 bits above
+/// 2^16 ps (65.5 ns: no RTT estimator resolves that).
+const RCP_RTT_MANTISSA: u32 = 11;
+const RCP_TS_BITS: u32 = 48;
+const RCP_TS_MASK: u64 = (1 << RCP_TS_BITS) - 1;
+const RCP_TS_SHIFT: u32 = 64 - RCP_TS_BITS;
+/// The longest RTT the field holds (2^42 ns, about 73 minutes).
+const RCP_MAX_RTT_NS: u64 = (1 << (RCP_RTT_MANTISSA + 31)) - 1;
+
+/// The RCP header of a packet of an RCP flow (issue 21): sequence numbers in 40 bits as
+/// INRPP's, the rate field (bits per second) in the 24 above them; a data packet's RTT in
+/// the top 16 bits of its timestamp (D294). The packet stays 24 bytes.
+impl Packet {
+    /// An RCP data segment: `rate_bps` its rate field (`None`: not set), `rtt` the
+    /// sender's RTT estimate (zero: none).
+    #[inline]
+    pub(crate) fn rcp_data(
+        seq: u64,
+        ts: Time,
+        hop: u32,
+        size: u32,
+        retx: bool,
+        rate_bps: Option<u64>,
+        rtt: Dur,
+    ) -> Self {
+        let rtt_ns = (rtt.as_ps() / 1000).min(RCP_MAX_RTT_NS);
+        let stamp = u64::from(float_code(rtt_ns, RCP_RTT_MANTISSA)) << RCP_TS_BITS
+            | ts.as_ps() >> RCP_TS_SHIFT;
+        let mut p = Packet::new(seq & INRPP_SEQ_MASK, Time::from_ps(stamp), hop, size, retx);
+        p.set_rcp_rate(rate_bps);
+        p
+    }
+    /// An RCP ACK echoing `rate_bps` and the timestamp `ts_echo`.
+    #[inline]
+    pub(crate) fn rcp_ack(
+        ack: u64,
+        ts_echo: Time,
+        hop: u32,
+        size: u32,
+        rate_bps: Option<u64>,
+    ) -> Self {
+        let mut p = Packet::new(ack & INRPP_SEQ_MASK, ts_echo, hop, size, false);
+        p.set_rcp_rate(rate_bps);
+        p
+    }
+    /// An RCP packet's rate field.
+    #[inline]
+    pub(crate) fn rcp_rate_bps(&self) -> Option<u64> {
+        let code = self.seq >> INRPP_SEQ_BITS;
+        (code != RCP_NO_RATE).then(|| float_value(code as u32, RCP_RATE_MANTISSA))
+    }
+    /// Sets an RCP packet's rate field (a link on the way lowers it).
+    #[inline]
+    pub(crate) fn set_rcp_rate(&mut self, rate_bps: Option<u64>) {
+        let code = rate_bps.map_or(RCP_NO_RATE, |r| u64::from(float_code(r, RCP_RATE_MANTISSA)));
+        self.seq = self.seq & INRPP_SEQ_MASK | code << INRPP_SEQ_BITS;
+    }
+    /// An RCP data segment's RTT field (zero: none).
+    #[inline]
+    pub(crate) fn rcp_rtt(&self) -> Dur {
+        let code = (self.ts.as_ps() >> RCP_TS_BITS) as u32;
+        Dur::from_ns(float_value(code, RCP_RTT_MANTISSA))
+    }
+    /// An RCP data segment's timestamp (to 65.5 ns).
+    #[inline]
+    pub(crate) fn rcp_ts(&self) -> Time {
+        Time::from_ps((self.ts.as_ps() & RCP_TS_MASK) << RCP_TS_SHIFT)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +251,45 @@ mod tests {
         assert_eq!(
             (p.inrpp_nonce(), p.inrpp_notification(), p.size()),
             (0, 0, 1500)
+        );
+    }
+
+    #[test]
+    fn the_rcp_header_round_trips_to_its_precision() {
+        let ts = Time::from_ps(123_456_789_012_345);
+        let mut p = Packet::rcp_data(
+            INRPP_MAX_BYTES,
+            ts,
+            4,
+            1500,
+            false,
+            None,
+            Dur::from_us(41_234),
+        );
+        assert_eq!(std::mem::size_of::<Packet>(), 24);
+        assert_eq!((p.inrpp_seq(), p.size(), p.hop), (INRPP_MAX_BYTES, 1500, 4));
+        assert_eq!(p.rcp_rate_bps(), None);
+        let back = p.rcp_ts();
+        assert!(back <= ts && ts.as_ps() - back.as_ps() < 1 << 16);
+        let rtt = p.rcp_rtt().as_secs_f64();
+        assert!(rtt <= 0.041_234 && rtt > 0.041_234 * (1.0 - 1e-3), "{rtt}");
+        for rate in [128_000u64, 9_999_999, 1_000_000_000, 400_000_000_000] {
+            p.set_rcp_rate(Some(rate));
+            let r = p.rcp_rate_bps().expect("set");
+            assert!(r <= rate && (rate - r) as f64 <= rate as f64 / f64::from(1 << 17));
+            assert_eq!(p.inrpp_seq(), INRPP_MAX_BYTES);
+        }
+        p.set_rcp_rate(Some(0));
+        assert_eq!(p.rcp_rate_bps(), Some(0));
+        let a = Packet::rcp_ack(7, ts, 2, 40, Some(5_000_000));
+        assert_eq!(
+            (a.inrpp_seq(), a.ts, a.rcp_rate_bps()),
+            (7, ts, Some(5_000_000))
+        );
+        let none = Packet::rcp_data(0, Time::ZERO, 0, 40, true, Some(1), Dur::ZERO);
+        assert_eq!(
+            (none.rcp_rtt(), none.retx(), none.rcp_rate_bps()),
+            (Dur::ZERO, true, Some(1))
         );
     }
 }

@@ -1,6 +1,7 @@
 //! The simulation engine: the event loop, handing each event to the network or to the
 //! element it is for.
 
+use pathpool_core::hash::FxHashMap;
 use pathpool_core::Time;
 
 use crate::cache::{CacheHops, CacheRole};
@@ -108,6 +109,8 @@ pub struct Simulation {
     pub(crate) cache_hops: CacheHops,
     /// What each INRPP router hop does, and the detour routes (scenarios with `[inrpp]`).
     pub(crate) router_hops: RouterHops,
+    /// The RCP controller of each controlled link, by the link's element (while building).
+    pub(crate) rcp_of_link: FxHashMap<u32, u32>,
     /// The packets a router releases in one event (reused).
     pub(crate) router_out: Vec<(Out, Packet)>,
     pub(crate) stats: RunStats,
@@ -134,6 +137,7 @@ impl Simulation {
             tm: None,
             cache_hops: CacheHops::default(),
             router_hops: RouterHops::default(),
+            rcp_of_link: FxHashMap::default(),
             router_out: Vec::new(),
             stats: RunStats::default(),
             name: None,
@@ -146,6 +150,7 @@ impl Simulation {
     /// called once the scenario is built.
     pub(crate) fn prime(&mut self) {
         self.net.links = self.elements.take_links();
+        self.net.rcp_links = self.elements.take_rcp_links();
         self.net.routes = std::mem::take(&mut self.routes);
         self.net.routes.resolve(&self.elements, &self.net.links);
         // Links' events move on every packet; every other element's rarely, and a wire's
@@ -166,6 +171,7 @@ impl Simulation {
                 Slot::Sampler => self.sampler.next_time(),
                 Slot::Tm => self.tm.as_ref().and_then(TmControl::deadline),
                 Slot::Router(r) => Some(self.elements.routers[r as usize].next_advert),
+                Slot::Rcp(r) => Some(self.net.rcp_links[r as usize].ctl.poll_timeout()),
                 _ => self.elements.first_deadline(i),
             };
             if let Some(t) = first {
@@ -304,6 +310,10 @@ impl Simulation {
                 self.net.events.pop_top(e);
                 self.on_router_timer(r);
             }
+            Slot::Rcp(r) => {
+                let next = self.on_rcp_timer(r);
+                self.net.events.reschedule_top(e, next);
+            }
             _ => unreachable!("wires and caches are route hops, crossed without events"),
         }
     }
@@ -406,7 +416,10 @@ impl Simulation {
             }
             Slot::Cache(c) => self.through_cache(c, pkt),
             Slot::Router(r) => self.through_router(r, pkt),
-            _ => unreachable!("routes end at endpoints and cross only links, caches and routers"),
+            Slot::Rcp(r) => self.through_rcp(r, pkt),
+            _ => unreachable!(
+                "routes end at endpoints and cross only links, caches, routers and RCP controllers"
+            ),
         })
     }
 

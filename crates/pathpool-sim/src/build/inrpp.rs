@@ -16,9 +16,9 @@ use super::net::{flow_paths, Net};
 use super::tcp_params::{element_tcp_spec, resolve_tcp, TcpParams};
 use super::{at, k};
 use crate::error::SpecError;
-use crate::inrpp_flow::{InrppFlow, InrppSink, InrppSource};
 use crate::inrpp_router::{RouterRole, SimRouter};
 use crate::packet::{INRPP_MAX_BYTES, INRPP_MAX_NONCE};
+use crate::rate_flow::{RateFlow, RateProto, RateSink, RateSource};
 use crate::sim::{FlowMeta, Simulation};
 use crate::spec::{FlowKind, InrppSpec, Scenario, TcpFlowSpec};
 
@@ -296,9 +296,9 @@ pub(super) fn add_inrpp_flows(
             ..params.receiver
         });
         let header = params.header as u32;
-        let el = sim.elements.add(InrppFlow {
-            source: InrppSource::new(sender, data_start, header, copy.start),
-            sink: InrppSink::new(receiver, ack_start, header, size),
+        let el = sim.elements.add(RateFlow {
+            source: RateSource::new(sender, RateProto::Inrpp, data_start, header, copy.start),
+            sink: RateSink::new(receiver, RateProto::Inrpp, ack_start, header, size),
         });
         assert_eq!(el, src_elem);
         sim.flows.push(FlowMeta {

@@ -24,6 +24,7 @@ mod links;
 mod mmtp;
 mod multipath;
 mod net;
+mod rcp;
 mod tcp;
 mod tcp_params;
 mod tfrc;

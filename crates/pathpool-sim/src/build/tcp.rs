@@ -32,8 +32,10 @@ pub(super) fn add_tcp_flows(
     base_tcp: &TcpParams,
     ids: &mut HashSet<String>,
 ) -> Result<(), SpecError> {
-    if f.cc == Some(FlowCc::Inrpp) {
-        return super::inrpp::add_inrpp_flows(sim, entry, f, base_tcp, ids);
+    match f.cc {
+        Some(FlowCc::Inrpp) => return super::inrpp::add_inrpp_flows(sim, entry, f, base_tcp, ids),
+        Some(FlowCc::Rcp) => return super::rcp::add_rcp_flows(sim, entry, f, base_tcp, ids),
+        _ => {}
     }
     let cc = f.cc.and_then(FlowCc::window);
     let (net, here) = (entry.net, entry.here());

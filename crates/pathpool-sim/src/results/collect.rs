@@ -245,7 +245,7 @@ impl Simulation {
                         st.timeouts,
                         st.fast_recoveries,
                     )
-                } else if let Some(s) = self.elements.inrpp_source(f.source) {
+                } else if let Some(s) = self.elements.rate_source(f.source) {
                     let st = s.sender.stats();
                     (st.segments_sent, st.retransmissions, st.timeouts, 0)
                 } else if let Some(s) = self.elements.udp_source(f.source) {

@@ -31,14 +31,16 @@ pub enum FlowKind {
     Tfrc,
 }
 
-/// A flow's `cc`: a window-based congestion controller of `pathpool-cc`, or INRPP's
-/// rate-based host (issue 21; single-path TCP flows only).
+/// A flow's `cc`: a window-based congestion controller of `pathpool-cc`, or a rate-based
+/// transport, INRPP's host or RCP (issue 21; single-path TCP flows only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FlowCc {
     /// A congestion controller.
     Window(CcKind),
     /// An INRPP host: open loop at its access rate, backpressure from the routers.
     Inrpp,
+    /// RCP: paced at the rate the links on its path offer.
+    Rcp,
 }
 
 impl FlowCc {
@@ -48,6 +50,7 @@ impl FlowCc {
         match self {
             FlowCc::Window(k) => k.name(),
             FlowCc::Inrpp => "inrpp",
+            FlowCc::Rcp => "rcp",
         }
     }
 
@@ -56,7 +59,7 @@ impl FlowCc {
     pub fn window(self) -> Option<CcKind> {
         match self {
             FlowCc::Window(k) => Some(k),
-            FlowCc::Inrpp => None,
+            FlowCc::Inrpp | FlowCc::Rcp => None,
         }
     }
 }
@@ -73,8 +76,11 @@ impl<'de> Deserialize<'de> for FlowCc {
         if s.eq_ignore_ascii_case("inrpp") {
             return Ok(FlowCc::Inrpp);
         }
+        if s.eq_ignore_ascii_case("rcp") {
+            return Ok(FlowCc::Rcp);
+        }
         s.parse::<CcKind>().map(FlowCc::Window).map_err(|e| {
-            serde::de::Error::custom(format!("{e}; and for a single-path TCP flow, inrpp"))
+            serde::de::Error::custom(format!("{e}; and for a single-path TCP flow, inrpp or rcp"))
         })
     }
 }

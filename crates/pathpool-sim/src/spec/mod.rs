@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 mod flow;
 mod inrpp;
+mod rcp;
 mod tfrc;
 
 pub(crate) use flow::NotTaken;
@@ -24,6 +25,7 @@ pub use flow::{
     UdpFlowSpec, UdpOnoffFlowSpec,
 };
 pub use inrpp::InrppSpec;
+pub use rcp::RcpSpec;
 pub use tfrc::{
     TfrcFirstInterval, TfrcHistory, TfrcLossCombination, TfrcMasterRtt, TfrcMultipath,
     TfrcNominalCap, TfrcRecvCap, TfrcResendOn, TfrcSpec, TFRC_MULTIPATH_FIELDS,
@@ -78,6 +80,9 @@ pub struct Scenario {
     /// When present, every router is an INRPP router with these parameters (issue 21).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inrpp: Option<InrppSpec>,
+    /// The constants of RCP, for the links that flows with `cc = "rcp"` cross (issue 21).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rcp: Option<RcpSpec>,
 }
 
 /// An on-path chunk cache at a router (thesis §4.1–4.2: "an on-path router that

@@ -183,11 +183,12 @@ impl Read {
                 size: self.size,
                 tm: self.tm,
                 cc: match self.cc {
-                    Some(FlowCc::Inrpp) => {
-                        return Err(E::custom(
-                            "field `cc`: \"inrpp\" is for single-path TCP flows, not mmTP \
+                    Some(c @ (FlowCc::Inrpp | FlowCc::Rcp)) => {
+                        return Err(E::custom(format!(
+                            "field `cc`: \"{}\" is for single-path TCP flows, not mmTP \
                              downloads",
-                        ))
+                            c.name()
+                        )))
                     }
                     other => other.and_then(FlowCc::window),
                 },

@@ -1,11 +1,17 @@
-//! The two ends of an INRPP flow (issue 21; spec 001 §3.11): a rate-based sender
-//! ([`RateSender`], open loop at its host's access rate, closed loop on SLOW-DOWN, the nonce
-//! echoed in its data) and a standard TCP receiver acknowledging every segment. The INRPP
-//! header rides in the packet as [`Packet::inrpp`] packs it (D282).
+//! The two ends of a rate-based flow (issue 21; spec 001 §3.11, §4): a sender without a
+//! window ([`RateSender`]) and a standard TCP receiver acknowledging every segment, for
+//! INRPP's hosts and for RCP.
+//!
+//! - **INRPP**: open loop at its host's access rate, closed loop on SLOW-DOWN; the nonce an
+//!   ACK carries goes into the flow's data. The header rides as [`Packet::inrpp`] packs it
+//!   (D282).
+//! - **RCP**: the first segment stands for the SYN; every ACK echoes the rate the links on
+//!   the way left in its segment, and the sender paces at it. Data carry the sender's RTT
+//!   estimate for the links' average (D293, D294).
 
-use pathpool_core::Time;
+use pathpool_core::{Dur, Time};
 use pathpool_proto::inrpp::signalling::{AckSignal, Notification};
-use pathpool_proto::rate_sender::RateSender;
+use pathpool_proto::rate_sender::{Loop, RateSender};
 use pathpool_proto::tcp::{AckSegment, DataSegment, TcpReceiver};
 
 use crate::element::{Element, End, Net};
@@ -30,17 +36,27 @@ pub(crate) fn notification_code(n: Notification) -> u32 {
     }
 }
 
-/// An INRPP flow: its source and its sink, two elements.
+/// Which protocol a rate-based flow runs, and so which header its packets carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RateProto {
+    /// An INRPP host's flow.
+    Inrpp,
+    /// An RCP flow; `first_rtt` is the RTT its data carry before the first sample.
+    Rcp { first_rtt: Dur },
+}
+
+/// A rate-based flow: its source and its sink, two elements.
 #[derive(Clone, Debug)]
-pub(crate) struct InrppFlow {
-    pub(crate) source: InrppSource,
-    pub(crate) sink: InrppSink,
+pub(crate) struct RateFlow {
+    pub(crate) source: RateSource,
+    pub(crate) sink: RateSink,
 }
 
 /// The sending end.
 #[derive(Clone, Debug)]
-pub(crate) struct InrppSource {
+pub(crate) struct RateSource {
     pub(crate) sender: RateSender,
+    proto: RateProto,
     /// Route of the data packets, as the position of its first hop.
     route: u32,
     header_bytes: u32,
@@ -48,10 +64,20 @@ pub(crate) struct InrppSource {
     pub(crate) state: SourceState,
 }
 
-impl InrppSource {
-    pub(crate) fn new(sender: RateSender, route: u32, header_bytes: u32, start: Time) -> Self {
-        InrppSource {
+impl RateSource {
+    pub(crate) fn new(
+        mut sender: RateSender,
+        proto: RateProto,
+        route: u32,
+        header_bytes: u32,
+        start: Time,
+    ) -> Self {
+        if let RateProto::Rcp { .. } = proto {
+            sender.start_closed();
+        }
+        RateSource {
             sender,
+            proto,
             route,
             header_bytes,
             start,
@@ -85,11 +111,24 @@ impl InrppSource {
         }
         let now = net.now();
         let ack = AckSegment::new(pkt.inrpp_seq(), pkt.ts);
-        let signal = AckSignal {
-            notification: notification(pkt.inrpp_notification()),
-            nonce: pkt.inrpp_nonce(),
-        };
-        self.sender.handle_ack(now, &ack, signal);
+        match self.proto {
+            RateProto::Inrpp => {
+                let signal = AckSignal {
+                    notification: notification(pkt.inrpp_notification()),
+                    nonce: pkt.inrpp_nonce(),
+                };
+                self.sender.handle_ack(now, &ack, signal);
+            }
+            RateProto::Rcp { .. } => {
+                self.sender.handle_ack(now, &ack, AckSignal::default());
+                if let Some(rate) = pkt.rcp_rate_bps().filter(|&r| r > 0) {
+                    self.sender.set_rate(rate as f64);
+                    if self.sender.mode() == Loop::Closed {
+                        self.sender.open_loop(now);
+                    }
+                }
+            }
+        }
         if self.sender.is_finished() {
             self.state = SourceState::Done;
             return;
@@ -100,52 +139,77 @@ impl InrppSource {
     fn transmit(&mut self, net: &mut impl Net) {
         let now = net.now();
         while let Some(seg) = self.sender.poll_transmit(now) {
-            net.send(Packet::inrpp(
-                seg.seq,
-                seg.ts,
-                self.route,
-                seg.len + self.header_bytes,
-                seg.retransmission,
-                self.sender.nonce(),
-                0,
-            ));
+            let size = seg.len + self.header_bytes;
+            net.send(match self.proto {
+                RateProto::Inrpp => Packet::inrpp(
+                    seg.seq,
+                    seg.ts,
+                    self.route,
+                    size,
+                    seg.retransmission,
+                    self.sender.nonce(),
+                    0,
+                ),
+                RateProto::Rcp { first_rtt } => Packet::rcp_data(
+                    seg.seq,
+                    seg.ts,
+                    self.route,
+                    size,
+                    seg.retransmission,
+                    None,
+                    self.sender.rtt().srtt().unwrap_or(first_rtt),
+                ),
+            });
         }
     }
 }
 
 /// The receiving end: a standard receiver, an ACK for every segment.
 #[derive(Clone, Debug)]
-pub(crate) struct InrppSink {
+pub(crate) struct RateSink {
     pub(crate) receiver: TcpReceiver,
+    proto: RateProto,
     /// Route of the ACKs.
     route: u32,
     header_bytes: u32,
     size: Option<u64>,
+    /// RCP: the rate field of the latest segment, which its ACK echoes.
+    echo_rate_bps: Option<u64>,
     pub(crate) completed_at: Option<Time>,
 }
 
-impl InrppSink {
+impl RateSink {
     pub(crate) fn new(
         receiver: TcpReceiver,
+        proto: RateProto,
         route: u32,
         header_bytes: u32,
         size: Option<u64>,
     ) -> Self {
-        InrppSink {
+        RateSink {
             receiver,
+            proto,
             route,
             header_bytes,
             size,
+            echo_rate_bps: None,
             completed_at: None,
         }
     }
 
     fn on_data(&mut self, pkt: &Packet, net: &mut impl Net) {
         let now = net.now();
+        let ts = match self.proto {
+            RateProto::Inrpp => pkt.ts,
+            RateProto::Rcp { .. } => {
+                self.echo_rate_bps = pkt.rcp_rate_bps();
+                pkt.rcp_ts()
+            }
+        };
         let seg = DataSegment {
             seq: pkt.inrpp_seq(),
             len: pkt.size() - self.header_bytes,
-            ts: pkt.ts,
+            ts,
             retransmission: pkt.retx(),
         };
         let ack = self.receiver.handle_segment(now, &seg);
@@ -168,11 +232,22 @@ impl InrppSink {
     }
 
     fn ack_packet(&self, a: AckSegment) -> Packet {
-        Packet::inrpp(a.ack, a.ts_echo, self.route, self.header_bytes, false, 0, 0)
+        match self.proto {
+            RateProto::Inrpp => {
+                Packet::inrpp(a.ack, a.ts_echo, self.route, self.header_bytes, false, 0, 0)
+            }
+            RateProto::Rcp { .. } => Packet::rcp_ack(
+                a.ack,
+                a.ts_echo,
+                self.route,
+                self.header_bytes,
+                self.echo_rate_bps,
+            ),
+        }
     }
 }
 
-impl Element for InrppFlow {
+impl Element for RateFlow {
     fn receives_data(&self, end: End) -> bool {
         end == End::Sink
     }

@@ -1,0 +1,200 @@
+//! RCP (issue 21): a TCP entry with `cc = "rcp"` is an RCP flow ([`add_rcp_flows`]); every
+//! finite-rate link its data cross gets one RCP controller, shared by all the RCP flows on
+//! that link, with the constants of `[rcp]` ([`rcp_params`]).
+
+use std::collections::HashSet;
+
+use pathpool_core::{BufferSize, Dur, Time};
+use pathpool_proto::rate_sender::{RateSender, RateSenderConfig};
+use pathpool_proto::rcp::{RcpLink, RcpParams};
+use pathpool_proto::tcp::{TcpReceiver, TcpReceiverConfig};
+use pathpool_topo::EdgeId;
+
+use super::entry::Entry;
+use super::net::{flow_paths, Net};
+use super::tcp_params::{element_tcp_spec, resolve_tcp, TcpParams};
+use super::{at, k};
+use crate::error::SpecError;
+use crate::packet::INRPP_MAX_BYTES;
+use crate::rate_flow::{RateFlow, RateProto, RateSink, RateSource};
+use crate::rcp_link::SimRcpLink;
+use crate::sim::{FlowMeta, Simulation};
+use crate::spec::{FlowKind, Scenario, TcpFlowSpec};
+
+/// RCP's constants from `[rcp]` (defaults where absent), checked; and the RTT a sender's
+/// packets carry before its first sample.
+pub(super) fn rcp_params(sc: &Scenario) -> Result<(RcpParams, Dur), SpecError> {
+    let spec = sc.rcp.clone().unwrap_or_default();
+    let field = |name: &str| at(&[k("rcp"), k(name)]);
+    let d = RcpParams::PAPER;
+    let alpha = spec.alpha.unwrap_or(d.alpha);
+    if !(alpha > 0.0 && alpha.is_finite()) {
+        return Err(SpecError::at(
+            field("alpha"),
+            format!("{alpha} is not a positive number"),
+        ));
+    }
+    let beta = spec.beta.unwrap_or(d.beta);
+    if !(beta >= 0.0 && beta.is_finite()) {
+        return Err(SpecError::at(
+            field("beta"),
+            format!("{beta} is not a number at least 0"),
+        ));
+    }
+    let initial = spec.initial_rate.unwrap_or(d.initial_rate_fraction);
+    if !(initial > 0.0 && initial <= 1.0) {
+        return Err(SpecError::at(
+            field("initial_rate"),
+            format!("{initial} is not a fraction of the link's rate in (0, 1]"),
+        ));
+    }
+    let min_rate = spec.min_rate.map_or(d.min_rate_bps, |r| r.bps() as f64);
+    if !(min_rate > 0.0 && min_rate.is_finite()) {
+        return Err(SpecError::at(
+            field("min_rate"),
+            "must be a positive, finite rate (a link at rate 0 would never rise again)",
+        ));
+    }
+    let positive = |name: &str, v: Option<Dur>, default: Dur| {
+        let v = v.unwrap_or(default);
+        if v == Dur::ZERO {
+            Err(SpecError::at(field(name), "must be positive"))
+        } else {
+            Ok(v)
+        }
+    };
+    let params = RcpParams {
+        alpha,
+        beta,
+        interval: positive("interval", spec.interval, d.interval)?,
+        min_rate_bps: min_rate,
+        initial_rate_fraction: initial,
+        initial_rtt: positive("initial_rtt", spec.initial_rtt, d.initial_rtt)?,
+    };
+    Ok((params, spec.first_rtt.unwrap_or(Dur::ZERO)))
+}
+
+/// The RCP controller of link `e` (created on first use); `None` for a link of infinite
+/// rate, which never limits a flow.
+fn controller(sim: &mut Simulation, net: &Net, params: RcpParams, e: EdgeId) -> Option<u32> {
+    let rate = net.rate[e.0 as usize];
+    if rate.is_infinite() {
+        return None;
+    }
+    let link_elem = net.elem[e.0 as usize];
+    if let Some(&c) = sim.rcp_of_link.get(&link_elem) {
+        return Some(c);
+    }
+    let elem = sim.elements.add_rcp_link(SimRcpLink {
+        elem: 0,
+        link_elem,
+        ctl: RcpLink::new(params, rate.bps() as f64, Time::ZERO, 0),
+    });
+    sim.rcp_of_link.insert(link_elem, elem);
+    Some(elem)
+}
+
+/// A TCP entry with `cc = "rcp"`: single-path RCP flows, each paced at the rate its ACKs
+/// echo, with a receiver acknowledging every segment.
+pub(super) fn add_rcp_flows(
+    sim: &mut Simulation,
+    entry: &Entry<'_>,
+    f: &TcpFlowSpec,
+    base_tcp: &TcpParams,
+    ids: &mut HashSet<String>,
+) -> Result<(), SpecError> {
+    let (net, here) = (entry.net, entry.here());
+    if f.paths.is_some() || f.subflows.is_some() || f.k_paths.is_some() {
+        return Err(SpecError::at(
+            entry.field("cc"),
+            "\"rcp\" is a single-path transport: give no paths, subflows or k_paths, or choose \
+             a multipath cc",
+        ));
+    }
+    let (rcp, first_rtt) = rcp_params(entry.sc)?;
+    let (from, to) = entry.hosts_and_times(sim, &f.common, f.stop)?;
+    let params = match &f.tcp {
+        Some(_) => resolve_tcp(
+            &element_tcp_spec(entry.sc, f.tcp.as_ref(), None),
+            &entry.field("tcp"),
+        )?,
+        None => base_tcp.clone(),
+    };
+    let paths = flow_paths(
+        net,
+        from,
+        to,
+        f.route.as_ref(),
+        &here,
+        entry.field("route"),
+        true,
+    )?;
+    let back = paths.back.clone().expect("RCP flows have a reverse path");
+    let access_bps = net.rate[paths.data[0].0 as usize].bps() as f64;
+    entry.each_copy(sim, &f.common, ids, |sim, copy| {
+        let size = f.size.map(|s| match s {
+            BufferSize::Packets(n) => n * params.sender.mss,
+            BufferSize::Bytes(b) => b,
+        });
+        if size == Some(0) || size.is_some_and(|s| s > INRPP_MAX_BYTES) {
+            return Err(SpecError::at(
+                entry.field("size"),
+                format!("an RCP flow transfers 1 to {INRPP_MAX_BYTES} bytes"),
+            ));
+        }
+        // The controllers first (each new one is an element), then the flow's two.
+        let controllers: Vec<Option<u32>> = paths
+            .data
+            .iter()
+            .map(|&e| controller(sim, net, rcp, e))
+            .collect();
+        let src_elem = sim.elements.len() as u32;
+        let sink_elem = src_elem + 1;
+        let mut data = Vec::with_capacity(paths.data.len() * 2 + 1);
+        for (&e, c) in paths.data.iter().zip(controllers) {
+            data.extend(c);
+            data.push(net.elem[e.0 as usize]);
+        }
+        data.push(sink_elem);
+        let mut ack: Vec<u32> = back.iter().map(|e| net.elem[e.0 as usize]).collect();
+        ack.push(src_elem);
+        let data_start = sim.routes.add(&data);
+        let ack_start = sim.routes.add(&ack);
+        let mut sender = RateSender::new(
+            RateSenderConfig {
+                mss: params.sender.mss as u32,
+                header_bytes: params.header as u32,
+                rtt: params.sender.rtt,
+            },
+            access_bps,
+        );
+        sender.push_data(size.unwrap_or(INRPP_MAX_BYTES));
+        let receiver = TcpReceiver::new(TcpReceiverConfig {
+            delayed_ack: false,
+            ..params.receiver
+        });
+        let (header, proto) = (params.header as u32, RateProto::Rcp { first_rtt });
+        let el = sim.elements.add(RateFlow {
+            source: RateSource::new(sender, proto, data_start, header, copy.start),
+            sink: RateSink::new(receiver, proto, ack_start, header, size),
+        });
+        assert_eq!(el, src_elem);
+        sim.flows.push(FlowMeta {
+            id: copy.id,
+            kind: FlowKind::Tcp,
+            from: net.names[from.0 as usize].clone(),
+            to: net.names[to.0 as usize].clone(),
+            cc: Some("rcp".into()),
+            loss_recovery: Some("rto"),
+            start: copy.start,
+            stop: f.stop.map(|s| Time::ZERO + s),
+            size,
+            source: src_elem,
+            sink: sink_elem,
+            path: net.node_names(from, &paths.data),
+            subflows: Vec::new(),
+            payload_fraction: params.payload_fraction(),
+        });
+        Ok(())
+    })
+}
