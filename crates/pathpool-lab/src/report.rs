@@ -232,6 +232,8 @@ pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
                     x.node.clone(),
                     format!("{:.2}", x.peak_cached_bytes as f64 / 1e6),
                     x.cache_drops.to_string(),
+                    x.first_backpressure_s
+                        .map_or_else(|| "-".into(), |t| format!("{t:.2}")),
                     x.states_at_end.clone(),
                 ]
             })
@@ -241,6 +243,7 @@ pub fn summary_text(r: &Results, wall_time_s: f64) -> String {
                 "INRPP router",
                 "peak cache MB",
                 "cache drops",
+                "first B s",
                 "interfaces at the end",
             ],
             &rows,

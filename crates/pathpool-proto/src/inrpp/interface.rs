@@ -33,6 +33,12 @@ impl InterfaceState {
         }
     }
 
+    /// The state's position in P, S&D, B, DB order.
+    #[must_use]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     /// Whether the interface's traffic goes into the cache (every state but P).
     #[must_use]
     pub fn caches(self) -> bool {
@@ -72,6 +78,9 @@ pub struct InterfaceMachine {
     db_duration: Dur,
     /// When DB ends, while in DB.
     db_until: Option<Time>,
+    /// When the machine first entered each state (by [`InterfaceState::index`]), for
+    /// results: the document reports when its node 0 first reached B (Fig. 10).
+    first_entered: [Option<Time>; 4],
 }
 
 impl InterfaceMachine {
@@ -83,7 +92,14 @@ impl InterfaceMachine {
             marks,
             db_duration,
             db_until: None,
+            first_entered: [None; 4],
         }
+    }
+
+    /// When the machine first entered `state` (P: never entered, it starts there).
+    #[must_use]
+    pub fn first_entered(&self, state: InterfaceState) -> Option<Time> {
+        self.first_entered[state.index()]
     }
 
     /// The current state.
@@ -139,6 +155,7 @@ impl InterfaceMachine {
 
     fn enter(&mut self, now: Time, next: InterfaceState) {
         self.state = next;
+        self.first_entered[next.index()].get_or_insert(now);
         self.db_until =
             (next == InterfaceState::DisableBackpressure).then(|| now + self.db_duration);
     }
@@ -203,6 +220,26 @@ mod tests {
         assert!(m.evaluate(at(0), occ(0, 0, 1_000_001)).is_empty());
         assert_eq!(m.evaluate(at(0), occ(50_001, 0, 0)), [SD]);
         assert_eq!(m.state(), SD);
+    }
+
+    #[test]
+    fn the_first_entry_into_each_state_is_kept() {
+        let mut m = machine();
+        assert_eq!(m.first_entered(B), None);
+        m.evaluate(at(5), occ(62_500, 1_500, 1_000_001));
+        assert_eq!(
+            (m.first_entered(SD), m.first_entered(B)),
+            (Some(at(5)), Some(at(5)))
+        );
+        m.evaluate(at(7), occ(0, 0, 0));
+        m.handle_timeout(at(1_007), occ(0, 1_500, 1_000_001));
+        // Back in B at 1.007 s: the first entry stays 5 ms.
+        assert_eq!(m.state(), B);
+        assert_eq!(
+            (m.first_entered(DB), m.first_entered(B)),
+            (Some(at(7)), Some(at(5)))
+        );
+        assert_eq!(m.first_entered(P), None);
     }
 
     #[test]

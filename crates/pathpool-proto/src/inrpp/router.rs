@@ -143,6 +143,12 @@ impl<P> Router<P> {
         self.interfaces[i].machine.state()
     }
 
+    /// When interface `i` first entered `state`.
+    #[must_use]
+    pub fn first_entered(&self, i: usize, state: InterfaceState) -> Option<Time> {
+        self.interfaces[i].machine.first_entered(state)
+    }
+
     /// The cache.
     #[must_use]
     pub fn cache(&self) -> &FlowCache<P> {

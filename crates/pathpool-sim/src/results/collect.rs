@@ -2,6 +2,7 @@
 //! their time series over the summary window.
 
 use pathpool_core::Time;
+use pathpool_proto::inrpp::interface::InterfaceState;
 
 use super::mp_fairness::{paths_of, MpFairness};
 use super::{CacheResult, FlowResult, LinkResult, Results, RouterResult, SubflowResult};
@@ -91,8 +92,12 @@ impl Simulation {
                     .enumerate()
                     .map(|(i, name)| format!("{name}:{}", r.router.state(i).short_name()))
                     .collect();
+                let first_b = (0..r.neighbour_names.len())
+                    .filter_map(|i| r.router.first_entered(i, InterfaceState::Backpressure))
+                    .min();
                 RouterResult {
                     node: r.node.clone(),
+                    first_backpressure_s: first_b.map(Time::as_secs_f64),
                     cache_bytes: r.router.cache_capacity_bytes(),
                     peak_cached_bytes: cache.stats().peak_bytes,
                     cached_bytes_at_end: cache.bytes(),

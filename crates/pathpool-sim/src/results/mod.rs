@@ -172,6 +172,8 @@ pub struct RouterResult {
     pub nonces_at_end: u64,
     /// Each interface's state at the end, `neighbour:state` (P, S&D, B, DB), space-separated.
     pub states_at_end: String,
+    /// When an interface of the router first went to Backpressure, seconds (never: `None`).
+    pub first_backpressure_s: Option<f64>,
 }
 
 /// Everything a run produced.

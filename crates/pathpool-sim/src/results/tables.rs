@@ -159,6 +159,10 @@ impl Results {
             "states_at_end",
             column(r, Column::Str, |x| x.states_at_end.clone()),
         );
+        t.push(
+            "first_backpressure_s",
+            column(r, Column::OptF64, |x| x.first_backpressure_s),
+        );
         Some(t)
     }
 
