@@ -6,9 +6,9 @@
 //! backpressure can switch it to **closed loop**: on an ACK carrying SLOW-DOWN it sends one
 //! new segment per ACK it receives ("one-out, one-in"), until an ACK carries CANCEL. A nonce
 //! an ACK carries goes into every later data segment of the flow. Loss recovery is the
-//! retransmission timer alone (RFC 6298), fast retransmit and recovery are off; after a
-//! timeout, every ACK that advances the cumulative point below the highest byte sent resends
-//! the segment at it at once (D280).
+//! retransmission timer alone (RFC 6298), fast retransmit and recovery are off; a timeout
+//! resends the first unacknowledged segment at once and goes back to it: everything after it
+//! is sent again, at the pacing rate, as ns-3's TCP did after a timeout (D280, D300).
 //!
 //! Rates are bits per second on the wire: a segment of `len` payload bytes occupies
 //! `len + header_bytes` bytes.
@@ -69,8 +69,7 @@ pub struct RateSender {
     data_end: u64,
     rtt: RttEstimator,
     rto_deadline: Option<Time>,
-    /// After a timeout: the highest byte sent then; ACKs below it resend at once.
-    recover: Option<u64>,
+    /// A timeout's retransmission of the first unacknowledged segment, due at once.
     retransmit_pending: bool,
     mode: Loop,
     /// Segments closed loop may send (one per ACK received in closed loop).
@@ -95,7 +94,6 @@ impl RateSender {
             snd_max: 0,
             data_end: 0,
             rto_deadline: None,
-            recover: None,
             retransmit_pending: false,
             mode: Loop::Open,
             credits: 0,
@@ -192,11 +190,6 @@ impl RateSender {
             self.snd_nxt = self.snd_nxt.max(self.snd_una);
             // RFC 6298 §5.2–5.3.
             self.rto_deadline = (self.snd_una < self.snd_max).then(|| now + self.rtt.rto());
-            match self.recover {
-                Some(r) if self.snd_una < r => self.retransmit_pending = true,
-                Some(_) => self.recover = None,
-                None => {}
-            }
         }
         if signal.nonce != 0 && signal.notification != Notification::Cancel {
             self.nonce = signal.nonce;
@@ -229,6 +222,7 @@ impl RateSender {
             let len = self.segment_len(self.snd_una);
             if len > 0 {
                 self.stats.retransmissions += 1;
+                self.snd_nxt = self.snd_una + u64::from(len);
                 return Some(self.emit(now, self.snd_una, len, true));
             }
         }
@@ -290,7 +284,8 @@ impl RateSender {
     }
 
     /// Handles the retransmission timer at `now` (nothing before it expires): backs off
-    /// (RFC 6298 §5.5) and resends the first unacknowledged segment.
+    /// (RFC 6298 §5.5), resends the first unacknowledged segment at once and goes back to
+    /// it, so that what follows is sent again as the loop allows (go-back-N, D300).
     pub fn handle_timeout(&mut self, now: Time) {
         let Some(deadline) = self.rto_deadline else {
             return;
@@ -305,7 +300,7 @@ impl RateSender {
         self.stats.timeouts += 1;
         self.rtt.back_off();
         self.rto_deadline = Some(now + self.rtt.rto());
-        self.recover = Some(self.snd_max);
+        self.snd_nxt = self.snd_una;
         self.retransmit_pending = true;
     }
 }
@@ -472,44 +467,49 @@ mod tests {
     }
 
     #[test]
-    fn a_timeout_resends_the_first_hole_and_each_partial_ack_the_next() {
-        let mut s = RateSender::new(config(), 1e12);
+    fn a_timeout_resends_at_once_then_goes_back_to_the_first_hole_at_the_pacing_rate() {
+        // 1500 bytes at 12 Mb/s: a segment a millisecond.
+        let mut s = RateSender::new(config(), 12e6);
         s.push_data(u64::from(MSS) * 4);
-        let sent = drain(&mut s, Time::ZERO);
-        let sent: Vec<DataSegment> = sent
-            .into_iter()
-            .chain((1..4).flat_map(|k| drain(&mut s, Time::ZERO + Dur::from_us(k))))
+        let sent: Vec<DataSegment> = (0..4)
+            .flat_map(|k| drain(&mut s, Time::from_ms(k)))
             .collect();
         assert_eq!(sent.len(), 4);
         assert!(s.all_sent());
-        // Nothing comes back: the timer (initial RTO 1 s) fires.
+        // Nothing comes back: the timer (initial RTO 1 s from the first segment) fires.
         assert_eq!(s.poll_timeout(), Some(Time::from_secs(1)));
         s.handle_timeout(Time::from_ms(999));
         assert_eq!(s.stats().timeouts, 0);
         s.handle_timeout(Time::from_secs(1));
+        // The first segment at once, and the sweep from the next one at the pacing rate.
         let resent = drain(&mut s, Time::from_secs(1));
-        assert_eq!(resent.len(), 1);
-        assert_eq!((resent[0].seq, resent[0].retransmission), (0, true));
-        // The RTO doubled.
-        assert_eq!(s.poll_timeout(), Some(Time::from_secs(3)));
-        // The receiver held segments 2 and 4: the ACK for the resent one stops at 2·MSS,
-        // below what was sent, so the segment there goes at once.
-        let t = Time::from_ms(1_100);
+        let seqs: Vec<(u64, bool)> = resent.iter().map(|d| (d.seq, d.retransmission)).collect();
+        assert_eq!(seqs, [(0, true), (u64::from(MSS), true)]);
+        // The next paced segment is due a millisecond later (the RTO, doubled, at 3 s).
+        assert_eq!(s.poll_timeout(), Some(Time::from_ms(1_001)));
+        // The receiver held segment 2: the ACK for the first jumps to 2·MSS; the sweep goes on
+        // from there, one segment a millisecond.
+        let t = Time::from_ms(1_000) + Dur::from_us(500);
         s.handle_ack(
             t,
             &ack(u64::from(MSS) * 2, resent[0].ts),
             AckSignal::default(),
         );
-        let next = drain(&mut s, t);
+        let next = drain(&mut s, Time::from_ms(1_001));
         assert_eq!(next.len(), 1);
-        assert_eq!(next[0].seq, u64::from(MSS) * 2);
+        assert_eq!(
+            (next[0].seq, next[0].retransmission),
+            (u64::from(MSS) * 2, true)
+        );
+        assert!(drain(&mut s, Time::from_ms(1_001)).is_empty());
+        assert_eq!(drain(&mut s, Time::from_ms(1_002)).len(), 1);
         s.handle_ack(
-            t,
+            Time::from_ms(1_050),
             &ack(u64::from(MSS) * 4, next[0].ts),
             AckSignal::default(),
         );
         assert!(s.is_finished());
         assert_eq!(s.poll_timeout(), None);
-        assert_eq!(s.stats().retransmissions, 2);
+        assert_eq!(s.stats().retransmissions, 4);
     }
 }
