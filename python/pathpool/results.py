@@ -132,6 +132,14 @@ class Results:
         return value
 
     @property
+    def jain_sampled_since_start(self) -> float | None:
+        """The same samples as ``jain_sampled``, each flow's throughput being its mean since it
+        started (or since the window opened): the other reading of the INRPP document's
+        "instantaneous throughput" (None without ``fairness_interval``)."""
+        value: float | None = self.summary.get("jain_sampled_since_start")
+        return value
+
+    @property
     def afct_s(self) -> float | None:
         """Mean completion time of the finite flows that completed."""
         value: float | None = self.summary["afct_s"]

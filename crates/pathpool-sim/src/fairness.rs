@@ -9,6 +9,11 @@
 //! is one counter per flow; nothing grows with the number of samples, and a sample reads
 //! only the flows that have started and not ended (a run of many short flows, such as
 //! Poisson arrivals, has few of them at a time).
+//!
+//! The same samples also give a second reading of "instantaneous throughput": each counted
+//! flow's mean throughput since it started (or since the window opened, if later), as a
+//! throughput counter read every 10 ms in an ns-3 script gives it. The document does not say
+//! which it used; both are reported (D301).
 
 use pathpool_core::{Dur, Time};
 
@@ -28,10 +33,39 @@ pub(crate) struct FairnessSampler {
     /// Flow indices by start time, and how many of them have joined `live`.
     by_start: Vec<(Time, u32)>,
     joined: usize,
+    /// The window's opening instant.
+    opens: Time,
     /// Flows that have started and not ended, in the order they joined, with what they had
-    /// delivered at the previous instant.
-    live: Vec<(u32, u64)>,
+    /// delivered at the previous instant, and the bytes and instant their mean since start
+    /// counts from.
+    live: Vec<LiveFlow>,
     pub(crate) jain: SampledJain,
+    /// The same samples, on each flow's mean throughput since it started.
+    pub(crate) jain_since_start: SampledJain,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct LiveFlow {
+    flow: u32,
+    last: u64,
+    origin_bytes: u64,
+    origin: Time,
+}
+
+/// The running sums of one sample's Jain index.
+#[derive(Default)]
+struct Sums {
+    n: u64,
+    sum: f64,
+    sq: f64,
+}
+
+impl Sums {
+    fn add(&mut self, x: f64) {
+        self.n += 1;
+        self.sum += x;
+        self.sq += x * x;
+    }
 }
 
 impl FairnessSampler {
@@ -50,8 +84,10 @@ impl FairnessSampler {
             baseline_pending: window.0 > Time::ZERO,
             by_start: Vec::new(),
             joined: 0,
+            opens: window.0,
             live: Vec::new(),
             jain: SampledJain::default(),
+            jain_since_start: SampledJain::default(),
         }
     }
 
@@ -74,7 +110,18 @@ impl FairnessSampler {
             self.joined += 1;
             let (ended, delivered) = read(i);
             if ended.is_none() {
-                self.live.push((i, delivered));
+                // A flow that started before the window opened counts from the opening.
+                let (origin_bytes, origin) = if start < self.opens {
+                    (delivered, self.opens)
+                } else {
+                    (0, start)
+                };
+                self.live.push(LiveFlow {
+                    flow: i,
+                    last: delivered,
+                    origin_bytes,
+                    origin,
+                });
             }
         }
     }
@@ -89,20 +136,23 @@ impl FairnessSampler {
         if !std::mem::take(&mut self.baseline_pending) {
             // Every live flow joined at an instant at or before now − interval, so it
             // started by then: it counts unless it ended before now.
-            let (mut n, mut sum, mut sq) = (0u64, 0.0f64, 0.0f64);
-            self.live.retain_mut(|(i, last)| {
-                let (ended, delivered) = read(*i);
-                let x = delivered.saturating_sub(*last) as f64;
-                *last = delivered;
+            let (mut interval, mut since_start) = (Sums::default(), Sums::default());
+            self.live.retain_mut(|f| {
+                let (ended, delivered) = read(f.flow);
+                let x = delivered.saturating_sub(f.last) as f64;
+                f.last = delivered;
                 if ended.is_none_or(|e| e >= now) {
-                    n += 1;
-                    sum += x;
-                    sq += x * x;
+                    interval.add(x);
+                    // The flow joined at or before now − interval, after its origin.
+                    let span = now.saturating_since(f.origin).as_secs_f64();
+                    since_start.add(delivered.saturating_sub(f.origin_bytes) as f64 / span);
                 }
                 // Ended by now: inactive in every later interval.
                 ended.is_none()
             });
-            self.jain.add(n, sum, sq);
+            self.jain.add(interval.n, interval.sum, interval.sq);
+            self.jain_since_start
+                .add(since_start.n, since_start.sum, since_start.sq);
         }
         self.join(now, read);
     }
@@ -118,6 +168,14 @@ mod tests {
 
     /// Runs the sampler over flows given as (start, end, delivered at each whole second).
     fn run(window: (f64, f64), flows: &[(f64, Option<f64>, [u64; 5])]) -> SampledJain {
+        run_both(window, flows).0
+    }
+
+    /// [`run`], with the since-start reading.
+    fn run_both(
+        window: (f64, f64),
+        flows: &[(f64, Option<f64>, [u64; 5])],
+    ) -> (SampledJain, SampledJain) {
         let mut s = FairnessSampler::new(Dur::from_secs(1), (at(window.0), at(window.1)));
         s.init(flows.iter().map(|f| at(f.0)));
         while let Some(now) = s.next {
@@ -127,7 +185,7 @@ mod tests {
                 (end.map(at).filter(|&e| e <= now), d[k])
             });
         }
-        s.jain
+        (s.jain, s.jain_since_start)
     }
 
     #[test]
@@ -156,5 +214,33 @@ mod tests {
         let j = run((0.0, 4.0), &flows[..2]);
         assert_eq!((j.samples(), j.skipped()), (2, 2));
         assert_eq!(j.mean(), Some((1.0 + 0.8) / 2.0));
+    }
+
+    #[test]
+    fn the_since_start_reading_divides_by_each_flows_age() {
+        let flows = [
+            (0.0, None, [0, 100, 200, 300, 350]),
+            (0.0, Some(2.5), [0, 100, 400, 500, 500]),
+            (1.0, None, [0, 0, 200, 300, 450]),
+        ];
+        let jain = |x: &[f64]| {
+            let s: f64 = x.iter().sum();
+            s * s / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>())
+        };
+        // At 1 s: A, B at 100/1, 100/1. At 2 s: A 200/2, B 400/2, C 200/1. At 3 s (B done):
+        // A 300/3, C 300/2. At 4 s: A 350/4, C 450/3.
+        let expected =
+            (1.0 + jain(&[100.0, 200.0, 200.0]) + jain(&[100.0, 150.0]) + jain(&[87.5, 150.0]))
+                / 4.0;
+        let (_, j) = run_both((0.0, 4.0), &flows);
+        assert_eq!(j.samples(), 4);
+        assert!((j.mean().unwrap() - expected).abs() < 1e-12, "{j:?}");
+        // From 1 s: A and B count from their bytes at 1 s, C (started at 1 s) from zero.
+        // At 2 s: A 100, B 300, C 200. At 3 s: A 200/2, C 300/2. At 4 s: A 250/3, C 450/3.
+        let expected =
+            (jain(&[100.0, 300.0, 200.0]) + jain(&[100.0, 150.0]) + jain(&[250.0 / 3.0, 150.0]))
+                / 3.0;
+        let (_, j) = run_both((1.0, 4.0), &flows);
+        assert!((j.mean().unwrap() - expected).abs() < 1e-12, "{j:?}");
     }
 }

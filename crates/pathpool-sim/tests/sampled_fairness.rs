@@ -60,6 +60,11 @@ fn two_equal_flows_on_a_shared_bottleneck_sample_close_to_one() {
         let s = r.summary(0.0);
         assert_eq!(s.jain_sampled, Some(j.mean()));
         assert_eq!(s.jain_sampled_samples, Some(j.samples()));
+        let since = r.jain_sampled_since_start.expect("with the samples");
+        assert_eq!(s.jain_sampled_since_start, Some(since.mean()));
+        // Means since the start smooth the packet trains out: two equal flows read near 1
+        // however short the interval.
+        assert!(since.mean().unwrap() > 0.99, "{since:?}");
         (j, r.jain_index.unwrap())
     };
     // Over 100 ms samples (about 85 packets of the bottleneck) two NewReno flows with the
@@ -131,8 +136,13 @@ fn sampling_fairness_changes_nothing_else() {
     assert_eq!(plain.tables(), sampled.tables());
     let json = |r: &pathpool_sim::Results| serde_json::to_value(r.summary(0.0)).unwrap();
     let (a, b) = (json(&plain), json(&sampled));
-    assert!(a.get("jain_sampled").is_none() && a.get("jain_sampled_samples").is_none());
-    assert!(b.get("jain_sampled").is_some() && b.get("jain_sampled_samples").is_some());
+    for key in [
+        "jain_sampled",
+        "jain_sampled_samples",
+        "jain_sampled_since_start",
+    ] {
+        assert!(a.get(key).is_none() && b.get(key).is_some(), "{key}");
+    }
     // Only the sampler's extra events differ: 2000 samples over 20 s, some at a tick's time.
     assert!(
         b["events"].as_u64().unwrap() > a["events"].as_u64().unwrap(),

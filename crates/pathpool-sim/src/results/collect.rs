@@ -61,6 +61,7 @@ impl Simulation {
             jain_index: jain_index(&throughputs),
             afct_s: mean(&fcts),
             jain_sampled: self.sampler.fairness.as_ref().map(|f| f.jain),
+            jain_sampled_since_start: self.sampler.fairness.as_ref().map(|f| f.jain_since_start),
             afct_bins: self.afct_bins_per_decade.map(|b| {
                 let sized: Vec<(u64, Option<f64>)> = flows
                     .iter()

@@ -206,6 +206,9 @@ pub struct Results {
     /// Jain's index sampled every `measure.fairness_interval` over the flows active in each
     /// interval, averaged over the samples (spec 001 §5.1, D290); `None` unless asked for.
     pub jain_sampled: Option<SampledJain>,
+    /// The same samples on each flow's mean throughput since it started (D301); `None`
+    /// unless asked for.
+    pub jain_sampled_since_start: Option<SampledJain>,
     /// AFCT per logarithmic flow-size bin (spec 001 §5.1, D291), with
     /// `measure.afct_bins_per_decade`.
     pub afct_bins: Option<Vec<AfctBin>>,
@@ -252,6 +255,7 @@ impl Results {
             afct_s: self.afct_s,
             jain_sampled: self.jain_sampled.map(|j| j.mean()),
             jain_sampled_samples: self.jain_sampled.map(|j| j.samples()),
+            jain_sampled_since_start: self.jain_sampled_since_start.map(|j| j.mean()),
             events: self.stats.events,
             data_packets_delivered: self.stats.data_packets_delivered,
             flows: self
@@ -310,6 +314,10 @@ pub struct Summary {
     /// With `measure.fairness_interval`: the number of samples `jain_sampled` averages.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jain_sampled_samples: Option<u64>,
+    /// With `measure.fairness_interval`: as `jain_sampled`, each flow's throughput being
+    /// its mean since it started (or since the window opened) (D301). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jain_sampled_since_start: Option<Option<f64>>,
     /// Events processed.
     pub events: u64,
     /// TCP data packets delivered to sinks.
