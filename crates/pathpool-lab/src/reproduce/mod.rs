@@ -12,6 +12,7 @@
 mod convergence;
 mod domain_scale;
 mod inrpp_census;
+mod inrpp_dumbbell;
 mod inrpp_global_fairness;
 mod mmtp_multisource;
 mod partial_congestion;
@@ -220,6 +221,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     tse::wraparound::EXPERIMENT,
     inrpp_census::EXPERIMENT,
     inrpp_global_fairness::EXPERIMENT,
+    inrpp_dumbbell::EXPERIMENT,
 ];
 
 /// The experiment `id`, or every experiment for `all`.
@@ -250,10 +252,13 @@ pub fn text_report(r: &Report) -> String {
         .comparisons
         .iter()
         .map(|c| {
+            // As many decimals as the published figure and its tolerance are given with
+            // (at least one, at most four): a fairness of 0.9945 ± 0.01 needs four.
+            let d = decimals(c.published).max(decimals(c.tolerance));
             vec![
                 c.metric.clone(),
                 format!(
-                    "{}{:.1}{}",
+                    "{}{:.d$}{}",
                     match c.bound {
                         Bound::TwoSided => "",
                         Bound::AtMost => "≤ ",
@@ -262,8 +267,8 @@ pub fn text_report(r: &Report) -> String {
                     c.published,
                     c.unit
                 ),
-                format!("{:.1}{} ± {:.1}", c.measured, c.unit, c.ci95),
-                format!("±{:.1}", c.tolerance),
+                format!("{:.d$}{} ± {:.d$}", c.measured, c.unit, c.ci95),
+                format!("±{:.d$}", c.tolerance),
                 match c.verdict {
                     Verdict::Within => "yes",
                     Verdict::Overlaps => "maybe",
@@ -290,9 +295,15 @@ pub fn text_report(r: &Report) -> String {
             .observations
             .iter()
             .map(|o| {
+                // Three decimals for indices and seconds, fewer as figures grow.
+                let d = match o.measured.abs() {
+                    x if x < 10.0 => 3,
+                    x if x < 100.0 => 2,
+                    _ => 1,
+                };
                 vec![
                     o.metric.clone(),
-                    format!("{:.1}{} ± {:.1}", o.measured, o.unit, o.ci95),
+                    format!("{:.d$}{} ± {:.d$}", o.measured, o.unit, o.ci95),
                     o.runs.to_string(),
                 ]
             })
@@ -301,6 +312,16 @@ pub fn text_report(r: &Report) -> String {
         out += &crate::report::table(&["metric", "measured (95% CI)", "runs"], &rows);
     }
     out
+}
+
+/// The decimals `x` is written with, from one to four.
+fn decimals(x: f64) -> usize {
+    (1..=4)
+        .find(|&d| {
+            let k = 10f64.powi(d as i32);
+            ((x * k).round() / k - x).abs() < 1e-9
+        })
+        .unwrap_or(4)
 }
 
 /// Writes `comparisons.jsonl`, `observations.json`, the comparison chart and the
