@@ -19,6 +19,7 @@ use crate::spec::{FlowSpec, MpFairnessMode, Scenario};
 use crate::tm_control::{LinkChange, TmControl};
 
 mod entry;
+mod hosts;
 mod inrpp;
 mod links;
 mod mmtp;
@@ -181,10 +182,11 @@ pub(crate) fn compile_skipping(
     let mut changes = Vec::new();
     for (i, l) in sc.links.iter().enumerate() {
         let first = sim.links.len() as u32;
-        links::add_link(&mut sim, &mut net, l, i, seed)?;
+        links::add_link(&mut sim, &mut net, l, &at(&[k("links"), ix(i)]), seed)?;
         let edges: Vec<EdgeId> = (first..sim.links.len() as u32).map(EdgeId).collect();
         links::link_failures(l, i, &edges, sc.duration, &mut changes)?;
     }
+    hosts::add_host_groups(&mut sim, &mut net, sc, seed)?;
     if net.names.is_empty() {
         return Err(SpecError::at(at(&[k("nodes")]), "the network has no nodes"));
     }
