@@ -3,7 +3,7 @@
 //! One file per concern: the network and its routes ([`net`]), links and their queues
 //! ([`links`]), TCP parameters ([`tcp_params`]), TCP flows ([`tcp`]) and their multipath
 //! plans ([`multipath`]), UDP flows ([`udp`]), TFRC flows ([`tfrc`]), mmTP downloads and caches ([`mmtp`]), traffic
-//! generators ([`traffic`]), and what every flow entry has ([`entry`]). Elements are added in
+//! generators ([`traffic`]), host groups ([`hosts`]), and what every flow entry has ([`entry`]). Elements are added in
 //! scenario order — links, caches, flows, generators, then the sampler — since element
 //! indices order simultaneous events.
 
