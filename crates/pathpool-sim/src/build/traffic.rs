@@ -438,7 +438,7 @@ mod tests {
             assert_eq!(f.path, ["a", "r", "b"]);
             assert_eq!(f.size, Some(14_600));
         }
-        // The same flow from a [[flows]] entry: the same element kinds and routes' length.
+        // A [[flows]] entry's INRPP flow between the same hosts: the same controller and path.
         let one = compile(&line(
             "[[flows]]\nfrom = \"a\"\nto = \"b\"\ncc = \"inrpp\"\nsize = \"10pkts\"\n[inrpp]",
         ));
