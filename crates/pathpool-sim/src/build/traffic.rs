@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use pathpool_cc::CcKind;
 use pathpool_core::{BufferSize, Rng, Time};
+use pathpool_proto::mptcp::Scheduler;
 use pathpool_topo::{EdgeId, NodeIx};
 
 use super::entry::unique_id;
@@ -222,7 +223,7 @@ pub(super) fn add_traffic(
             }
             Transport::Mptcp(plan) => {
                 let ends = ends(overhead());
-                add_mp_flow(sim, net, ends, plan, Default::default(), &params, None);
+                add_mp_flow(sim, net, ends, plan, Scheduler::default(), &params, None);
             }
             Transport::Inrpp => {
                 let paths = match &route {
