@@ -36,7 +36,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from . import _pathpool
 from .types import (
@@ -51,6 +51,7 @@ from .types import (
     Flow,
     FlowKind,
     HackerOptions,
+    HostGroup,
     LiaOptions,
     Link,
     Measure,
@@ -476,26 +477,37 @@ def constant(value: Quantity) -> ConstantSizes:
     return {"dist": "constant", "value": value}
 
 
+def _names(v: str | Sequence[str]) -> str | list[str]:
+    return v if isinstance(v, str) else list(v)
+
+
 def poisson(
-    src: str,
-    dst: str,
+    src: str | Sequence[str],
+    dst: str | Sequence[str],
     *,
     size: SizeDistribution,
     arrival_rate: float | None = None,
     load: float | None = None,
+    load_link: str | None = None,
     start: Quantity | None = None,
     stop: Quantity | None = None,
     max_flows: int | None = None,
     id: str | None = None,
-    cc: CongestionControl | None = None,
+    cc: CongestionControl | Literal["inrpp"] | None = None,
+    paths: Sequence[Sequence[str]] | None = None,
     tcp: Tcp | None = None,
 ) -> Poisson:
-    """Finite TCP flows arriving as a Poisson process: ``arrival_rate`` flows per second, or
-    ``load`` = λ·E[size]/C of the route's slowest link. With ``pareto`` sizes this is the
-    Poisson Pareto Burst Process.
+    """Finite flows arriving as a Poisson process: ``arrival_rate`` flows per second, or
+    ``load`` = λ·E[size]/C of the route's slowest link (or of ``load_link``, which flows
+    between host groups need). With ``pareto`` sizes this is the Poisson Pareto Burst Process.
+    ``src`` and ``dst`` are a host, a host group (:func:`host_group`) or a list of them: each
+    flow then draws its hosts from them. ``cc="inrpp"`` makes INRPP flows; ``paths`` (node
+    lists from ``src`` to ``dst``) with a multipath ``cc`` makes multipath connections.
 
     >>> poisson("a", "b", size=pareto("30pkts", 1.2), load=0.9)["kind"]
     'poisson'
+    >>> poisson(["s1", "s2"], "d", size=constant("1MB"), load=0.5, load_link="e-t")["from"]
+    ['s1', 's2']
     """
     return cast(
         Poisson,
@@ -503,16 +515,49 @@ def poisson(
             {
                 "id": id,
                 "kind": "poisson",
-                "from": src,
-                "to": dst,
+                "from": _names(src),
+                "to": _names(dst),
                 "size": dict(size),
                 "arrival_rate": arrival_rate,
                 "load": load,
+                "load_link": load_link,
                 "start": _time(start),
                 "stop": _time(stop),
                 "max_flows": max_flows,
                 "cc": cc,
+                "paths": [list(p) for p in paths] if paths is not None else None,
                 "tcp": dict(tcp) if tcp is not None else None,
+            }
+        ),
+    )
+
+
+def host_group(
+    name: str,
+    count: int,
+    attach: str,
+    *,
+    rate: Quantity,
+    delay: Quantity,
+    queue: Queue | None = None,
+) -> HostGroup:
+    """``count`` hosts ``<name>.0`` … ``<name>.<count-1>``, each on a duplex access link of its
+    own (``rate``, ``delay``, ``queue``) to the router ``attach``; :func:`poisson`'s ``src``
+    and ``dst`` may name the group.
+
+    >>> host_group("s1", 3000, "e1", rate="100Mbps", delay="1ms")["count"]
+    3000
+    """
+    return cast(
+        HostGroup,
+        _clean(
+            {
+                "name": name,
+                "count": count,
+                "attach": attach,
+                "rate": rate,
+                "delay": delay,
+                "queue": dict(queue) if queue is not None else None,
             }
         ),
     )
@@ -561,6 +606,7 @@ class Scenario:
         hosts: Iterable[str] = (),
         routers: Iterable[str] = (),
         links: Iterable[Link] = (),
+        host_groups: Iterable[HostGroup] = (),
         flows: Iterable[Flow] = (),
         traffic: Iterable[Poisson] = (),
         tcp: Tcp | None = None,
@@ -581,6 +627,7 @@ class Scenario:
                 "seed": seed,
                 "nodes": {"hosts": list(hosts), "routers": list(routers)},
                 "links": [dict(x) for x in links],
+                "host_groups": [dict(x) for x in host_groups] or None,
                 "flows": [dict(x) for x in flows],
                 "traffic": [dict(x) for x in traffic],
                 "tcp": dict(tcp) if tcp is not None else None,

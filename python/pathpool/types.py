@@ -372,20 +372,36 @@ Poisson = TypedDict(
     {
         "id": str,
         "kind": Literal["poisson"],
-        "from": str,
-        "to": str,
+        "from": Union[str, list[str]],
+        "to": Union[str, list[str]],
         "size": SizeDistribution,
         "arrival_rate": float,
         "load": float,
+        "load_link": str,
         "start": Quantity,
         "stop": Quantity,
         "max_flows": int,
-        "cc": CongestionControl,
+        "cc": Union[CongestionControl, Literal["inrpp"]],
+        "paths": list[list[str]],
         "tcp": Tcp,
     },
     total=False,
 )
-"""A ``[[traffic]]`` generator of Poisson arrivals (see :func:`pathpool.poisson`)."""
+"""A ``[[traffic]]`` generator of Poisson arrivals (see :func:`pathpool.poisson`): ``from``
+and ``to`` are a host, a host group or a list of them."""
+
+
+class HostGroup(TypedDict, total=False):
+    """A ``[[host_groups]]`` entry (see :func:`pathpool.host_group`): ``count`` hosts
+    ``<name>.<i>``, each on its own access link to the router ``attach``."""
+
+    name: str
+    count: int
+    attach: str
+    rate: Quantity
+    delay: Quantity
+    queue: Queue
+
 
 # --------------------------------------------------------------------------------------------
 # Scenario-wide tables
@@ -426,6 +442,7 @@ __all__ = [
     "Flow",
     "FlowKind",
     "HackerOptions",
+    "HostGroup",
     "LiaOptions",
     "Link",
     "Measure",

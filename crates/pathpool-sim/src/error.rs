@@ -75,13 +75,14 @@ impl ScenarioError {
     /// in a last line. Problems without a line (a scenario built in code) go in the order of a
     /// scenario file's sections, then in the order found.
     pub(crate) fn combine(mut errors: Vec<ScenarioError>) -> ScenarioError {
-        const SECTIONS: [&str; 14] = [
+        const SECTIONS: [&str; 15] = [
             "name",
             "description",
             "duration",
             "seed",
             "nodes",
             "links",
+            "host_groups",
             "flows",
             "traffic",
             "caches",

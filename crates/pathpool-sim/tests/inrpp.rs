@@ -152,3 +152,38 @@ fn bad_inrpp_input_names_the_field() {
     assert!(e.contains("unknown congestion control \"inrp\""), "{e}");
     assert!(e.contains("and for a single-path TCP flow, inrpp"), "{e}");
 }
+
+/// Issue 21: a `[[traffic]]` generator with `cc = "inrpp"` makes INRPP hosts' flows whose
+/// routes cross the INRPP routers: the dumbbell's flows replaced by 1 MB flows from any sender
+/// to any receiver at 2.5 a second (20 Mb/s offered to the 10 Mb/s bottleneck), which only
+/// INRPP's detour through n1 lets finish.
+#[test]
+fn a_traffic_generator_makes_inrpp_flows_that_use_the_detour() {
+    let net = dumbbell(
+        "cache = \"100MB\"\ncache_high = \"90MB\"\ncache_low = \"50MB\"",
+        "",
+    );
+    let net = net.split("[[flows]]").next().unwrap().to_string();
+    let r = run(&format!(
+        "{net}[[traffic]]\nid = \"g\"\nkind = \"poisson\"\nfrom = [\"s1\", \"s2\", \"s3\"]\n\
+         to = [\"d1\", \"d2\", \"d3\"]\ncc = \"inrpp\"\narrival_rate = 2.5\nstop = \"10s\"\n\
+         size = {{ dist = \"constant\", value = \"1MB\" }}\n"
+    ));
+    assert!(r.flows.len() > 10, "{}", r.flows.len());
+    for f in &r.flows {
+        assert_eq!(f.cc.as_deref(), Some("inrpp"), "{f:?}");
+        assert!(f.fct_s.is_some(), "not complete: {f:?}");
+    }
+    let util = |id: &str| {
+        r.links
+            .iter()
+            .find(|l| l.id == id)
+            .and_then(|l| l.utilization)
+            .unwrap()
+    };
+    let (direct, detour) = (util("n0-n2:n0->n2"), util("n0-n1:n0->n1"));
+    assert!(
+        detour > 0.5 * direct,
+        "bottleneck {direct}, detour {detour}"
+    );
+}

@@ -24,6 +24,11 @@ impl Graph {
             out: vec![Vec::new(); n],
         }
     }
+    /// Adds a node without edges and returns its index.
+    pub fn add_node(&mut self) -> NodeIx {
+        self.out.push(Vec::new());
+        NodeIx(self.out.len() as u32 - 1)
+    }
     /// Adds a directed edge and returns its id.
     ///
     /// # Panics

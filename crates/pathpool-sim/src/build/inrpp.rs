@@ -1,26 +1,27 @@
 //! INRPP (issue 21): the scenario's `[inrpp]` makes every router an INRPP router
 //! ([`add_routers`]); a TCP flow with `cc = "inrpp"` is an INRPP host's flow
-//! ([`add_inrpp_flows`]), whose routes cross those routers and, for each router on its path
+//! ([`add_inrpp_flows`], each flow [`add_inrpp_flow`], which traffic generators share), whose
+//! routes cross those routers and, for each router on its path
 //! and each detour of the interface the flow leaves on, a detour route.
 
 use std::collections::HashSet;
 
 use pathpool_core::{BufferSize, Dur, QueueSize, Time};
 use pathpool_proto::inrpp::router::{InterfaceConfig, Router, RouterConfig};
-use pathpool_proto::rate_sender::{RateSender, RateSenderConfig};
-use pathpool_proto::tcp::{TcpReceiver, TcpReceiverConfig};
 use pathpool_topo::{EdgeId, NodeIx};
 
 use super::entry::Entry;
-use super::net::{flow_paths, Net};
+use super::net::{flow_paths, FlowPaths, Net};
+use super::rate::{add_rate_flow, check_size};
+use super::tcp::FlowEnds;
 use super::tcp_params::{element_tcp_spec, resolve_tcp, TcpParams};
 use super::{at, k};
-use crate::error::SpecError;
+use crate::error::{PathSeg, SpecError};
 use crate::inrpp_router::{RouterRole, SimRouter};
-use crate::packet::{INRPP_MAX_BYTES, INRPP_MAX_NONCE};
-use crate::rate_flow::{RateFlow, RateProto, RateSink, RateSource};
-use crate::sim::{FlowMeta, Simulation};
-use crate::spec::{FlowKind, InrppSpec, Scenario, TcpFlowSpec};
+use crate::packet::INRPP_MAX_NONCE;
+use crate::rate_flow::RateProto;
+use crate::sim::Simulation;
+use crate::spec::{FlowCc, InrppSpec, Scenario, TcpFlowSpec};
 
 /// Most interfaces an INRPP router may have (its nonces are numbered per interface).
 const MAX_INTERFACES: usize = 64;
@@ -205,8 +206,8 @@ pub(super) fn add_routers(
     Ok(())
 }
 
-/// A TCP entry with `cc = "inrpp"`: single-path flows of INRPP hosts, each a rate-based
-/// source at its host's access rate and a receiver acknowledging every segment.
+/// A TCP entry with `cc = "inrpp"`: single-path flows of INRPP hosts, its hosts, times,
+/// parameters and path checked once, then one flow per copy ([`add_inrpp_flow`]).
 pub(super) fn add_inrpp_flows(
     sim: &mut Simulation,
     entry: &Entry<'_>,
@@ -239,86 +240,74 @@ pub(super) fn add_inrpp_flows(
         entry.field("route"),
         true,
     )?;
-    let back = paths.back.clone().expect("INRPP flows have a reverse path");
-    let access_bps = net.rate[paths.data[0].0 as usize].bps() as f64;
+    let size = f.size.map(|s| match s {
+        BufferSize::Packets(n) => n * params.sender.mss,
+        BufferSize::Bytes(b) => b,
+    });
     entry.each_copy(sim, &f.common, ids, |sim, copy| {
-        let size = f.size.map(|s| match s {
-            BufferSize::Packets(n) => n * params.sender.mss,
-            BufferSize::Bytes(b) => b,
-        });
-        if size == Some(0) || size.is_some_and(|s| s > INRPP_MAX_BYTES) {
-            return Err(SpecError::at(
-                entry.field("size"),
-                format!("an INRPP flow transfers 1 to {INRPP_MAX_BYTES} bytes"),
-            ));
-        }
-        let flow = sim.flows.len() as u64;
-        let src_elem = sim.elements.len() as u32;
-        let sink_elem = src_elem + 1;
-        // The data route, with each router hop's role by its offset.
-        let (data, data_roles) = route_with_routers(net, &paths.data, sink_elem, |x, k| {
-            let router = net.router[x.0 as usize]?;
-            let next = *paths.data.get(k + 1)?;
-            let primary = iface_of(sim, router, net.graph.ends(next).1)?;
-            Some((router, RouterRole::Data { flow, primary }))
-        });
-        let (ack, ack_roles) = route_with_routers(net, &back, src_elem, |x, k| {
-            let router = net.router[x.0 as usize]?;
-            back.get(k + 1)?;
-            let came_from = net.graph.ends(back[k]).0;
-            let arrival = iface_of(sim, router, came_from)?;
-            Some((router, RouterRole::Ack { flow, arrival }))
-        });
-        let data_start = sim.routes.add(&data);
-        for &(o, r, role) in &data_roles {
-            sim.router_hops.add_role(data_start + o, r, role);
-        }
-        let ack_start = sim.routes.add(&ack);
-        for &(o, r, role) in &ack_roles {
-            sim.router_hops.add_role(ack_start + o, r, role);
-        }
-        add_detour_routes(sim, net, &data, &data_roles, data_start);
-        let sender = {
-            let mut s = RateSender::new(
-                RateSenderConfig {
-                    mss: params.sender.mss as u32,
-                    header_bytes: params.header as u32,
-                    rtt: params.sender.rtt,
-                },
-                access_bps,
-            );
-            s.push_data(size.unwrap_or(INRPP_MAX_BYTES));
-            s
-        };
-        // Every segment acknowledged: delayed ACKs would halve the ACK pacing of closed loop.
-        let receiver = TcpReceiver::new(TcpReceiverConfig {
-            delayed_ack: false,
-            ..params.receiver
-        });
-        let header = params.header as u32;
-        let el = sim.elements.add(RateFlow {
-            source: RateSource::new(sender, RateProto::Inrpp, data_start, header, copy.start),
-            sink: RateSink::new(receiver, RateProto::Inrpp, ack_start, header, size),
-        });
-        assert_eq!(el, src_elem);
-        sim.flows.push(FlowMeta {
+        let ends = FlowEnds {
             id: copy.id,
-            kind: FlowKind::Tcp,
-            from: net.names[from.0 as usize].clone(),
-            to: net.names[to.0 as usize].clone(),
-            cc: Some("inrpp".into()),
-            loss_recovery: Some("rto"),
+            from,
+            to,
             start: copy.start,
             stop: f.stop.map(|s| Time::ZERO + s),
             size,
-            source: src_elem,
-            sink: sink_elem,
-            path: net.node_names(from, &paths.data),
-            subflows: Vec::new(),
-            payload_fraction: params.payload_fraction(),
-        });
-        Ok(())
+            overhead: None,
+        };
+        add_inrpp_flow(sim, net, ends, &paths, &params, &entry.field("size"))
     })
+}
+
+/// Adds one INRPP host's flow on `paths`: a rate-based source at the rate of its first
+/// (access) link and a receiver acknowledging every segment, their routes crossing the INRPP
+/// routers, with the detour routes of each router hop. `ends.overhead` is not used (INRPP
+/// hosts pace by rate); a size out of range is reported at `size_field`.
+pub(super) fn add_inrpp_flow(
+    sim: &mut Simulation,
+    net: &Net,
+    ends: FlowEnds,
+    paths: &FlowPaths,
+    params: &TcpParams,
+    size_field: &[PathSeg],
+) -> Result<(), SpecError> {
+    check_size(ends.size, FlowCc::Inrpp, size_field)?;
+    let back = paths.back.clone().expect("INRPP flows have a reverse path");
+    let flow = sim.flows.len() as u64;
+    let src_elem = sim.elements.len() as u32;
+    let sink_elem = src_elem + 1;
+    // The data route, with each router hop's role by its offset.
+    let (data, data_roles) = route_with_routers(net, &paths.data, sink_elem, |x, k| {
+        let router = net.router[x.0 as usize]?;
+        let next = *paths.data.get(k + 1)?;
+        let primary = iface_of(sim, router, net.graph.ends(next).1)?;
+        Some((router, RouterRole::Data { flow, primary }))
+    });
+    let (ack, ack_roles) = route_with_routers(net, &back, src_elem, |x, k| {
+        let router = net.router[x.0 as usize]?;
+        back.get(k + 1)?;
+        let came_from = net.graph.ends(back[k]).0;
+        let arrival = iface_of(sim, router, came_from)?;
+        Some((router, RouterRole::Ack { flow, arrival }))
+    });
+    let data_start = sim.routes.add(&data);
+    for &(o, r, role) in &data_roles {
+        sim.router_hops.add_role(data_start + o, r, role);
+    }
+    let ack_start = sim.routes.add(&ack);
+    for &(o, r, role) in &ack_roles {
+        sim.router_hops.add_role(ack_start + o, r, role);
+    }
+    add_detour_routes(sim, net, &data, &data_roles, data_start);
+    add_rate_flow(
+        sim,
+        net,
+        ends,
+        paths,
+        params,
+        RateProto::Inrpp,
+        (data_start, ack_start),
+    );
+    Ok(())
 }
 
 /// The interface of router `r` towards node `n`.

@@ -236,10 +236,10 @@ pub(super) fn add_link(
     sim: &mut Simulation,
     net: &mut Net,
     l: &LinkSpec,
-    i: usize,
+    here: &[PathSeg],
     seed: u64,
 ) -> Result<(), SpecError> {
-    let here = at(&[k("links"), ix(i)]);
+    let here = here.to_vec();
     let field = |f: &str| child(&here, f);
     let (a, b, duplex) = match (&l.between, &l.from, &l.to) {
         (Some(v), None, None) => {
@@ -286,7 +286,8 @@ pub(super) fn add_link(
         net.names[b.0 as usize].clone(),
     );
     let name = l.id.clone().unwrap_or_else(|| format!("{an}-{bn}"));
-    if sim.links.iter().any(|m| m.name == name) {
+    // A set, not a scan of the links: host groups add thousands of links (D297).
+    if !net.link_names.insert(name.clone()) {
         return Err(SpecError::at(
             field("id"),
             format!("link id {name:?} is used twice"),

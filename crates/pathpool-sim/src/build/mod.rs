@@ -3,7 +3,7 @@
 //! One file per concern: the network and its routes ([`net`]), links and their queues
 //! ([`links`]), TCP parameters ([`tcp_params`]), TCP flows ([`tcp`]) and their multipath
 //! plans ([`multipath`]), UDP flows ([`udp`]), TFRC flows ([`tfrc`]), mmTP downloads and caches ([`mmtp`]), traffic
-//! generators ([`traffic`]), and what every flow entry has ([`entry`]). Elements are added in
+//! generators ([`traffic`]), host groups ([`hosts`]), and what every flow entry has ([`entry`]). Elements are added in
 //! scenario order — links, caches, flows, generators, then the sampler — since element
 //! indices order simultaneous events.
 
@@ -19,11 +19,13 @@ use crate::spec::{FlowSpec, MpFairnessMode, Scenario};
 use crate::tm_control::{LinkChange, TmControl};
 
 mod entry;
+mod hosts;
 mod inrpp;
 mod links;
 mod mmtp;
 mod multipath;
 mod net;
+mod rate;
 mod rcp;
 mod tcp;
 mod tcp_params;
@@ -182,10 +184,11 @@ pub(crate) fn compile_skipping(
     let mut changes = Vec::new();
     for (i, l) in sc.links.iter().enumerate() {
         let first = sim.links.len() as u32;
-        links::add_link(&mut sim, &mut net, l, i, seed)?;
+        links::add_link(&mut sim, &mut net, l, &at(&[k("links"), ix(i)]), seed)?;
         let edges: Vec<EdgeId> = (first..sim.links.len() as u32).map(EdgeId).collect();
         links::link_failures(l, i, &edges, sc.duration, &mut changes)?;
     }
+    hosts::add_host_groups(&mut sim, &mut net, sc, seed)?;
     if net.names.is_empty() {
         return Err(SpecError::at(at(&[k("nodes")]), "the network has no nodes"));
     }

@@ -7,6 +7,7 @@ use pathpool_core::{Dur, Rate};
 use pathpool_psi::TopologyManager;
 use pathpool_topo::{k_shortest_paths, shortest_path, EdgeId, Graph, NodeIx};
 
+use super::hosts::HostGroup;
 use super::{at, child, ix, k};
 use crate::error::{PathSeg, SpecError};
 use crate::packet::MAX_SUBFLOWS;
@@ -37,6 +38,10 @@ pub(super) struct Net {
     pub(super) router_elem: Vec<u32>,
     pub(super) router_node: Vec<u32>,
     pub(super) metric: RouteMetric,
+    /// Every link's `id`, to find one used twice.
+    pub(super) link_names: HashSet<String>,
+    /// The host groups (`[[host_groups]]`), in the order of the file.
+    pub(super) groups: Vec<HostGroup>,
 }
 
 impl Net {
@@ -250,6 +255,8 @@ pub(super) fn build_nodes(sc: &Scenario) -> Result<Net, SpecError> {
         router_elem: Vec::new(),
         router_node: Vec::new(),
         metric: sc.routing.metric,
+        link_names: HashSet::new(),
+        groups: Vec::new(),
     };
     for (kind, list, host) in [
         ("hosts", &sc.nodes.hosts, true),

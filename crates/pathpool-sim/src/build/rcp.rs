@@ -5,21 +5,20 @@
 use std::collections::HashSet;
 
 use pathpool_core::{BufferSize, Dur, Time};
-use pathpool_proto::rate_sender::{RateSender, RateSenderConfig};
 use pathpool_proto::rcp::{RcpLink, RcpParams};
-use pathpool_proto::tcp::{TcpReceiver, TcpReceiverConfig};
 use pathpool_topo::EdgeId;
 
 use super::entry::Entry;
-use super::net::{flow_paths, Net};
+use super::net::{flow_paths, FlowPaths, Net};
+use super::rate::{add_rate_flow, check_size};
+use super::tcp::FlowEnds;
 use super::tcp_params::{element_tcp_spec, resolve_tcp, TcpParams};
 use super::{at, k};
-use crate::error::SpecError;
-use crate::packet::INRPP_MAX_BYTES;
-use crate::rate_flow::{RateFlow, RateProto, RateSink, RateSource};
+use crate::error::{PathSeg, SpecError};
+use crate::rate_flow::RateProto;
 use crate::rcp_link::SimRcpLink;
-use crate::sim::{FlowMeta, Simulation};
-use crate::spec::{FlowKind, Scenario, TcpFlowSpec};
+use crate::sim::Simulation;
+use crate::spec::{FlowCc, Scenario, TcpFlowSpec};
 
 /// RCP's constants from `[rcp]` (defaults where absent), checked; and the RTT a sender's
 /// packets carry before its first sample.
@@ -94,8 +93,8 @@ fn controller(sim: &mut Simulation, net: &Net, params: RcpParams, e: EdgeId) -> 
     Some(elem)
 }
 
-/// A TCP entry with `cc = "rcp"`: single-path RCP flows, each paced at the rate its ACKs
-/// echo, with a receiver acknowledging every segment.
+/// A TCP entry with `cc = "rcp"`: single-path RCP flows, its hosts, times, parameters and
+/// path checked once, then one flow per copy ([`add_rcp_flow`]).
 pub(super) fn add_rcp_flows(
     sim: &mut Simulation,
     entry: &Entry<'_>,
@@ -111,7 +110,7 @@ pub(super) fn add_rcp_flows(
              a multipath cc",
         ));
     }
-    let (rcp, first_rtt) = rcp_params(entry.sc)?;
+    let rcp = rcp_params(entry.sc)?;
     let (from, to) = entry.hosts_and_times(sim, &f.common, f.stop)?;
     let params = match &f.tcp {
         Some(_) => resolve_tcp(
@@ -129,72 +128,62 @@ pub(super) fn add_rcp_flows(
         entry.field("route"),
         true,
     )?;
-    let back = paths.back.clone().expect("RCP flows have a reverse path");
-    let access_bps = net.rate[paths.data[0].0 as usize].bps() as f64;
+    let size = f.size.map(|s| match s {
+        BufferSize::Packets(n) => n * params.sender.mss,
+        BufferSize::Bytes(b) => b,
+    });
     entry.each_copy(sim, &f.common, ids, |sim, copy| {
-        let size = f.size.map(|s| match s {
-            BufferSize::Packets(n) => n * params.sender.mss,
-            BufferSize::Bytes(b) => b,
-        });
-        if size == Some(0) || size.is_some_and(|s| s > INRPP_MAX_BYTES) {
-            return Err(SpecError::at(
-                entry.field("size"),
-                format!("an RCP flow transfers 1 to {INRPP_MAX_BYTES} bytes"),
-            ));
-        }
-        // The controllers first (each new one is an element), then the flow's two.
-        let controllers: Vec<Option<u32>> = paths
-            .data
-            .iter()
-            .map(|&e| controller(sim, net, rcp, e))
-            .collect();
-        let src_elem = sim.elements.len() as u32;
-        let sink_elem = src_elem + 1;
-        let mut data = Vec::with_capacity(paths.data.len() * 2 + 1);
-        for (&e, c) in paths.data.iter().zip(controllers) {
-            data.extend(c);
-            data.push(net.elem[e.0 as usize]);
-        }
-        data.push(sink_elem);
-        let mut ack: Vec<u32> = back.iter().map(|e| net.elem[e.0 as usize]).collect();
-        ack.push(src_elem);
-        let data_start = sim.routes.add(&data);
-        let ack_start = sim.routes.add(&ack);
-        let mut sender = RateSender::new(
-            RateSenderConfig {
-                mss: params.sender.mss as u32,
-                header_bytes: params.header as u32,
-                rtt: params.sender.rtt,
-            },
-            access_bps,
-        );
-        sender.push_data(size.unwrap_or(INRPP_MAX_BYTES));
-        let receiver = TcpReceiver::new(TcpReceiverConfig {
-            delayed_ack: false,
-            ..params.receiver
-        });
-        let (header, proto) = (params.header as u32, RateProto::Rcp { first_rtt });
-        let el = sim.elements.add(RateFlow {
-            source: RateSource::new(sender, proto, data_start, header, copy.start),
-            sink: RateSink::new(receiver, proto, ack_start, header, size),
-        });
-        assert_eq!(el, src_elem);
-        sim.flows.push(FlowMeta {
+        let ends = FlowEnds {
             id: copy.id,
-            kind: FlowKind::Tcp,
-            from: net.names[from.0 as usize].clone(),
-            to: net.names[to.0 as usize].clone(),
-            cc: Some("rcp".into()),
-            loss_recovery: Some("rto"),
+            from,
+            to,
             start: copy.start,
             stop: f.stop.map(|s| Time::ZERO + s),
             size,
-            source: src_elem,
-            sink: sink_elem,
-            path: net.node_names(from, &paths.data),
-            subflows: Vec::new(),
-            payload_fraction: params.payload_fraction(),
-        });
-        Ok(())
+            overhead: None,
+        };
+        add_rcp_flow(sim, net, ends, &paths, &params, rcp, &entry.field("size"))
     })
+}
+
+/// Adds one RCP flow on `paths`, paced at the rate its ACKs echo, with the controllers of
+/// the links its data cross (`rcp`: [`rcp_params`]); a size out of range is reported at
+/// `size_field`.
+pub(super) fn add_rcp_flow(
+    sim: &mut Simulation,
+    net: &Net,
+    ends: FlowEnds,
+    paths: &FlowPaths,
+    params: &TcpParams,
+    (rcp, first_rtt): (RcpParams, Dur),
+    size_field: &[PathSeg],
+) -> Result<(), SpecError> {
+    check_size(ends.size, FlowCc::Rcp, size_field)?;
+    let back = paths.back.as_ref().expect("RCP flows have a reverse path");
+    // The controllers first (each new one is an element), then the flow's two.
+    let controllers: Vec<Option<u32>> = paths
+        .data
+        .iter()
+        .map(|&e| controller(sim, net, rcp, e))
+        .collect();
+    let src_elem = sim.elements.len() as u32;
+    let mut data = Vec::with_capacity(paths.data.len() * 2 + 1);
+    for (&e, c) in paths.data.iter().zip(controllers) {
+        data.extend(c);
+        data.push(net.elem[e.0 as usize]);
+    }
+    data.push(src_elem + 1);
+    let mut ack: Vec<u32> = back.iter().map(|e| net.elem[e.0 as usize]).collect();
+    ack.push(src_elem);
+    let routes = (sim.routes.add(&data), sim.routes.add(&ack));
+    add_rate_flow(
+        sim,
+        net,
+        ends,
+        paths,
+        params,
+        RateProto::Rcp { first_rtt },
+        routes,
+    );
+    Ok(())
 }

@@ -202,7 +202,7 @@ fn tcp_flow_meta(
 
 /// Adds a multipath connection: one source and one sink element for all its subflows, a data
 /// and an ACK route per subflow.
-fn add_mp_flow(
+pub(super) fn add_mp_flow(
     sim: &mut Simulation,
     net: &Net,
     ends: FlowEnds,

@@ -272,7 +272,8 @@ pub(super) fn single_path_cc(
         )
     };
     let remedy = if here.first() == Some(&k("traffic")) {
-        "traffic flows have one path each: use cc = \"newreno\""
+        "a generator's flows have one path each unless it lists them (paths = [[...], \
+         [...]]): list them, or use cc = \"newreno\""
     } else {
         "make it a multipath connection (paths = [[...], [...]], subflows, or \
          tm = { k = 2 }; one subflow is allowed: paths = [[...]]), or use cc = \"newreno\""

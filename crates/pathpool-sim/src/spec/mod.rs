@@ -18,6 +18,7 @@ mod flow;
 mod inrpp;
 mod rcp;
 mod tfrc;
+mod traffic;
 
 pub(crate) use flow::NotTaken;
 pub use flow::{
@@ -30,6 +31,7 @@ pub use tfrc::{
     TfrcFirstInterval, TfrcHistory, TfrcLossCombination, TfrcMasterRtt, TfrcMultipath,
     TfrcNominalCap, TfrcRecvCap, TfrcResendOn, TfrcSpec, TFRC_MULTIPATH_FIELDS,
 };
+pub use traffic::{HostGroupSpec, HostNames, SizeDist, TrafficKind, TrafficSpec};
 
 /// A whole scenario.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -55,6 +57,10 @@ pub struct Scenario {
     /// Individual flows.
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// Groups of hosts, each on its own access link to one node, that generators draw
+    /// their end hosts from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_groups: Vec<HostGroupSpec>,
     /// Flow generators (Poisson arrivals).
     #[serde(default)]
     pub traffic: Vec<TrafficSpec>,
@@ -368,75 +374,6 @@ pub struct SubflowSpec {
     /// When the subflow closes; its unacknowledged data goes again on the others.
     #[serde(default)]
     pub stop: Option<Dur>,
-}
-
-/// A generator of finite TCP flows with Poisson arrivals.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TrafficSpec {
-    /// Name prefix of the generated flows (`<id>.<k>`); defaults to `traffic<i>`.
-    #[serde(default)]
-    pub id: Option<String>,
-    /// Generator type; only `"poisson"`.
-    pub kind: TrafficKind,
-    /// Sending host.
-    pub from: String,
-    /// Receiving host.
-    pub to: String,
-    /// First possible arrival.
-    #[serde(default)]
-    pub start: Dur,
-    /// No arrivals after this (default: the scenario duration).
-    #[serde(default)]
-    pub stop: Option<Dur>,
-    /// Mean arrivals per second.
-    #[serde(default)]
-    pub arrival_rate: Option<f64>,
-    /// Offered load ρ = λ·E[size]/C relative to the slowest link C of the route; sets λ.
-    #[serde(default)]
-    pub load: Option<f64>,
-    /// Flow size distribution.
-    pub size: SizeDist,
-    /// Stop after this many flows.
-    #[serde(default)]
-    pub max_flows: Option<u64>,
-    /// Congestion control (shortcut for `tcp.cc`).
-    #[serde(default)]
-    pub cc: Option<CcKind>,
-    /// TCP parameters overriding the scenario's `[tcp]` table.
-    #[serde(default)]
-    pub tcp: Option<TcpSpec>,
-}
-
-/// Generator types.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TrafficKind {
-    /// Poisson arrivals (with Pareto sizes: the Poisson Pareto Burst Process).
-    Poisson,
-}
-
-/// A flow-size distribution.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "dist", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum SizeDist {
-    /// Pareto (type I) with shape α > 1 and the given mean (scale = mean·(α−1)/α).
-    Pareto {
-        /// Mean size, in bytes or full segments (`"30pkts"`).
-        mean: BufferSize,
-        /// Shape α.
-        shape: f64,
-    },
-    /// Exponential with the given mean.
-    Exponential {
-        /// Mean size.
-        mean: BufferSize,
-    },
-    /// Every flow has the same size.
-    Constant {
-        /// The size.
-        value: BufferSize,
-    },
 }
 
 /// A receive window: a size or `"unlimited"`.

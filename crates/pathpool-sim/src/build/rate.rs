@@ -1,0 +1,97 @@
+//! What INRPP's and RCP's flows share when they are built (issue 21): the size check, the
+//! rate-based sender and the receiver acknowledging every segment, the element and the
+//! flow's metadata. Each protocol builds its own routes first.
+
+use pathpool_proto::rate_sender::{RateSender, RateSenderConfig};
+use pathpool_proto::tcp::{TcpReceiver, TcpReceiverConfig};
+
+use super::net::{FlowPaths, Net};
+use super::tcp::FlowEnds;
+use super::tcp_params::TcpParams;
+use crate::error::{PathSeg, SpecError};
+use crate::packet::INRPP_MAX_BYTES;
+use crate::rate_flow::{RateFlow, RateProto, RateSink, RateSource};
+use crate::sim::{FlowMeta, Simulation};
+use crate::spec::{FlowCc, FlowKind};
+
+/// Checks a rate-based flow's size (1 to 2^40 bytes: its sequence numbers share the packet
+/// with the protocol's header, D282, D294), reporting at `size_field`.
+pub(super) fn check_size(
+    size: Option<u64>,
+    cc: FlowCc,
+    size_field: &[PathSeg],
+) -> Result<(), SpecError> {
+    if size == Some(0) || size.is_some_and(|s| s > INRPP_MAX_BYTES) {
+        return Err(SpecError::at(
+            size_field.to_vec(),
+            format!(
+                "an {} flow transfers 1 to {INRPP_MAX_BYTES} bytes",
+                cc.name().to_uppercase()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Adds a rate-based flow whose data and ACK routes start at `data_start` and `ack_start`
+/// (built for the element indices `sim.elements.len()` and the next, the source and the
+/// sink); the sender starts at the rate of its first (access) link.
+pub(super) fn add_rate_flow(
+    sim: &mut Simulation,
+    net: &Net,
+    ends: FlowEnds,
+    paths: &FlowPaths,
+    params: &TcpParams,
+    proto: RateProto,
+    (data_start, ack_start): (u32, u32),
+) {
+    let FlowEnds {
+        id,
+        from,
+        to,
+        start,
+        stop,
+        size,
+        overhead: _,
+    } = ends;
+    let mut sender = RateSender::new(
+        RateSenderConfig {
+            mss: params.sender.mss as u32,
+            header_bytes: params.header as u32,
+            rtt: params.sender.rtt,
+        },
+        net.rate[paths.data[0].0 as usize].bps() as f64,
+    );
+    sender.push_data(size.unwrap_or(INRPP_MAX_BYTES));
+    // Every segment acknowledged: delayed ACKs would halve INRPP's ACK pacing in closed loop
+    // and RCP's echoes.
+    let receiver = TcpReceiver::new(TcpReceiverConfig {
+        delayed_ack: false,
+        ..params.receiver
+    });
+    let header = params.header as u32;
+    let src_elem = sim.elements.add(RateFlow {
+        source: RateSource::new(sender, proto, data_start, header, start),
+        sink: RateSink::new(receiver, proto, ack_start, header, size),
+    });
+    let cc = match proto {
+        RateProto::Inrpp => FlowCc::Inrpp,
+        RateProto::Rcp { .. } => FlowCc::Rcp,
+    };
+    sim.flows.push(FlowMeta {
+        id,
+        kind: FlowKind::Tcp,
+        from: net.names[from.0 as usize].clone(),
+        to: net.names[to.0 as usize].clone(),
+        cc: Some(cc.name().into()),
+        loss_recovery: Some("rto"),
+        start,
+        stop,
+        size,
+        source: src_elem,
+        sink: src_elem + 1,
+        path: net.node_names(from, &paths.data),
+        subflows: Vec::new(),
+        payload_fraction: params.payload_fraction(),
+    });
+}
