@@ -35,6 +35,10 @@ pub(crate) trait Net {
     fn now(&self) -> Time;
     /// Sends `pkt` along its route (`pkt.hop` is the first hop's position).
     fn send(&mut self, pkt: Packet);
+    /// The number of flows sending from `host` that elements keep for sharing its access
+    /// link (INRPP's hosts split their rate among their active flows, D303); 0 until one
+    /// counts itself.
+    fn host_senders(&mut self, host: u32) -> &mut u32;
 }
 
 /// A simulator endpoint: receives the packets whose route ends at it and has at most one
@@ -94,6 +98,7 @@ pub(crate) mod testing {
     pub(crate) struct Collect {
         pub(crate) now: Time,
         pub(crate) sent: Vec<Packet>,
+        pub(crate) host_senders: Vec<u32>,
     }
 
     impl Net for Collect {
@@ -102,6 +107,13 @@ pub(crate) mod testing {
         }
         fn send(&mut self, pkt: Packet) {
             self.sent.push(pkt);
+        }
+        fn host_senders(&mut self, host: u32) -> &mut u32 {
+            let i = host as usize;
+            if self.host_senders.len() <= i {
+                self.host_senders.resize(i + 1, 0);
+            }
+            &mut self.host_senders[i]
         }
     }
 }

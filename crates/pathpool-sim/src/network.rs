@@ -21,6 +21,8 @@ pub(crate) struct Network {
     /// The RCP controllers, by index (each sits before its link on RCP data routes, the
     /// first one at the sender, so sending reaches them).
     pub(crate) rcp_links: Vec<SimRcpLink>,
+    /// Per host node, the flows counted as sending from it ([`Net::host_senders`]).
+    pub(crate) host_senders: Vec<u32>,
     pub(crate) routes: Routes,
     pub(crate) events: EventQueue,
 }
@@ -50,6 +52,13 @@ impl Net for Network {
         if let Some(t) = self.links[l as usize].enqueue(self.now, pkt) {
             self.events.schedule(elem, t);
         }
+    }
+    fn host_senders(&mut self, host: u32) -> &mut u32 {
+        let i = host as usize;
+        if self.host_senders.len() <= i {
+            self.host_senders.resize(i + 1, 0);
+        }
+        &mut self.host_senders[i]
     }
 }
 

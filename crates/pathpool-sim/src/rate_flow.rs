@@ -52,11 +52,34 @@ pub(crate) struct RateFlow {
     pub(crate) sink: RateSink,
 }
 
+/// An INRPP host's access link, which its flows with data to send share equally (D303).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HostShare {
+    /// The host's node.
+    pub(crate) host: u32,
+    /// The access link's rate.
+    pub(crate) access_bps: f64,
+    /// Whether this flow counts itself among the host's senders now.
+    counted: bool,
+}
+
+impl HostShare {
+    pub(crate) fn new(host: u32, access_bps: f64) -> Self {
+        HostShare {
+            host,
+            access_bps,
+            counted: false,
+        }
+    }
+}
+
 /// The sending end.
 #[derive(Clone, Debug)]
 pub(crate) struct RateSource {
     pub(crate) sender: RateSender,
     proto: RateProto,
+    /// INRPP: the host's access link this flow shares.
+    share: Option<HostShare>,
     /// Route of the data packets, as the position of its first hop.
     route: u32,
     header_bytes: u32,
@@ -68,6 +91,7 @@ impl RateSource {
     pub(crate) fn new(
         mut sender: RateSender,
         proto: RateProto,
+        share: Option<HostShare>,
         route: u32,
         header_bytes: u32,
         start: Time,
@@ -78,6 +102,7 @@ impl RateSource {
         RateSource {
             sender,
             proto,
+            share,
             route,
             header_bytes,
             start,
@@ -131,13 +156,40 @@ impl RateSource {
         }
         if self.sender.is_finished() {
             self.state = SourceState::Done;
+            self.count_as_sender(net);
             return;
         }
         self.transmit(net);
     }
 
+    /// Keeps the host's count of flows with new data to send up to date with this flow,
+    /// and paces at its share of the access link: the access rate over those flows (itself
+    /// included when it has only retransmissions left). A change of the count reaches a
+    /// flow at its next send (D303).
+    fn count_as_sender(&mut self, net: &mut impl Net) {
+        let Some(share) = &mut self.share else {
+            return;
+        };
+        let sending = self.state == SourceState::Active && !self.sender.all_sent();
+        let count = net.host_senders(share.host);
+        if sending != share.counted {
+            if sending {
+                *count += 1;
+            } else {
+                *count -= 1;
+            }
+            share.counted = sending;
+        }
+        let flows = *count + u32::from(!sending);
+        let rate = share.access_bps / f64::from(flows.max(1));
+        if rate != self.sender.rate_bps() {
+            self.sender.set_rate(rate);
+        }
+    }
+
     fn transmit(&mut self, net: &mut impl Net) {
         let now = net.now();
+        self.count_as_sender(net);
         while let Some(seg) = self.sender.poll_transmit(now) {
             let size = seg.len + self.header_bytes;
             net.send(match self.proto {
@@ -161,6 +213,7 @@ impl RateSource {
                 ),
             });
         }
+        self.count_as_sender(net);
     }
 }
 

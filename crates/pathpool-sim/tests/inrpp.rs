@@ -8,6 +8,7 @@
 mod common;
 
 use common::{error, run};
+use pathpool_sim::table::Column;
 
 /// The dumbbell with `inrpp` as the `[inrpp]` table's lines and `extra` appended.
 fn dumbbell(inrpp: &str, extra: &str) -> String {
@@ -185,5 +186,62 @@ fn a_traffic_generator_makes_inrpp_flows_that_use_the_detour() {
     assert!(
         detour > 0.5 * direct,
         "bottleneck {direct}, detour {detour}"
+    );
+}
+
+/// Issue 21 (D303): an INRPP host's flows split its access rate among those with data to
+/// send. Two 5 MB flows from s1 start together, a third from s2 alone, on the dumbbell with
+/// a cache that never fills: s1's two flows send at 20 Mb/s each, so s1's 40 Mb/s link drops
+/// nothing and both have sent their 5 MB after about 2.05 s, twice as long as s2's flow.
+#[test]
+fn a_hosts_flows_share_its_access_rate() {
+    let net = dumbbell(
+        "cache = \"100MB\"\ncache_high = \"90MB\"\ncache_low = \"50MB\"",
+        "",
+    );
+    let net = net.split("[[flows]]").next().unwrap().to_string();
+    let flow = |id: &str, from: &str, to: &str| {
+        format!(
+            "[[flows]]\nid = \"{id}\"\nfrom = \"{from}\"\nto = \"{to}\"\ncc = \"inrpp\"\n\
+             size = \"5MB\"\nstart = \"1s\"\n"
+        )
+    };
+    let r = run(&format!(
+        "{net}{}{}{}",
+        flow("a", "s1", "d1"),
+        flow("b", "s1", "d2"),
+        flow("c", "s2", "d3")
+    ));
+    let s1 = r.links.iter().find(|l| l.id == "s1-n4:s1->n4").unwrap();
+    assert_eq!(s1.drops, 0, "{s1:?}");
+    // 5 MB in 1460-byte segments of 1500 bytes: 41.1 Mb at 20 Mb/s is 2.05 s, at 40 Mb/s
+    // 1.03 s; the access link's time series shows the rates.
+    let t = &r.link_timeseries;
+    let (Some(Column::F64(time)), Some(Column::Str(link)), Some(Column::F64(bps))) = (
+        t.column("time_s"),
+        t.column("link"),
+        t.column("throughput_bps"),
+    ) else {
+        panic!("link time series");
+    };
+    let mean_mbps = |id: &str, from: f64, to: f64| {
+        let v: Vec<f64> = time
+            .iter()
+            .zip(link)
+            .zip(bps)
+            .filter(|((&s, l), _)| s > from && s <= to && l.as_str() == id)
+            .map(|(_, &b)| b / 1e6)
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    let (two, one) = (
+        mean_mbps("s1-n4:s1->n4", 1.1, 2.9),
+        mean_mbps("s2-n4:s2->n4", 1.1, 1.9),
+    );
+    assert!((39.0..=40.01).contains(&two), "s1 sends {two} Mb/s");
+    assert!((39.0..=40.01).contains(&one), "s2 sends {one} Mb/s");
+    assert!(
+        mean_mbps("s1-n4:s1->n4", 3.2, 4.0) < 1.0,
+        "s1 has sent everything by about 3.05 s"
     );
 }

@@ -10,7 +10,7 @@ use super::tcp::FlowEnds;
 use super::tcp_params::TcpParams;
 use crate::error::{PathSeg, SpecError};
 use crate::packet::INRPP_MAX_BYTES;
-use crate::rate_flow::{RateFlow, RateProto, RateSink, RateSource};
+use crate::rate_flow::{HostShare, RateFlow, RateProto, RateSink, RateSource};
 use crate::sim::{FlowMeta, Simulation};
 use crate::spec::{FlowCc, FlowKind};
 
@@ -35,7 +35,8 @@ pub(super) fn check_size(
 
 /// Adds a rate-based flow whose data and ACK routes start at `data_start` and `ack_start`
 /// (built for the element indices `sim.elements.len()` and the next, the source and the
-/// sink); the sender starts at the rate of its first (access) link.
+/// sink); the sender starts at the rate of its first (access) link, which an INRPP host's
+/// flows share.
 pub(super) fn add_rate_flow(
     sim: &mut Simulation,
     net: &Net,
@@ -54,13 +55,14 @@ pub(super) fn add_rate_flow(
         size,
         overhead: _,
     } = ends;
+    let access_bps = net.rate[paths.data[0].0 as usize].bps() as f64;
     let mut sender = RateSender::new(
         RateSenderConfig {
             mss: params.sender.mss as u32,
             header_bytes: params.header as u32,
             rtt: params.sender.rtt,
         },
-        net.rate[paths.data[0].0 as usize].bps() as f64,
+        access_bps,
     );
     sender.push_data(size.unwrap_or(INRPP_MAX_BYTES));
     // Every segment acknowledged: delayed ACKs would halve INRPP's ACK pacing in closed loop
@@ -70,8 +72,10 @@ pub(super) fn add_rate_flow(
         ..params.receiver
     });
     let header = params.header as u32;
+    // An INRPP host's flows share its access rate (D303); RCP's links share theirs.
+    let share = (proto == RateProto::Inrpp).then(|| HostShare::new(from.0, access_bps));
     let src_elem = sim.elements.add(RateFlow {
-        source: RateSource::new(sender, proto, data_start, header, start),
+        source: RateSource::new(sender, proto, share, data_start, header, start),
         sink: RateSink::new(receiver, proto, ack_start, header, size),
     });
     let cc = match proto {
