@@ -36,18 +36,16 @@ impl Net for Network {
     // Always inlined: it runs for every packet sent.
     #[inline(always)]
     fn send(&mut self, mut pkt: Packet) {
-        let Some((mut elem, mut slot)) = self.routes.next_element(&mut self.links, &mut pkt) else {
+        let Some((elem, slot)) = self.routes.next_element(&mut self.links, &mut pkt) else {
             return;
         };
-        if let Slot::Rcp(r) = slot {
-            self.rcp_links[r as usize].stamp(&mut pkt);
-            let Some(next) = self.routes.next_element(&mut self.links, &mut pkt) else {
-                return;
-            };
-            (elem, slot) = next;
-        }
-        let Slot::Link(l) = slot else {
-            unreachable!("a route starts with a link, or an RCP controller and its link")
+        let (elem, l) = match slot {
+            Slot::Link(l) => (elem, l),
+            Slot::Rcp(r) => match self.through_first_rcp(r, &mut pkt) {
+                Some(hop) => hop,
+                None => return,
+            },
+            _ => unreachable!("a route starts with a link, or an RCP controller and its link"),
         };
         if let Some(t) = self.links[l as usize].enqueue(self.now, pkt) {
             self.events.schedule(elem, t);
@@ -59,6 +57,21 @@ impl Net for Network {
             self.host_senders.resize(i + 1, 0);
         }
         &mut self.host_senders[i]
+    }
+}
+
+impl Network {
+    /// An RCP packet at the controller of its sender's own link: stamped, then handed to
+    /// that link (its element and link index; `None` if a wire dropped it). Out of line, so
+    /// that every other send tests one slot.
+    #[cold]
+    #[inline(never)]
+    fn through_first_rcp(&mut self, r: u32, pkt: &mut Packet) -> Option<(u32, u32)> {
+        self.rcp_links[r as usize].stamp(pkt);
+        match self.routes.next_element(&mut self.links, pkt)? {
+            (elem, Slot::Link(l)) => Some((elem, l)),
+            _ => unreachable!("an RCP controller sits before its link"),
+        }
     }
 }
 

@@ -14,6 +14,7 @@ mod domain_scale;
 mod inrpp_census;
 mod inrpp_dumbbell;
 mod inrpp_global_fairness;
+mod inrpp_multihomed;
 mod mmtp_multisource;
 mod partial_congestion;
 pub mod published;
@@ -222,6 +223,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     inrpp_census::EXPERIMENT,
     inrpp_global_fairness::EXPERIMENT,
     inrpp_dumbbell::EXPERIMENT,
+    inrpp_multihomed::EXPERIMENT,
 ];
 
 /// The experiment `id`, or every experiment for `all`.
@@ -255,6 +257,8 @@ pub fn text_report(r: &Report) -> String {
             // As many decimals as the published figure and its tolerance are given with
             // (at least one, at most four): a fairness of 0.9945 ± 0.01 needs four.
             let d = decimals(c.published).max(decimals(c.tolerance));
+            // A ratio judged against a bound near 1 needs its hundredths (1.06 ≤ 1.1).
+            let d = if c.unit == "ratio" { d.max(2) } else { d };
             vec![
                 c.metric.clone(),
                 format!(

@@ -47,7 +47,7 @@ macro_rules! published_file {
 }
 
 /// The embedded files: experiment id, path in the repository, text.
-const FILES: [(&str, &str, &str); 22] = [
+const FILES: [(&str, &str, &str); 23] = [
     published_file!("nmcc-shared-bottleneck"),
     published_file!("wischik-nsdi11"),
     published_file!("nmcc-short-transfers"),
@@ -70,6 +70,7 @@ const FILES: [(&str, &str, &str); 22] = [
     published_file!("inrpp-detour-census"),
     published_file!("inrpp-global-fairness"),
     published_file!("inrpp-dumbbell"),
+    published_file!("inrpp-multihomed"),
 ];
 
 /// Keys of a file's top level.
