@@ -1,7 +1,9 @@
 //! `pathpool bench`: speed and memory on dumbbell scenarios of long-lived NewReno flows, on
 //! multipath scenarios of LIA and of Multi-Priority TCP connections with four subflows over
 //! four parallel paths, on LIA connections with two subflows sharing the dumbbell's one
-//! link, and on the dumbbell with TFRC flows (`tfrc-n100`).
+//! link, on the dumbbell with TFRC flows (`tfrc-n100`), and on the INRPP document's
+//! multihomed network with Poisson Pareto traffic as NewReno and as INRPP flows
+//! (`tcp-multihomed`, `inrpp-multihomed`).
 //!
 //! Each case runs in a fresh child process so its peak resident set size is its own. Figures
 //! are printed, never asserted: speed depends on the machine.
@@ -140,11 +142,36 @@ pub const RTT_S: f64 = 0.1;
 /// its 100 flows TFRC flows (RFC 3448) of 1500-byte packets.
 pub const TFRC_CASE: &str = "tfrc-n100";
 
-/// Every case's name, [`CASES`] then [`TFRC_CASE`], in index order.
+/// The multihomed cases (issue 21), numbered after [`TFRC_CASE`]: the `inrpp-multihomed`
+/// reproduction's network and traffic (1000 Poisson Pareto flows of mean 30 segments,
+/// offered load 0.9 of its 10 Mb/s link n0-n1, 150 s) with NewReno flows and with INRPP
+/// flows and routers: what INRPP's routers, caches and detours cost per packet.
+pub const MULTIHOMED_CASES: [(&str, &str); 2] =
+    [("tcp-multihomed", "newreno"), ("inrpp-multihomed", "inrpp")];
+
+/// The multihomed network and traffic.
+const MULTIHOMED: &str = include_str!("../../../scenarios/reproductions/inrpp-multihomed.toml");
+
+/// The multihomed cases' simulated seconds (before `--scale`).
+const MULTIHOMED_DURATION_S: f64 = 150.0;
+
+/// Every case's name, [`CASES`], [`TFRC_CASE`], then [`MULTIHOMED_CASES`], in index order.
 fn case_names() -> Vec<String> {
     let mut names: Vec<String> = CASES.iter().map(BenchCase::name).collect();
     names.push(TFRC_CASE.to_string());
+    names.extend(MULTIHOMED_CASES.iter().map(|(n, _)| (*n).to_string()));
     names
+}
+
+/// The multihomed case `cc` ("newreno" or "inrpp"), its duration scaled.
+fn multihomed_scenario(cc: &str, scale: f64) -> Result<LoadedScenario, CliError> {
+    let duration_ms = (MULTIHOMED_DURATION_S * scale * 1000.0).round().max(1.0) as u64;
+    let overrides = [
+        ("traffic.0.cc".to_string(), format!("\"{cc}\"")),
+        ("duration".to_string(), format!("\"{duration_ms}ms\"")),
+    ];
+    LoadedScenario::from_toml(MULTIHOMED, "<bench>", &overrides)
+        .map_err(|e| CliError::Failed(e.to_string()))
 }
 
 /// The scenario of [`TFRC_CASE`]: dumbbell-n100's link and duration, its flows TFRC.
@@ -285,7 +312,7 @@ pub struct BenchArgs {
     pub repeat: u32,
     /// Run only this case (dumbbell-n10, dumbbell-n100, dumbbell-n1000, multipath-n100x4,
     /// paths4-n100, multipath-dumbbell-n50x2, dumbbell-n100-sack, multipriority-n100x4,
-    /// tfrc-n100).
+    /// tfrc-n100, tcp-multihomed, inrpp-multihomed).
     #[arg(long)]
     pub only: Option<String>,
     /// Scale the simulated durations (e.g. 0.1 for a quick check).
@@ -337,36 +364,58 @@ pub fn bench_case_command(index: usize, scale: f64) -> Result<(), CliError> {
     if index == CASES.len() {
         return bench_tfrc(scale);
     }
+    if let Some(&(name, cc)) = index
+        .checked_sub(CASES.len() + 1)
+        .and_then(|k| MULTIHOMED_CASES.get(k))
+    {
+        return run_case(
+            name.to_string(),
+            (1000, 10_000_000),
+            multihomed_scenario(cc, scale)?,
+            |r| r.stats.data_packets_delivered,
+            |r| r.link("n0-n1:n0->n1").and_then(|l| l.utilization),
+        );
+    }
     let case = CASES
         .get(index)
         .ok_or_else(|| CliError::BadInput(format!("no benchmark case {index}")))?;
-    run_case(case.name(), case, &case.scenario(scale), |r| {
-        r.stats.data_packets_delivered
-    })
+    run_case(
+        case.name(),
+        (case.flows, case.rate_bps),
+        load(&case.scenario(scale))?,
+        |r| r.stats.data_packets_delivered,
+        |r| case.utilization(r),
+    )
+}
+
+fn load(text: &str) -> Result<LoadedScenario, CliError> {
+    LoadedScenario::from_toml(text, "<bench>", &[]).map_err(|e| CliError::Failed(e.to_string()))
 }
 
 /// Runs [`TFRC_CASE`] and prints its figures as one JSON line. TFRC packets are not TCP
 /// data, so its packets delivered are the flows' delivered bytes in 1500-byte packets (the
 /// receivers' data packets, feedback left out).
 fn bench_tfrc(scale: f64) -> Result<(), CliError> {
+    let case = &CASES[1];
     run_case(
         TFRC_CASE.to_string(),
-        &CASES[1],
-        &tfrc_scenario(scale),
+        (case.flows, case.rate_bps),
+        load(&tfrc_scenario(scale))?,
         |r| r.flows.iter().map(|f| f.bytes_delivered / 1500).sum(),
+        |r| case.utilization(r),
     )
 }
 
-/// Runs the scenario `text` of the case `name` (described by `case`) and prints its figures
-/// as one JSON line, counting the packets delivered with `packets`.
+/// Runs the scenario `loaded` of the case `name` (with `flows` flows and a bottleneck of
+/// `rate_bps`) and prints its figures as one JSON line, counting the packets delivered with
+/// `packets` and reading the bottleneck's utilisation with `utilization`.
 fn run_case(
     name: String,
-    case: &BenchCase,
-    text: &str,
+    (flows, rate_bps): (u32, u64),
+    loaded: LoadedScenario,
     packets: impl Fn(&Results) -> u64,
+    utilization: impl Fn(&Results) -> Option<f64>,
 ) -> Result<(), CliError> {
-    let loaded = LoadedScenario::from_toml(text, "<bench>", &[])
-        .map_err(|e| CliError::Failed(e.to_string()))?;
     let mut sim = loaded
         .compile(Some(1))
         .map_err(|e| CliError::Failed(e.to_string()))?;
@@ -377,15 +426,15 @@ fn run_case(
     let packets = packets(&r);
     let figures = BenchFigures {
         case: name,
-        flows: case.flows,
-        rate_bps: case.rate_bps,
+        flows,
+        rate_bps,
         sim_time_s: r.sim_time_s,
         wall_time_s: wall,
         packets_delivered: packets,
         packets_per_sec: packets as f64 / wall,
         events: r.stats.events,
         peak_rss_bytes: peak_rss_bytes(),
-        utilization: case.utilization(&r),
+        utilization: utilization(&r),
         jain_index: r.jain_index,
         repetitions: 1,
     };
@@ -555,8 +604,8 @@ mod tests {
 
     #[test]
     fn the_tfrc_case_is_dumbbell_n100_with_tfrc_flows() {
-        assert_eq!(case_names().last().map(String::as_str), Some(TFRC_CASE));
-        assert_eq!(case_names().len(), CASES.len() + 1);
+        assert_eq!(case_names()[CASES.len()], TFRC_CASE);
+        assert_eq!(case_names().len(), CASES.len() + 1 + MULTIHOMED_CASES.len());
         let loaded = LoadedScenario::from_toml(&tfrc_scenario(0.01), "<bench>", &[]).unwrap();
         let mut sim = loaded.compile(Some(1)).unwrap();
         sim.run();
@@ -564,5 +613,25 @@ mod tests {
         assert_eq!(r.flows.len(), 100);
         assert!(r.flows.iter().all(|f| f.kind == "tfrc"));
         assert!(r.link("bottleneck:left->right").is_some());
+    }
+
+    #[test]
+    fn the_multihomed_cases_run_the_reproductions_network_with_each_transport() {
+        for (name, cc) in MULTIHOMED_CASES {
+            assert!(case_names().iter().any(|n| n == name));
+            let mut sim = multihomed_scenario(cc, 0.01)
+                .unwrap()
+                .compile(Some(1))
+                .unwrap();
+            sim.run();
+            let r = sim.results();
+            assert!(!r.flows.is_empty(), "{name}");
+            assert!(
+                r.flows.iter().all(|f| f.cc.as_deref() == Some(cc)),
+                "{name}"
+            );
+            assert!(!r.routers.is_empty(), "{name}: [inrpp] is in the file");
+            assert!(r.link("n0-n1:n0->n1").is_some());
+        }
     }
 }
