@@ -55,3 +55,27 @@ def test_runs_without_the_settings_have_neither() -> None:
     assert r.jain_sampled is None
     assert "jain_sampled" not in r.summary
     assert r.afct_bins.empty
+
+
+def test_router_series_are_frames_that_survive_a_save(tmp_path) -> None:
+    sc = pp.load("scenarios/inrpp-dumbbell.toml")
+    r = sc.set("measure.trace_routers", True).run(seed=1, progress=False)
+    rt = r.router_timeseries
+    assert list(rt.columns) == [
+        "time_s",
+        "node",
+        "cached_bytes",
+        "cache_drops",
+        "detoured_bytes",
+        "nonces",
+        "states",
+    ]
+    n0 = rt[rt["node"] == "n0"]
+    assert n0["cached_bytes"].max() > 1_000_000
+    flows = r.router_flow_timeseries
+    assert set(flows["flow"]) <= {"f1", "f2", "f3"} and len(flows) > 0
+    assert r.jain_sampled_since_start is None
+    r.save(tmp_path / "out")
+    back = pp.read_results(tmp_path / "out")
+    assert back.router_timeseries.equals(rt)
+    assert len(back.router_flow_timeseries) == len(flows)

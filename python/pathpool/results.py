@@ -31,6 +31,11 @@ class Results:
         caches: one row per on-path chunk cache (hits, misses, bytes served, ...).
         routers: with ``[inrpp]``, one row per INRPP router (cache peak, drops, interface
             states at the end); empty otherwise.
+        router_timeseries: with ``measure(trace_routers=True)``, each INRPP router at each
+            sample (cache bytes, cumulative drops and detoured bytes, nonces, interface
+            states); empty otherwise.
+        router_flow_timeseries: with ``measure(trace_routers=True)``, the bytes each router
+            holds of each flow, by primary interface, at each sample; empty otherwise.
         mp_fairness: with ``measure(mp_fairness=...)``, one row per path of each multipath
             flow: M_p, T_p, S_p and the flow's lenient and stringent bounds, ratios and pass
             flags (Tse's eqs. 1.2 and 1.4); empty otherwise.
@@ -50,6 +55,8 @@ class Results:
     subflow_timeseries: pd.DataFrame
     caches: pd.DataFrame
     routers: pd.DataFrame
+    router_timeseries: pd.DataFrame
+    router_flow_timeseries: pd.DataFrame
     mp_fairness: pd.DataFrame
     afct_bins: pd.DataFrame
     summary: dict[str, Any]
@@ -72,6 +79,8 @@ class Results:
         self.caches = frames.get("caches", pd.DataFrame())
         # Only runs with INRPP routers have a routers table.
         self.routers = frames.get("routers", pd.DataFrame())
+        self.router_timeseries = frames.get("router_timeseries", pd.DataFrame())
+        self.router_flow_timeseries = frames.get("router_flow_timeseries", pd.DataFrame())
         # Only runs that asked for the fairness metrics have them.
         self.mp_fairness = frames.get("mp_fairness", pd.DataFrame())
         self.afct_bins = frames.get("afct_bins", pd.DataFrame())
@@ -103,6 +112,8 @@ class Results:
                 "subflow_timeseries",
                 "caches",
                 "routers",
+                "router_timeseries",
+                "router_flow_timeseries",
                 "mp_fairness",
                 "afct_bins",
             )

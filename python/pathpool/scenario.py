@@ -782,13 +782,15 @@ def measure(
     mp_fairness_tolerance: float | None = None,
     fairness_interval: Quantity | None = None,
     afct_bins_per_decade: int | None = None,
+    trace_routers: bool | None = None,
 ) -> Measure:
     """What to record: the summary window ``[start, end]``, the time-series ``interval``,
     whether to trace cwnd/ssthresh/srtt and queues, Tse's multipath-fairness metrics
     (``"analytic"`` or ``"reference-runs"``; ``Results.mp_fairness``), Jain's index sampled
     every ``fairness_interval`` (``"10ms"`` in the INRPP document; ``Results.jain_sampled``)
     and the mean FCT per logarithmic size bin, ``afct_bins_per_decade`` bins per decade
-    (``Results.afct_bins``)."""
+    (``Results.afct_bins``); ``trace_routers`` records the INRPP routers at each sample
+    (``Results.router_timeseries`` and ``Results.router_flow_timeseries``)."""
     return _measure(
         {
             "start": start,
@@ -800,5 +802,6 @@ def measure(
             "mp_fairness_tolerance": mp_fairness_tolerance,
             "fairness_interval": fairness_interval,
             "afct_bins_per_decade": afct_bins_per_decade,
+            "trace_routers": trace_routers,
         }
     )

@@ -419,6 +419,7 @@ class Measure(TypedDict, total=False):
     mp_fairness_tolerance: float
     fairness_interval: Quantity
     afct_bins_per_decade: int
+    trace_routers: bool
 
 
 class Routing(TypedDict, total=False):

@@ -45,6 +45,8 @@ pub(crate) struct SimRouter {
     pub(crate) next_advert: Time,
     /// Data packets the full cache dropped.
     pub(crate) dropped: u64,
+    /// Bytes the router sent on detours.
+    pub(crate) detoured_bytes: u64,
 }
 
 impl SimRouter {
@@ -176,19 +178,24 @@ impl Simulation {
         let now = self.net.now;
         let mut queues = self.router_queues(r);
         let mut out = std::mem::take(&mut self.router_out);
+        let mut detoured = 0;
         {
             let router = &mut self.elements.routers[r as usize].router;
             router.evaluate(now, &queues);
             while let Some((to, p, bytes)) = router.poll_transmit(now, &queues) {
                 let i = match to {
                     Out::Primary(i) => i,
-                    Out::Detour { via, .. } => via,
+                    Out::Detour { via, .. } => {
+                        detoured += u64::from(bytes);
+                        via
+                    }
                 };
                 queues[i] += u64::from(bytes);
                 out.push((to, p));
                 router.evaluate(now, &queues);
             }
         }
+        self.elements.routers[r as usize].detoured_bytes += detoured;
         for (to, mut p) in out.drain(..) {
             if let Out::Detour { via, .. } = to {
                 if let Some(&start) = self.router_hops.detours.get(&(p.hop, via as u32)) {

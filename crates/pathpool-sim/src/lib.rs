@@ -42,6 +42,7 @@ mod rate_flow;
 mod rcp_link;
 mod red;
 pub mod results;
+mod router_series;
 mod sack_channel;
 mod sampler;
 mod sim;

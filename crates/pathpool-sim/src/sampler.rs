@@ -9,6 +9,7 @@ use crate::kinds::Elements;
 use crate::link::Link;
 use crate::link::LinkCounters;
 use crate::multi::Multi;
+use crate::router_series::RouterSeries;
 use crate::sim::{FlowMeta, LinkMeta};
 
 /// An instant at which the sampler must record something besides the periodic tick.
@@ -118,6 +119,8 @@ pub(crate) struct Sampler {
     last_link: Vec<(u64, u64)>,
     /// The sampled Jain index, with `measure.fairness_interval` (`crate::fairness`).
     pub(crate) fairness: Option<FairnessSampler>,
+    /// The INRPP routers' series, with `measure.trace_routers`.
+    pub(crate) router_series: Option<RouterSeries>,
 }
 
 impl Sampler {
@@ -146,7 +149,13 @@ impl Sampler {
             subflow_series: SubflowSeries::default(),
             last_link: Vec::new(),
             fairness: None,
+            router_series: None,
         }
+    }
+
+    /// Records the INRPP routers at every tick as well.
+    pub(crate) fn trace_routers(&mut self) {
+        self.router_series = Some(RouterSeries::default());
     }
 
     /// Samples Jain's index every `interval` over the summary window as well.
@@ -286,6 +295,9 @@ impl Sampler {
                 s.drops.push(c.drops - last_drops);
                 self.last_link[i] = (c.tx_bytes, c.drops);
             }
+        }
+        if let Some(routers) = &mut self.router_series {
+            routers.sample(now, elements);
         }
         self.last_tick = now;
     }

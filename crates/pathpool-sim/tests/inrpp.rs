@@ -245,3 +245,87 @@ fn a_hosts_flows_share_its_access_rate() {
         "s1 has sent everything by about 3.05 s"
     );
 }
+
+/// `measure.trace_routers`: node 0's series on the dumbbell with a cache that never fills.
+/// Its detoured bytes are exactly what the detour link n0→n1 carried (no route crosses it
+/// otherwise), they grow only across ticks at which n0's interface towards n2 was out of P
+/// (the detour is used only while the primary interface stores and detours), and at 1.5 s
+/// the cache holds flow 1 alone, for that interface.
+#[test]
+fn the_routers_series_follows_node_0s_cache_and_detour() {
+    let r = run(&dumbbell(
+        "cache = \"100MB\"\ncache_high = \"90MB\"\ncache_low = \"50MB\"",
+        "",
+    )
+    .replace(
+        "interval = \"100ms\"",
+        "interval = \"100ms\"\ntrace_routers = true",
+    ));
+    let t = r.router_timeseries.as_ref().expect("traced");
+    let (
+        Some(Column::F64(time)),
+        Some(Column::Str(node)),
+        Some(Column::U64(detoured)),
+        Some(Column::Str(states)),
+        Some(Column::U64(cached)),
+    ) = (
+        t.column("time_s"),
+        t.column("node"),
+        t.column("detoured_bytes"),
+        t.column("states"),
+        t.column("cached_bytes"),
+    )
+    else {
+        panic!("router_timeseries columns");
+    };
+    let n0: Vec<usize> = (0..time.len()).filter(|&i| node[i] == "n0").collect();
+    assert_eq!(n0.len(), 300, "one row a tick over 30 s");
+    let detour_link = r.links.iter().find(|l| l.id == "n0-n1:n0->n1").unwrap();
+    assert_eq!(detoured[*n0.last().unwrap()], detour_link.tx_bytes);
+    assert!(detour_link.tx_bytes > 5_000_000, "{detour_link:?}");
+    let primary_in_p = |i: usize| states[i].split(' ').any(|s| s == "n2:P");
+    for w in n0.windows(2) {
+        if detoured[w[1]] > detoured[w[0]] {
+            assert!(
+                !(primary_in_p(w[0]) && primary_in_p(w[1])),
+                "detoured between {} and {} s with n0→n2 in P at both",
+                time[w[0]],
+                time[w[1]]
+            );
+        }
+    }
+    assert!(n0.iter().any(|&i| cached[i] > 1_000_000));
+    let f = r.router_flow_timeseries.as_ref().expect("traced");
+    let (
+        Some(Column::F64(ft)),
+        Some(Column::Str(fnode)),
+        Some(Column::Str(flow)),
+        Some(Column::Str(iface)),
+    ) = (
+        f.column("time_s"),
+        f.column("node"),
+        f.column("flow"),
+        f.column("interface"),
+    )
+    else {
+        panic!("router_flow_timeseries columns");
+    };
+    let at_1_5: Vec<(&str, &str)> = (0..ft.len())
+        .filter(|&i| (ft[i] - 1.5).abs() < 1e-9 && fnode[i] == "n0")
+        .map(|i| (flow[i].as_str(), iface[i].as_str()))
+        .collect();
+    assert_eq!(at_1_5, [("f1", "n2")]);
+    let e = error(
+        &dumbbell("", "")
+            .replace("[inrpp]\n", "")
+            .replace("cc = \"inrpp\"", "cc = \"newreno\"")
+            .replace(
+                "interval = \"100ms\"",
+                "interval = \"100ms\"\ntrace_routers = true",
+            ),
+    );
+    assert!(
+        e.contains("measure.trace_routers: the scenario has no INRPP routers to trace"),
+        "{e}"
+    );
+}

@@ -90,6 +90,17 @@ impl<P> FlowCache<P> {
             .map_or(0, |f| f.bytes)
     }
 
+    /// Every flow the cache holds packets of: (interface, flow, bytes), interface by
+    /// interface, flows in the order they were first cached there.
+    pub fn flows(&self) -> impl Iterator<Item = (usize, u64, u64)> + '_ {
+        self.interfaces.iter().enumerate().flat_map(|(i, q)| {
+            q.flows
+                .iter()
+                .filter(|f| f.bytes > 0)
+                .map(move |f| (i, f.flow, f.bytes))
+        })
+    }
+
     /// What the cache counted.
     #[must_use]
     pub fn stats(&self) -> CacheStats {

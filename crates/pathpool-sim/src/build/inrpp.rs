@@ -190,6 +190,7 @@ pub(super) fn add_routers(
             advert_interval,
             next_advert: Time::ZERO + advert_interval,
             dropped: 0,
+            detoured_bytes: 0,
         });
         net.router[node.0 as usize] = Some(count);
         net.router_elem.push(elem);

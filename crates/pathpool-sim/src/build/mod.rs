@@ -156,6 +156,15 @@ pub(crate) fn compile_skipping(
         }
         sampler.sample_fairness(interval);
     }
+    if m.trace_routers {
+        if sc.inrpp.is_none() {
+            return Err(SpecError::at(
+                at(&[k("measure"), k("trace_routers")]),
+                "the scenario has no INRPP routers to trace: add an [inrpp] table",
+            ));
+        }
+        sampler.trace_routers();
+    }
     if m.afct_bins_per_decade == Some(0) {
         return Err(SpecError::at(
             at(&[k("measure"), k("afct_bins_per_decade")]),

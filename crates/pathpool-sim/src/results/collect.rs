@@ -77,6 +77,16 @@ impl Simulation {
             flow_timeseries: self.flow_series_table(),
             link_timeseries: self.link_series_table(),
             subflow_timeseries: self.subflow_series_table(),
+            router_timeseries: self
+                .sampler
+                .router_series
+                .as_ref()
+                .map(|s| s.routers_table(&self.elements)),
+            router_flow_timeseries: self
+                .sampler
+                .router_series
+                .as_ref()
+                .map(|s| s.flows_table(&self.elements, &self.flows)),
             mp_fairness,
         }
     }

@@ -218,6 +218,11 @@ pub struct Results {
     pub link_timeseries: Table,
     /// Per-subflow time series of the multipath flows (with `measure.trace_cwnd`).
     pub subflow_timeseries: Table,
+    /// The INRPP routers at each tick (with `measure.trace_routers`).
+    pub router_timeseries: Option<Table>,
+    /// The bytes each INRPP router holds of each flow at each tick (with
+    /// `measure.trace_routers`).
+    pub router_flow_timeseries: Option<Table>,
     /// Tse's fairness figures of each multipath flow, when `measure.mp_fairness` asks for
     /// them (with `"reference-runs"`, T_p and S_p are empty until
     /// [`Simulation::mp_fairness_reference_runs`](crate::Simulation::mp_fairness_reference_runs)

@@ -239,8 +239,10 @@ impl Results {
     }
 
     /// All the tables: flows, links, subflows, caches, flow_timeseries, link_timeseries,
-    /// subflow_timeseries, routers with `[inrpp]`, mp_fairness when `measure.mp_fairness`
-    /// asks for it, and afct_bins when `measure.afct_bins_per_decade` does.
+    /// subflow_timeseries, routers with `[inrpp]`, router_timeseries and
+    /// router_flow_timeseries with `measure.trace_routers`, mp_fairness when
+    /// `measure.mp_fairness` asks for it, and afct_bins when `measure.afct_bins_per_decade`
+    /// does.
     #[must_use]
     pub fn tables(&self) -> Vec<Table> {
         let mut all = vec![
@@ -253,6 +255,8 @@ impl Results {
             self.subflow_timeseries.clone(),
         ];
         all.extend(self.routers_table());
+        all.extend(self.router_timeseries.clone());
+        all.extend(self.router_flow_timeseries.clone());
         all.extend(self.mp_fairness_table());
         all.extend(self.afct_bins_table());
         all

@@ -583,6 +583,11 @@ pub struct MeasureSpec {
     /// `afct_bins` table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub afct_bins_per_decade: Option<u32>,
+    /// Record every INRPP router at each sample: its cache, drops, detoured bytes, nonces and
+    /// interface states, and the bytes it holds of each flow (`router_timeseries`,
+    /// `router_flow_timeseries`; default false). Needs `[inrpp]`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trace_routers: bool,
 }
 
 /// Where the multipath-fairness metrics take T_p and S_p from.
@@ -617,6 +622,7 @@ impl Default for MeasureSpec {
             mp_fairness_tolerance: None,
             fairness_interval: None,
             afct_bins_per_decade: None,
+            trace_routers: false,
         }
     }
 }
