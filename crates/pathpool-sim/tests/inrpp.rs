@@ -463,3 +463,30 @@ fn on_the_documents_dumbbell_backpressure_runs_its_course() {
         k += run;
     }
 }
+
+/// Acceptance 1, end to end: a lone INRPP flow sends its 10 MB at its host's 40 Mb/s in
+/// 2.0548 s (6,850 segments, 10,274,000 bytes on the wire): over [1 s, 3.0548 s] its access
+/// link is busy all the time and carries no byte more (a cache that never fills: no
+/// retransmission).
+#[test]
+fn a_lone_flow_sends_10_mb_at_40_mbps_in_2_0548_s() {
+    let text = dumbbell(
+        "cache = \"100MB\"\ncache_high = \"90MB\"\ncache_low = \"50MB\"",
+        "",
+    );
+    let one = text
+        .split("[[flows]]")
+        .take(2)
+        .collect::<Vec<_>>()
+        .join("[[flows]]");
+    let r = run(&one.replace(
+        "interval = \"100ms\"",
+        "interval = \"100ms\"\nstart = \"1s\"\nend = \"3.0548s\"",
+    ));
+    assert_eq!(r.flows.len(), 1);
+    assert_eq!(r.flows[0].retransmissions, 0);
+    let access = r.links.iter().find(|l| l.id == "s1-n4:s1->n4").unwrap();
+    assert_eq!(access.tx_bytes, 10_274_000, "{access:?}");
+    let u = access.utilization.unwrap();
+    assert!((u - 1.0).abs() < 1e-4, "{u}");
+}
