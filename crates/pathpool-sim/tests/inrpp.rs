@@ -490,3 +490,24 @@ fn a_lone_flow_sends_10_mb_at_40_mbps_in_2_0548_s() {
     let u = access.utilization.unwrap();
     assert!((u - 1.0).abs() < 1e-4, "{u}");
 }
+
+/// D305: routers that manage only their links to routers give the dumbbell the same run,
+/// since its host links never queue; the edge routers then have fewer interfaces.
+#[test]
+fn routers_without_host_interfaces_leave_the_dumbbell_unchanged() {
+    let all = run(&dumbbell("", ""));
+    let routers_only = run(&dumbbell("host_interfaces = false", ""));
+    assert_eq!(all.flows, routers_only.flows);
+    assert_eq!(all.links, routers_only.links);
+    assert_eq!(all.stats, routers_only.stats);
+    let n4 = |r: &pathpool_sim::Results| {
+        r.routers
+            .iter()
+            .find(|x| x.node == "n4")
+            .unwrap()
+            .states_at_end
+            .clone()
+    };
+    assert_eq!(n4(&all), "n0:P s1:P s2:P s3:P");
+    assert_eq!(n4(&routers_only), "n0:P");
+}

@@ -15,6 +15,7 @@ mod inrpp_census;
 mod inrpp_dumbbell;
 mod inrpp_global_fairness;
 mod inrpp_multihomed;
+mod inrpp_transit_stub;
 mod mmtp_multisource;
 mod partial_congestion;
 pub mod published;
@@ -224,6 +225,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     inrpp_global_fairness::EXPERIMENT,
     inrpp_dumbbell::EXPERIMENT,
     inrpp_multihomed::EXPERIMENT,
+    inrpp_transit_stub::EXPERIMENT,
 ];
 
 /// The experiment `id`, or every experiment for `all`.

@@ -47,7 +47,7 @@ macro_rules! published_file {
 }
 
 /// The embedded files: experiment id, path in the repository, text.
-const FILES: [(&str, &str, &str); 23] = [
+const FILES: [(&str, &str, &str); 24] = [
     published_file!("nmcc-shared-bottleneck"),
     published_file!("wischik-nsdi11"),
     published_file!("nmcc-short-transfers"),
@@ -71,6 +71,7 @@ const FILES: [(&str, &str, &str); 23] = [
     published_file!("inrpp-global-fairness"),
     published_file!("inrpp-dumbbell"),
     published_file!("inrpp-multihomed"),
+    published_file!("inrpp-transit-stub"),
 ];
 
 /// Keys of a file's top level.

@@ -95,12 +95,20 @@ pub(super) fn add_routers(
     let q_high = spec.queue_high.unwrap_or(InrppSpec::DEFAULT_QUEUE_HIGH);
     let q_low = spec.queue_low.unwrap_or(InrppSpec::DEFAULT_QUEUE_LOW);
     let is_router = |n: NodeIx| !net.is_host[n.0 as usize];
+    let host_interfaces = spec.host_interfaces.unwrap_or(true);
     let mut count = 0u32;
     for node in (0..net.names.len() as u32).map(NodeIx) {
         if !is_router(node) {
             continue;
         }
-        let edges: Vec<EdgeId> = net.graph.out_edges(node).to_vec();
+        // Without host interfaces, only the links to other routers (D305).
+        let edges: Vec<EdgeId> = net
+            .graph
+            .out_edges(node)
+            .iter()
+            .copied()
+            .filter(|&e| host_interfaces || is_router(net.graph.ends(e).1))
+            .collect();
         if edges.len() > MAX_INTERFACES {
             return Err(SpecError::at(
                 at(&[k("inrpp")]),

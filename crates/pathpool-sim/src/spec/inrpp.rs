@@ -36,6 +36,12 @@ pub struct InrppSpec {
     /// The newest period's weight in the traffic meters (default 0.5, D283).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meter_weight: Option<f64>,
+    /// Whether a router's links to hosts are INRPP interfaces too (default true). With
+    /// `false` a router manages only its links to other routers: packets to hosts are
+    /// forwarded uncached and ACKs from hosts pass unread, which keeps an edge router with
+    /// thousands of hosts small (D305).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_interfaces: Option<bool>,
 }
 
 impl InrppSpec {
