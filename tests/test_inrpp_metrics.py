@@ -59,7 +59,13 @@ def test_runs_without_the_settings_have_neither() -> None:
 
 def test_router_series_are_frames_that_survive_a_save(tmp_path) -> None:
     sc = pp.load("scenarios/inrpp-dumbbell.toml")
-    r = sc.set("measure.trace_routers", True).run(seed=1, progress=False)
+    r = (
+        sc.set("measure.trace_routers", True)
+        .set("measure.interarrival", True)
+        .run(seed=1, progress=False)
+    )
+    assert list(r.interarrival.columns) == ["flow", "lo_s", "hi_s", "count"]
+    assert set(r.interarrival["flow"]) == {"f1", "f2", "f3"}
     rt = r.router_timeseries
     assert list(rt.columns) == [
         "time_s",
@@ -79,3 +85,4 @@ def test_router_series_are_frames_that_survive_a_save(tmp_path) -> None:
     back = pp.read_results(tmp_path / "out")
     assert back.router_timeseries.equals(rt)
     assert len(back.router_flow_timeseries) == len(flows)
+    assert back.interarrival.equals(r.interarrival)

@@ -36,6 +36,9 @@ class Results:
             states); empty otherwise.
         router_flow_timeseries: with ``measure(trace_routers=True)``, the bytes each router
             holds of each flow, by primary interface, at each sample; empty otherwise.
+        interarrival: with ``measure(interarrival=True)``, each flow's histogram of the time
+            between in-order deliveries at its receiver (``flow``, ``lo_s``, ``hi_s``,
+            ``count``); empty otherwise.
         mp_fairness: with ``measure(mp_fairness=...)``, one row per path of each multipath
             flow: M_p, T_p, S_p and the flow's lenient and stringent bounds, ratios and pass
             flags (Tse's eqs. 1.2 and 1.4); empty otherwise.
@@ -57,6 +60,7 @@ class Results:
     routers: pd.DataFrame
     router_timeseries: pd.DataFrame
     router_flow_timeseries: pd.DataFrame
+    interarrival: pd.DataFrame
     mp_fairness: pd.DataFrame
     afct_bins: pd.DataFrame
     summary: dict[str, Any]
@@ -81,6 +85,7 @@ class Results:
         self.routers = frames.get("routers", pd.DataFrame())
         self.router_timeseries = frames.get("router_timeseries", pd.DataFrame())
         self.router_flow_timeseries = frames.get("router_flow_timeseries", pd.DataFrame())
+        self.interarrival = frames.get("interarrival", pd.DataFrame())
         # Only runs that asked for the fairness metrics have them.
         self.mp_fairness = frames.get("mp_fairness", pd.DataFrame())
         self.afct_bins = frames.get("afct_bins", pd.DataFrame())
@@ -114,6 +119,7 @@ class Results:
                 "routers",
                 "router_timeseries",
                 "router_flow_timeseries",
+                "interarrival",
                 "mp_fairness",
                 "afct_bins",
             )

@@ -783,6 +783,7 @@ def measure(
     fairness_interval: Quantity | None = None,
     afct_bins_per_decade: int | None = None,
     trace_routers: bool | None = None,
+    interarrival: bool | None = None,
 ) -> Measure:
     """What to record: the summary window ``[start, end]``, the time-series ``interval``,
     whether to trace cwnd/ssthresh/srtt and queues, Tse's multipath-fairness metrics
@@ -790,7 +791,9 @@ def measure(
     every ``fairness_interval`` (``"10ms"`` in the INRPP document; ``Results.jain_sampled``)
     and the mean FCT per logarithmic size bin, ``afct_bins_per_decade`` bins per decade
     (``Results.afct_bins``); ``trace_routers`` records the INRPP routers at each sample
-    (``Results.router_timeseries`` and ``Results.router_flow_timeseries``)."""
+    (``Results.router_timeseries`` and ``Results.router_flow_timeseries``); ``interarrival``
+    histograms the time between in-order deliveries at each receiver
+    (``Results.interarrival``)."""
     return _measure(
         {
             "start": start,
@@ -803,5 +806,6 @@ def measure(
             "fairness_interval": fairness_interval,
             "afct_bins_per_decade": afct_bins_per_decade,
             "trace_routers": trace_routers,
+            "interarrival": interarrival,
         }
     )

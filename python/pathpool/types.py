@@ -420,6 +420,7 @@ class Measure(TypedDict, total=False):
     fairness_interval: Quantity
     afct_bins_per_decade: int
     trace_routers: bool
+    interarrival: bool
 
 
 class Routing(TypedDict, total=False):

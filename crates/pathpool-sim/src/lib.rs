@@ -25,6 +25,7 @@ mod error;
 mod event;
 mod fairness;
 mod inrpp_router;
+mod interarrival;
 mod kinds;
 mod link;
 pub mod load;

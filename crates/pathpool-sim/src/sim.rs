@@ -9,6 +9,7 @@ use crate::element::Element;
 use crate::element::End;
 use crate::event::{EventQueue, HOT};
 use crate::inrpp_router::RouterHops;
+use crate::interarrival::Interarrival;
 use crate::kinds::{dispatch, Elements, Slot};
 use crate::link::Link;
 use crate::mmtp_flow::MmtpPath;
@@ -119,6 +120,10 @@ pub struct Simulation {
     pub(crate) mp_fairness: Option<(MpFairnessMode, f64)>,
     /// `measure.afct_bins_per_decade`, if asked for.
     pub(crate) afct_bins_per_decade: Option<u32>,
+    /// The receivers' inter-arrival histograms, with `measure.interarrival`.
+    pub(crate) interarrival: Option<Interarrival>,
+    /// Whether `measure.interarrival` asked for them (they are made when the run starts).
+    pub(crate) want_interarrival: bool,
 }
 
 impl Simulation {
@@ -143,6 +148,8 @@ impl Simulation {
             name: None,
             mp_fairness: None,
             afct_bins_per_decade: None,
+            interarrival: None,
+            want_interarrival: false,
         }
     }
 
@@ -151,6 +158,9 @@ impl Simulation {
     pub(crate) fn prime(&mut self) {
         self.net.links = self.elements.take_links();
         self.net.rcp_links = self.elements.take_rcp_links();
+        if self.want_interarrival {
+            self.interarrival = Some(Interarrival::new(&self.flows, self.elements.len()));
+        }
         self.net.routes = std::mem::take(&mut self.routes);
         self.net.routes.resolve(&self.elements, &self.net.links);
         // Links' events move on every packet; every other element's rarely, and a wire's
@@ -400,10 +410,19 @@ impl Simulation {
         };
         dispatch!(slot, &mut self.elements, |el, end| {
             self.stats.packets_delivered += 1;
+            let mut delivered_before = None;
             if el.receives_data(end) {
                 self.stats.data_packets_delivered += 1;
+                if self.interarrival.is_some() {
+                    delivered_before = Some(el.delivered(end));
+                }
             }
             el.on_packet(end, &pkt, &mut self.net);
+            if let (Some(before), Some(ia)) = (delivered_before, &mut self.interarrival) {
+                if el.delivered(end) > before {
+                    ia.record(elem, self.net.now);
+                }
+            }
             let events = &self.net.events;
             if let Some(t) = el.rearm(end, || events.time_of(elem)) {
                 self.net.events.schedule(elem, t);

@@ -511,3 +511,34 @@ fn routers_without_host_interfaces_leave_the_dumbbell_unchanged() {
     assert_eq!(n4(&all), "n0:P s1:P s2:P s3:P");
     assert_eq!(n4(&routers_only), "n0:P");
 }
+
+/// `measure.interarrival` (D306): with a cache that never fills, every flow's in-order
+/// deliveries come at most 40 ms apart (the detour reorders a little); with the document's
+/// cache, a flow that met the full cache waits its retransmission timeout (over a second).
+#[test]
+fn receivers_inter_arrival_times_show_the_timeouts() {
+    let largest = |inrpp: &str| {
+        let r = run(&dumbbell(inrpp, "").replace(
+            "interval = \"100ms\"",
+            "interval = \"100ms\"\ninterarrival = true",
+        ));
+        let t = r.interarrival.expect("asked for");
+        let (Some(Column::Str(flow)), Some(Column::F64(hi)), Some(Column::U64(count))) =
+            (t.column("flow"), t.column("hi_s"), t.column("count"))
+        else {
+            panic!("interarrival columns");
+        };
+        for f in ["f1", "f2", "f3"] {
+            let n: u64 = (0..flow.len())
+                .filter(|&i| flow[i] == f)
+                .map(|i| count[i])
+                .sum();
+            // At most one gap per segment but one (6849 of 1460 bytes, one of 460).
+            assert!((1..=6849).contains(&n), "{f}: {n} gaps");
+        }
+        hi.iter().copied().fold(0.0, f64::max)
+    };
+    let big = largest("cache = \"100MB\"\ncache_high = \"90MB\"\ncache_low = \"50MB\"");
+    assert!(big <= 0.0399, "{big}");
+    assert!(largest("") > 1.0);
+}

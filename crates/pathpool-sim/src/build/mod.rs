@@ -188,6 +188,7 @@ pub(crate) fn compile_skipping(
     }
     sim.mp_fairness = m.mp_fairness.map(|mode| (mode, tolerance));
     sim.afct_bins_per_decade = m.afct_bins_per_decade;
+    sim.want_interarrival = m.interarrival;
 
     let mut net = net::build_nodes(sc)?;
     let mut changes = Vec::new();

@@ -87,6 +87,7 @@ impl Simulation {
                 .router_series
                 .as_ref()
                 .map(|s| s.flows_table(&self.elements, &self.flows)),
+            interarrival: self.interarrival.as_ref().map(|ia| ia.table(&self.flows)),
             mp_fairness,
         }
     }

@@ -223,6 +223,8 @@ pub struct Results {
     /// The bytes each INRPP router holds of each flow at each tick (with
     /// `measure.trace_routers`).
     pub router_flow_timeseries: Option<Table>,
+    /// Each flow's histogram of receiver inter-arrival times (with `measure.interarrival`).
+    pub interarrival: Option<Table>,
     /// Tse's fairness figures of each multipath flow, when `measure.mp_fairness` asks for
     /// them (with `"reference-runs"`, T_p and S_p are empty until
     /// [`Simulation::mp_fairness_reference_runs`](crate::Simulation::mp_fairness_reference_runs)

@@ -240,7 +240,8 @@ impl Results {
 
     /// All the tables: flows, links, subflows, caches, flow_timeseries, link_timeseries,
     /// subflow_timeseries, routers with `[inrpp]`, router_timeseries and
-    /// router_flow_timeseries with `measure.trace_routers`, mp_fairness when
+    /// router_flow_timeseries with `measure.trace_routers`, interarrival with
+    /// `measure.interarrival`, mp_fairness when
     /// `measure.mp_fairness` asks for it, and afct_bins when `measure.afct_bins_per_decade`
     /// does.
     #[must_use]
@@ -257,6 +258,7 @@ impl Results {
         all.extend(self.routers_table());
         all.extend(self.router_timeseries.clone());
         all.extend(self.router_flow_timeseries.clone());
+        all.extend(self.interarrival.clone());
         all.extend(self.mp_fairness_table());
         all.extend(self.afct_bins_table());
         all

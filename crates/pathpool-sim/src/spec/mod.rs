@@ -588,6 +588,10 @@ pub struct MeasureSpec {
     /// `router_flow_timeseries`; default false). Needs `[inrpp]`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub trace_routers: bool,
+    /// Histogram the time between consecutive data packets reaching each flow's receiver
+    /// (`interarrival` table; the INRPP document's Fig. 12; default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interarrival: bool,
 }
 
 /// Where the multipath-fairness metrics take T_p and S_p from.
@@ -623,6 +627,7 @@ impl Default for MeasureSpec {
             fairness_interval: None,
             afct_bins_per_decade: None,
             trace_routers: false,
+            interarrival: false,
         }
     }
 }
