@@ -408,21 +408,36 @@ impl Simulation {
         let Some((elem, slot)) = self.net.routes.next_element(&mut self.net.links, &mut pkt) else {
             return;
         };
+        if self.interarrival.is_some() {
+            return self.deliver_measured(elem, slot, pkt);
+        }
+        self.deliver_to(elem, slot, pkt);
+    }
+
+    /// [`deliver`](Self::deliver) with `measure.interarrival`: notes when the packet makes a
+    /// receiver deliver new bytes in order. Out of line, so that runs without it pay one
+    /// test per packet.
+    #[cold]
+    #[inline(never)]
+    fn deliver_measured(&mut self, elem: u32, slot: Slot, pkt: Packet) {
+        let before = self.elements.delivered(elem);
+        self.deliver_to(elem, slot, pkt);
+        if self.elements.delivered(elem) > before {
+            if let Some(ia) = &mut self.interarrival {
+                ia.record(elem, self.net.now);
+            }
+        }
+    }
+
+    /// Hands `pkt` to element `elem`, kept at `slot`.
+    #[inline(always)]
+    fn deliver_to(&mut self, elem: u32, slot: Slot, pkt: Packet) {
         dispatch!(slot, &mut self.elements, |el, end| {
             self.stats.packets_delivered += 1;
-            let mut delivered_before = None;
             if el.receives_data(end) {
                 self.stats.data_packets_delivered += 1;
-                if self.interarrival.is_some() {
-                    delivered_before = Some(el.delivered(end));
-                }
             }
             el.on_packet(end, &pkt, &mut self.net);
-            if let (Some(before), Some(ia)) = (delivered_before, &mut self.interarrival) {
-                if el.delivered(end) > before {
-                    ia.record(elem, self.net.now);
-                }
-            }
             let events = &self.net.events;
             if let Some(t) = el.rearm(end, || events.time_of(elem)) {
                 self.net.events.schedule(elem, t);
