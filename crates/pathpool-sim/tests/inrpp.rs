@@ -542,3 +542,48 @@ fn receivers_inter_arrival_times_show_the_timeouts() {
     assert!(big <= 0.0399, "{big}");
     assert!(largest("") > 1.0);
 }
+
+/// Acceptance 2(d): three long-lived flows held in node 0's cache while its interface
+/// towards node 2 is in Backpressure (S_high 1 MB in a cache of 100 MB, so nothing is lost)
+/// leave it at equal rates: measured from 10 s to 30 s, within 5% of each other, together
+/// the bottleneck and the detour (20 Mb/s on the wire, 19.47 Mb/s of payload).
+#[test]
+fn flows_leave_a_cache_in_backpressure_at_equal_rates() {
+    let text = dumbbell(
+        "cache = \"100MB\"\ncache_high = \"1MB\"\ncache_low = \"500KB\"",
+        "",
+    )
+    .replace(
+        "interval = \"100ms\"",
+        "interval = \"100ms\"\nstart = \"10s\"\ntrace_routers = true",
+    )
+    .replace("size = \"10MB\"\n", "")
+    .replace("start = \"2s\"", "start = \"1s\"")
+    .replace("start = \"3s\"", "start = \"1s\"");
+    let r = run(&text);
+    assert!(r
+        .flows
+        .iter()
+        .all(|f| f.size_bytes.is_none() && f.start_s == 1.0));
+    let t = r.router_timeseries.as_ref().unwrap();
+    let (Some(Column::F64(time)), Some(Column::Str(node)), Some(Column::Str(states))) =
+        (t.column("time_s"), t.column("node"), t.column("states"))
+    else {
+        panic!("router_timeseries columns");
+    };
+    assert!((0..time.len())
+        .filter(|&i| node[i] == "n0" && time[i] >= 10.0)
+        .all(|i| states[i].split(' ').any(|s| s == "n2:B")));
+    let rates: Vec<f64> = r
+        .flows
+        .iter()
+        .map(|f| f.throughput_bps.unwrap() / 1e6)
+        .collect();
+    let (lo, hi) = rates
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+    assert!(hi / lo <= 1.05, "{rates:?}");
+    assert!(rates.iter().sum::<f64>() > 0.95 * 19.47, "{rates:?}");
+    assert!(r.routers.iter().all(|x| x.cache_drops == 0));
+    assert!(r.flows.iter().all(|f| f.retransmissions == 0));
+}
