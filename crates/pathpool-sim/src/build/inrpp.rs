@@ -11,10 +11,10 @@ use pathpool_proto::inrpp::router::{InterfaceConfig, Router, RouterConfig};
 use pathpool_topo::{EdgeId, NodeIx};
 
 use super::entry::Entry;
-use super::net::{flow_paths, FlowPaths, Net};
-use super::rate::{add_rate_flow, check_size};
+use super::net::{FlowPaths, Net};
+use super::rate::{add_rate_entry, add_rate_flow, check_size};
 use super::tcp::FlowEnds;
-use super::tcp_params::{element_tcp_spec, resolve_tcp, TcpParams};
+use super::tcp_params::TcpParams;
 use super::{at, k};
 use crate::error::{PathSeg, SpecError};
 use crate::inrpp_router::{RouterRole, SimRouter};
@@ -215,8 +215,8 @@ pub(super) fn add_routers(
     Ok(())
 }
 
-/// A TCP entry with `cc = "inrpp"`: single-path flows of INRPP hosts, its hosts, times,
-/// parameters and path checked once, then one flow per copy ([`add_inrpp_flow`]).
+/// A TCP entry with `cc = "inrpp"`: single-path flows of INRPP hosts, one per copy
+/// ([`add_inrpp_flow`]).
 pub(super) fn add_inrpp_flows(
     sim: &mut Simulation,
     entry: &Entry<'_>,
@@ -224,47 +224,15 @@ pub(super) fn add_inrpp_flows(
     base_tcp: &TcpParams,
     ids: &mut HashSet<String>,
 ) -> Result<(), SpecError> {
-    let (net, here) = (entry.net, entry.here());
-    if f.paths.is_some() || f.subflows.is_some() || f.k_paths.is_some() {
-        return Err(SpecError::at(
-            entry.field("cc"),
-            "\"inrpp\" is a single-path transport (its routers pool paths): give no paths, \
-             subflows or k_paths, or choose a multipath cc",
-        ));
-    }
-    let (from, to) = entry.hosts_and_times(sim, &f.common, f.stop)?;
-    let params = match &f.tcp {
-        Some(_) => resolve_tcp(
-            &element_tcp_spec(entry.sc, f.tcp.as_ref(), None),
-            &entry.field("tcp"),
-        )?,
-        None => base_tcp.clone(),
-    };
-    let paths = flow_paths(
-        net,
-        from,
-        to,
-        f.route.as_ref(),
-        &here,
-        entry.field("route"),
-        true,
-    )?;
-    let size = f.size.map(|s| match s {
-        BufferSize::Packets(n) => n * params.sender.mss,
-        BufferSize::Bytes(b) => b,
-    });
-    entry.each_copy(sim, &f.common, ids, |sim, copy| {
-        let ends = FlowEnds {
-            id: copy.id,
-            from,
-            to,
-            start: copy.start,
-            stop: f.stop.map(|s| Time::ZERO + s),
-            size,
-            overhead: None,
-        };
-        add_inrpp_flow(sim, net, ends, &paths, &params, &entry.field("size"))
-    })
+    add_rate_entry(
+        sim,
+        entry,
+        f,
+        base_tcp,
+        ids,
+        "\"inrpp\" is a single-path transport (its routers pool paths)",
+        add_inrpp_flow,
+    )
 }
 
 /// Adds one INRPP host's flow on `paths`: a rate-based source at the rate of its first

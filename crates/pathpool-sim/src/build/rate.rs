@@ -5,14 +5,81 @@
 use pathpool_proto::rate_sender::{RateSender, RateSenderConfig};
 use pathpool_proto::tcp::{TcpReceiver, TcpReceiverConfig};
 
-use super::net::{FlowPaths, Net};
+use std::collections::HashSet;
+
+use pathpool_core::{BufferSize, Time};
+
+use super::entry::Entry;
+use super::net::{flow_paths, FlowPaths, Net};
 use super::tcp::FlowEnds;
-use super::tcp_params::TcpParams;
+use super::tcp_params::{element_tcp_spec, resolve_tcp, TcpParams};
 use crate::error::{PathSeg, SpecError};
 use crate::packet::INRPP_MAX_BYTES;
 use crate::rate_flow::{HostShare, RateFlow, RateProto, RateSink, RateSource};
 use crate::sim::{FlowMeta, Simulation};
-use crate::spec::{FlowCc, FlowKind};
+use crate::spec::{FlowCc, FlowKind, TcpFlowSpec};
+
+/// A TCP entry whose `cc` is a rate-based transport (INRPP's host or RCP): refused with
+/// `paths`, `subflows` or `k_paths` (`why` says why it is single-path); its hosts, times,
+/// parameters, path and size checked once, then `add_one` for each copy.
+pub(super) fn add_rate_entry(
+    sim: &mut Simulation,
+    entry: &Entry<'_>,
+    f: &TcpFlowSpec,
+    base_tcp: &TcpParams,
+    ids: &mut HashSet<String>,
+    why: &str,
+    mut add_one: impl FnMut(
+        &mut Simulation,
+        &Net,
+        FlowEnds,
+        &FlowPaths,
+        &TcpParams,
+        &[PathSeg],
+    ) -> Result<(), SpecError>,
+) -> Result<(), SpecError> {
+    let (net, here) = (entry.net, entry.here());
+    if f.paths.is_some() || f.subflows.is_some() || f.k_paths.is_some() {
+        return Err(SpecError::at(
+            entry.field("cc"),
+            format!("{why}: give no paths, subflows or k_paths, or choose a multipath cc"),
+        ));
+    }
+    let (from, to) = entry.hosts_and_times(sim, &f.common, f.stop)?;
+    let params = match &f.tcp {
+        Some(_) => resolve_tcp(
+            &element_tcp_spec(entry.sc, f.tcp.as_ref(), None),
+            &entry.field("tcp"),
+        )?,
+        None => base_tcp.clone(),
+    };
+    let paths = flow_paths(
+        net,
+        from,
+        to,
+        f.route.as_ref(),
+        &here,
+        entry.field("route"),
+        true,
+    )?;
+    let size = f.size.map(|s| match s {
+        BufferSize::Packets(n) => n * params.sender.mss,
+        BufferSize::Bytes(b) => b,
+    });
+    let size_field = entry.field("size");
+    entry.each_copy(sim, &f.common, ids, |sim, copy| {
+        let ends = FlowEnds {
+            id: copy.id,
+            from,
+            to,
+            start: copy.start,
+            stop: f.stop.map(|s| Time::ZERO + s),
+            size,
+            overhead: None,
+        };
+        add_one(sim, net, ends, &paths, &params, &size_field)
+    })
+}
 
 /// Checks a rate-based flow's size (1 to 2^40 bytes: its sequence numbers share the packet
 /// with the protocol's header, D282, D294), reporting at `size_field`.

@@ -4,15 +4,15 @@
 
 use std::collections::HashSet;
 
-use pathpool_core::{BufferSize, Dur, Time};
+use pathpool_core::{Dur, Time};
 use pathpool_proto::rcp::{RcpLink, RcpParams};
 use pathpool_topo::EdgeId;
 
 use super::entry::Entry;
-use super::net::{flow_paths, FlowPaths, Net};
-use super::rate::{add_rate_flow, check_size};
+use super::net::{FlowPaths, Net};
+use super::rate::{add_rate_entry, add_rate_flow, check_size};
 use super::tcp::FlowEnds;
-use super::tcp_params::{element_tcp_spec, resolve_tcp, TcpParams};
+use super::tcp_params::TcpParams;
 use super::{at, k};
 use crate::error::{PathSeg, SpecError};
 use crate::rate_flow::RateProto;
@@ -93,8 +93,7 @@ fn controller(sim: &mut Simulation, net: &Net, params: RcpParams, e: EdgeId) -> 
     Some(elem)
 }
 
-/// A TCP entry with `cc = "rcp"`: single-path RCP flows, its hosts, times, parameters and
-/// path checked once, then one flow per copy ([`add_rcp_flow`]).
+/// A TCP entry with `cc = "rcp"`: single-path RCP flows, one per copy ([`add_rcp_flow`]).
 pub(super) fn add_rcp_flows(
     sim: &mut Simulation,
     entry: &Entry<'_>,
@@ -102,48 +101,18 @@ pub(super) fn add_rcp_flows(
     base_tcp: &TcpParams,
     ids: &mut HashSet<String>,
 ) -> Result<(), SpecError> {
-    let (net, here) = (entry.net, entry.here());
-    if f.paths.is_some() || f.subflows.is_some() || f.k_paths.is_some() {
-        return Err(SpecError::at(
-            entry.field("cc"),
-            "\"rcp\" is a single-path transport: give no paths, subflows or k_paths, or choose \
-             a multipath cc",
-        ));
-    }
     let rcp = rcp_params(entry.sc)?;
-    let (from, to) = entry.hosts_and_times(sim, &f.common, f.stop)?;
-    let params = match &f.tcp {
-        Some(_) => resolve_tcp(
-            &element_tcp_spec(entry.sc, f.tcp.as_ref(), None),
-            &entry.field("tcp"),
-        )?,
-        None => base_tcp.clone(),
-    };
-    let paths = flow_paths(
-        net,
-        from,
-        to,
-        f.route.as_ref(),
-        &here,
-        entry.field("route"),
-        true,
-    )?;
-    let size = f.size.map(|s| match s {
-        BufferSize::Packets(n) => n * params.sender.mss,
-        BufferSize::Bytes(b) => b,
-    });
-    entry.each_copy(sim, &f.common, ids, |sim, copy| {
-        let ends = FlowEnds {
-            id: copy.id,
-            from,
-            to,
-            start: copy.start,
-            stop: f.stop.map(|s| Time::ZERO + s),
-            size,
-            overhead: None,
-        };
-        add_rcp_flow(sim, net, ends, &paths, &params, rcp, &entry.field("size"))
-    })
+    add_rate_entry(
+        sim,
+        entry,
+        f,
+        base_tcp,
+        ids,
+        "\"rcp\" is a single-path transport",
+        |sim, net, ends, paths, params, size_field| {
+            add_rcp_flow(sim, net, ends, paths, params, rcp, size_field)
+        },
+    )
 }
 
 /// Adds one RCP flow on `paths`, paced at the rate its ACKs echo, with the controllers of
