@@ -267,7 +267,9 @@ proptest! {
                     if flight[j as usize] + MSS <= c.window(p) && c.may_send(p, now, flight_of) {
                         flight[j as usize] += MSS;
                         c.on_sent(p, now);
-                        sent = true;
+                        // Only a probe takes a base slot; a background path above one
+                        // segment sends on its own window.
+                        sent = probe;
                         if probe {
                             let srtt = c.windows().paths()[0].srtt;
                             if let Some(t) = last_probe {
