@@ -31,6 +31,7 @@ use pathpool_wire::{
 use crate::content_check::ContentCheck;
 use crate::get_metadata::{Decision, MetadataPhase, Trust, DEFAULT_METADATA_WAIT};
 use crate::node::{Endpoint, NodeIo};
+use crate::overlay::SecurityMode;
 use crate::part_file::PartFile;
 use crate::rv::HOP_LIMIT;
 
@@ -442,13 +443,40 @@ impl GetEndpoint {
 
     fn on_metadata_reply(&mut self, io: &mut NodeIo, now: Time, m: &MetadataReplyMsg<'_>) {
         let Some(meta) = &mut self.meta else {
-            // Already adopted: a late answer to the metadata phase.
+            self.on_probe_reply(io, now, m);
             return;
         };
         let before = meta.rejected.len();
         meta.accept(&self.config.trust, &self.paths, &self.config.name, m, now);
         self.get_stats.rejected_metadata += (meta.rejected.len() - before) as u64;
         self.decide(io, now);
+    }
+
+    /// A metadata reply after the root was adopted: the answer to a stalled subflow's probe
+    /// (D57) or a late answer to the metadata phase. It goes to the state machine, where it
+    /// ends the subflow's stall, if it carries the adopted root signed by its path's source,
+    /// which is not excluded; anything else is counted and dropped. Dropping every such reply,
+    /// as this did until 2026-11-27, left a subflow that stalled once probing for the rest of
+    /// the download: on a shared bottleneck the kernel TCP test found one of two paths
+    /// delivering nothing for 120 s.
+    fn on_probe_reply(&mut self, io: &mut NodeIo, now: Time, m: &MetadataReplyMsg<'_>) {
+        let path = m.prefix.path.index();
+        let Some(signed) = &self.signed else {
+            return;
+        };
+        let genuine = m.metadata.root == signed.root
+            && self
+                .paths
+                .get(path)
+                .is_some_and(|p| p.publisher == m.metadata.publisher)
+            && !self.is_excluded(path)
+            && (self.config.trust.security != SecurityMode::On
+                || self.config.trust.signed(&m.metadata));
+        if !genuine {
+            self.get_stats.stale_replies += 1;
+            return;
+        }
+        self.on_reply(io, now, &Reply::Metadata(m.reply()), &[]);
     }
 
     fn decide(&mut self, io: &mut NodeIo, now: Time) {

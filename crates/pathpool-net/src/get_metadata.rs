@@ -72,7 +72,7 @@ impl Trust {
     }
 
     /// Whether `m` carries a signature this download trusts, for the claimed publisher.
-    fn signed(&self, m: &SignedMetadata) -> bool {
+    pub(crate) fn signed(&self, m: &SignedMetadata) -> bool {
         if !self.only_keys.is_empty() {
             return self.only_keys.iter().any(|k| m.verify(k));
         }

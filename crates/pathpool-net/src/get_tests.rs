@@ -346,3 +346,63 @@ fn zero_tickets_are_not_renewed() {
     assert_eq!(t.ep.renewal, None);
     let _ = fs::remove_dir_all(&t.dir);
 }
+
+/// A subflow whose timer expires twice without a reply stalls and probes its source with
+/// metadata requests (D57); the answer to a probe, the adopted metadata signed by the path's
+/// source, ends the stall and the subflow requests chunks again. Metadata of another root
+/// does not.
+#[test]
+fn a_probe_answered_after_adoption_ends_the_stall() {
+    let key = PublisherKey::from_seed([1; 32]);
+    let mut t = setup("probe", &key);
+    let (_, tree) = content();
+    let m = metadata(&tree, &key, t.p);
+    let reply = |m: &SignedMetadata, token, sent_at| {
+        encode(Message::MetadataReply(MetadataReplyMsg {
+            prefix: DataPrefix {
+                echo: Echo {
+                    sent_at,
+                    retransmission: false,
+                },
+                ..prefix(m, token)
+            },
+            metadata: m.clone(),
+            first_chunk: None,
+        }))
+    };
+    let token = t.ep.token();
+    t.send(&reply(&m, token, ECHO.sent_at));
+    assert_eq!(t.ep.metadata(), Some(&m));
+    assert!(t.ep.subscriber().subflows()[0].chunks_in_flight() > 0);
+    let mut now = Time::from_ms(2);
+    while !t.ep.subscriber().subflows()[0].is_stalled()
+        || t.ep.subscriber().subflows()[0].chunks_in_flight() > 0
+    {
+        now = t.ep.poll_timeout().expect("a timer runs while downloading");
+        t.ep.handle_timeout(&mut t.io, now);
+        assert_eq!(t.ep.state(), &GetState::Downloading);
+    }
+    let mut other = m.clone();
+    other.root[0] ^= 1;
+    other.sign(&key).unwrap();
+    t.ep.handle_datagram(
+        &mut t.io,
+        now,
+        t.from,
+        MsgType::MetadataReply,
+        &reply(&other, token, now),
+    );
+    assert_eq!(t.ep.stats().stale_replies, 1);
+    assert!(t.ep.subscriber().subflows()[0].is_stalled());
+    t.ep.handle_datagram(
+        &mut t.io,
+        now,
+        t.from,
+        MsgType::MetadataReply,
+        &reply(&m, token, now),
+    );
+    let sf = &t.ep.subscriber().subflows()[0];
+    assert!(!sf.is_stalled(), "{sf:?}");
+    assert!(sf.chunks_in_flight() > 0, "{sf:?}");
+    let _ = fs::remove_dir_all(&t.dir);
+}

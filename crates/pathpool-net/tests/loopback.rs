@@ -422,10 +422,12 @@ fn bottleneck_share(cc: CcKind, window_s: u64) -> (f64, bool) {
 
 /// [`bottleneck_share`], measured a second time on a fresh bed when a subflow of the two-path
 /// download was shut out from the start: a drop-tail lock-out of a subflow at a window of one
-/// (docs/overlay.md, acceptance 4), whose remaining cause in the nodes' ordering is known and
-/// not fixed, and not the coupling these tests are about. It happened in 1 of 13 runs
-/// since D270 (CI, 2026-11-27: a subflow at 0 MB with 67 replies to 138 requests); the second
-/// measurement is the one asserted, and a second lock-out fails the test.
+/// (docs/overlay.md, acceptance 4), not the coupling these tests are about. It happened in 1
+/// of 13 runs since D270 (CI, 2026-11-27: a subflow at 0 MB with 67 replies to 138 requests);
+/// the second measurement is the one asserted, and a second lock-out fails the test. D307
+/// found why a lock-out lasted the whole run: the answers to a stalled subflow's probes were
+/// dropped, so a subflow that stalled once never came back. A subflow now rejoins at its
+/// first answered probe; the second measurement stays until runs show no lock-out.
 fn share_unless_shut_out(cc: CcKind, window_s: u64) -> f64 {
     let (share, shut_out) = bottleneck_share(cc, window_s);
     if !shut_out {
