@@ -62,6 +62,7 @@ def test_router_series_are_frames_that_survive_a_save(tmp_path) -> None:
     r = (
         sc.set("measure.trace_routers", True)
         .set("measure.interarrival", True)
+        .set("measure.trace_sequences", ["f2"])
         .run(seed=1, progress=False)
     )
     assert list(r.interarrival.columns) == ["flow", "lo_s", "hi_s", "count"]
@@ -74,8 +75,18 @@ def test_router_series_are_frames_that_survive_a_save(tmp_path) -> None:
         "cache_drops",
         "detoured_bytes",
         "nonces",
+        "mode",
         "states",
     ]
+    assert set(rt["mode"]) == {"PR", "CLR"}
+    n4 = r.routers.set_index("node").loc["n4"]
+    assert n4["first_propagate_s"] > 1.0
+    st = r.sequence_trace
+    assert list(st.columns) == ["time_s", "flow", "point", "event", "seq", "nonce"]
+    assert set(st["flow"]) == {"f2"}
+    assert {"sender", "n4", "n0", "receiver"} <= set(st["point"])
+    sent = st[(st["point"] == "sender") & (st["event"] == "sent")]
+    assert sent["seq"].is_monotonic_increasing and sent["seq"].iloc[0] == 0
     n0 = rt[rt["node"] == "n0"]
     assert n0["cached_bytes"].max() > 1_000_000
     flows = r.router_flow_timeseries
@@ -86,3 +97,4 @@ def test_router_series_are_frames_that_survive_a_save(tmp_path) -> None:
     assert back.router_timeseries.equals(rt)
     assert len(back.router_flow_timeseries) == len(flows)
     assert back.interarrival.equals(r.interarrival)
+    assert back.sequence_trace.equals(st)

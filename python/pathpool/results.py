@@ -39,6 +39,9 @@ class Results:
         interarrival: with ``measure(interarrival=True)``, each flow's histogram of the time
             between in-order deliveries at its receiver (``flow``, ``lo_s``, ``hi_s``,
             ``count``); empty otherwise.
+        sequence_trace: with ``measure(trace_sequences=[...])``, one row per packet event of
+            the traced flows (``time_s``, ``flow``, ``point``: ``sender``, a router or
+            ``receiver``, ``event``, ``seq``, ``nonce``); empty otherwise.
         mp_fairness: with ``measure(mp_fairness=...)``, one row per path of each multipath
             flow: M_p, T_p, S_p and the flow's lenient and stringent bounds, ratios and pass
             flags (Tse's eqs. 1.2 and 1.4); empty otherwise.
@@ -61,6 +64,7 @@ class Results:
     router_timeseries: pd.DataFrame
     router_flow_timeseries: pd.DataFrame
     interarrival: pd.DataFrame
+    sequence_trace: pd.DataFrame
     mp_fairness: pd.DataFrame
     afct_bins: pd.DataFrame
     summary: dict[str, Any]
@@ -86,6 +90,7 @@ class Results:
         self.router_timeseries = frames.get("router_timeseries", pd.DataFrame())
         self.router_flow_timeseries = frames.get("router_flow_timeseries", pd.DataFrame())
         self.interarrival = frames.get("interarrival", pd.DataFrame())
+        self.sequence_trace = frames.get("sequence_trace", pd.DataFrame())
         # Only runs that asked for the fairness metrics have them.
         self.mp_fairness = frames.get("mp_fairness", pd.DataFrame())
         self.afct_bins = frames.get("afct_bins", pd.DataFrame())
@@ -120,6 +125,7 @@ class Results:
                 "router_timeseries",
                 "router_flow_timeseries",
                 "interarrival",
+                "sequence_trace",
                 "mp_fairness",
                 "afct_bins",
             )

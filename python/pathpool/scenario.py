@@ -784,6 +784,7 @@ def measure(
     afct_bins_per_decade: int | None = None,
     trace_routers: bool | None = None,
     interarrival: bool | None = None,
+    trace_sequences: list[str] | None = None,
 ) -> Measure:
     """What to record: the summary window ``[start, end]``, the time-series ``interval``,
     whether to trace cwnd/ssthresh/srtt and queues, Tse's multipath-fairness metrics
@@ -793,7 +794,8 @@ def measure(
     (``Results.afct_bins``); ``trace_routers`` records the INRPP routers at each sample
     (``Results.router_timeseries`` and ``Results.router_flow_timeseries``); ``interarrival``
     histograms the time between in-order deliveries at each receiver
-    (``Results.interarrival``)."""
+    (``Results.interarrival``); ``trace_sequences`` names flows whose sequence numbers are
+    traced at their senders, INRPP routers and receivers (``Results.sequence_trace``)."""
     return _measure(
         {
             "start": start,
@@ -807,5 +809,6 @@ def measure(
             "afct_bins_per_decade": afct_bins_per_decade,
             "trace_routers": trace_routers,
             "interarrival": interarrival,
+            "trace_sequences": trace_sequences,
         }
     )

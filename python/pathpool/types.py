@@ -421,6 +421,7 @@ class Measure(TypedDict, total=False):
     afct_bins_per_decade: int
     trace_routers: bool
     interarrival: bool
+    trace_sequences: list[str]
 
 
 class Routing(TypedDict, total=False):

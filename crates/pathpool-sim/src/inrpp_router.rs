@@ -21,6 +21,7 @@ use pathpool_proto::inrpp::signalling::AckSignal;
 
 use crate::packet::Packet;
 use crate::rate_flow::{notification, notification_code};
+use crate::seq_trace::Event;
 use crate::sim::Simulation;
 
 /// One INRPP router and what the driver needs to feed it.
@@ -111,10 +112,19 @@ impl Simulation {
         match role {
             RouterRole::Data { flow, primary } => {
                 let (nonce, size) = (pkt.inrpp_nonce(), pkt.size());
-                match router.router.on_data(primary, flow, nonce, pkt, size) {
+                let outcome = router.router.on_data(primary, flow, nonce, pkt, size);
+                if let Some(trace) = &mut self.net.seq_trace {
+                    let event = match outcome {
+                        DataOutcome::Forward(_) => Event::Forwarded,
+                        DataOutcome::Cached => Event::Cached,
+                        DataOutcome::Dropped(_) => Event::Dropped,
+                    };
+                    trace.at_router(r, flow, now, &pkt, event);
+                }
+                match outcome {
                     DataOutcome::Forward(p) => self.deliver(p),
                     DataOutcome::Cached => {}
-                    DataOutcome::Dropped(_) => router.dropped += 1,
+                    DataOutcome::Dropped(_) => self.elements.routers[r as usize].dropped += 1,
                 }
             }
             RouterRole::Detoured { from, to } => {

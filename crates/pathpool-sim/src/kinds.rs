@@ -57,6 +57,10 @@ macro_rules! element_kinds {
             /// RCP controller `.0`: a hop of RCP data routes before its link, crossed
             /// without an event, with a timer of its own.
             Rcp(u32),
+            /// The first hop of a traced flow's data route (`measure.trace_sequences`):
+            /// start `.0` of the [`SequenceTrace`](crate::seq_trace::SequenceTrace), which
+            /// keeps the hop's own slot. Only route hops are marked so.
+            Traced(u32),
             Sampler,
             /// The topology manager's link-state element (link failures, re-sent FID sets);
             /// only in scenarios with `failures`.

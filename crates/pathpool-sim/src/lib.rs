@@ -46,6 +46,7 @@ pub mod results;
 mod router_series;
 mod sack_channel;
 mod sampler;
+mod seq_trace;
 mod sim;
 pub mod spec;
 pub mod table;

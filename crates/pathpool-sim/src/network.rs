@@ -6,11 +6,12 @@
 use pathpool_core::Time;
 
 use crate::element::Net;
-use crate::event::EventQueue;
+use crate::event::{EventQueue, HOT};
 use crate::kinds::{Elements, Slot};
 use crate::link::Link;
 use crate::packet::Packet;
 use crate::rcp_link::SimRcpLink;
+use crate::seq_trace::SequenceTrace;
 
 /// The links, the routes and the event queue, at time `now`.
 #[derive(Clone, Debug, Default)]
@@ -25,6 +26,13 @@ pub(crate) struct Network {
     pub(crate) host_senders: Vec<u32>,
     pub(crate) routes: Routes,
     pub(crate) events: EventQueue,
+    /// The sequence trace, with `measure.trace_sequences`.
+    pub(crate) seq_trace: Option<Box<SequenceTrace>>,
+    /// The event being handled, as the event queue gave it (a hot link's marked [`HOT`]
+    /// with its rank).
+    pub(crate) current_event: u32,
+    /// The element of each hot link, by rank.
+    pub(crate) hot_elems: Vec<u32>,
 }
 
 impl Net for Network {
@@ -42,6 +50,10 @@ impl Net for Network {
         let (elem, l) = match slot {
             Slot::Link(l) => (elem, l),
             Slot::Rcp(r) => match self.through_first_rcp(r, &mut pkt) {
+                Some(hop) => hop,
+                None => return,
+            },
+            Slot::Traced(k) => match self.through_traced_start(elem, k, &mut pkt) {
                 Some(hop) => hop,
                 None => return,
             },
@@ -67,10 +79,48 @@ impl Network {
     #[cold]
     #[inline(never)]
     fn through_first_rcp(&mut self, r: u32, pkt: &mut Packet) -> Option<(u32, u32)> {
-        self.rcp_links[r as usize].stamp(pkt);
+        self.stamp_rcp(r, pkt);
         match self.routes.next_element(&mut self.links, pkt)? {
             (elem, Slot::Link(l)) => Some((elem, l)),
             _ => unreachable!("an RCP controller sits before its link"),
+        }
+    }
+
+    /// An RCP data packet at controller `r`: the controller wakes if it sleeps (D309), then
+    /// stamps it.
+    #[inline]
+    pub(crate) fn stamp_rcp(&mut self, r: u32, pkt: &mut Packet) {
+        let current = self.current_elem();
+        let rcp = &mut self.rcp_links[r as usize];
+        if let Some(t) = rcp.wake(self.now, current) {
+            self.events.schedule(rcp.elem, t);
+        }
+        rcp.stamp(pkt);
+    }
+
+    /// The element whose event is being handled.
+    fn current_elem(&self) -> u32 {
+        if self.current_event & HOT != 0 {
+            self.hot_elems[(self.current_event & !HOT) as usize]
+        } else {
+            self.current_event
+        }
+    }
+
+    /// A packet sent on a traced flow's data route (`measure.trace_sequences`): recorded,
+    /// then handed to the route's first link as [`send`](Net::send) does. Out of line, so
+    /// that untraced sends pay nothing.
+    #[cold]
+    #[inline(never)]
+    fn through_traced_start(&mut self, elem: u32, k: u32, pkt: &mut Packet) -> Option<(u32, u32)> {
+        let trace = self
+            .seq_trace
+            .as_mut()
+            .expect("a traced route start has a trace");
+        match trace.at_start(k, self.now, pkt) {
+            Slot::Link(l) => Some((elem, l)),
+            Slot::Rcp(r) => self.through_first_rcp(r, pkt),
+            _ => unreachable!("a route starts with a link, or an RCP controller and its link"),
         }
     }
 }
@@ -160,6 +210,25 @@ impl Routes {
                 None => break,
             }
         }
+    }
+    /// Whether every route that crosses the link at element `link` reaches it from the
+    /// element `before`.
+    pub(crate) fn always_entered_from(&self, link: u32, before: u32) -> bool {
+        self.starts.iter().enumerate().all(|(r, &s)| {
+            let end = self
+                .starts
+                .get(r + 1)
+                .map_or(self.hops.len(), |&e| e as usize);
+            let route = &self.hops[s as usize..end];
+            route
+                .iter()
+                .enumerate()
+                .all(|(k, h)| h.0 != link || (k > 0 && route[k - 1].0 == before))
+        })
+    }
+    /// Marks the hop at position `hop` (a route's first) with `slot`; returns the slot it had.
+    pub(crate) fn replace_slot(&mut self, hop: u32, slot: Slot) -> Slot {
+        std::mem::replace(&mut self.hops[hop as usize].1, slot)
     }
     /// The element at position `hop`, and where it is kept.
     #[inline]

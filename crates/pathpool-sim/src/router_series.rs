@@ -1,10 +1,11 @@
 //! INRPP routers' time series (`measure.trace_routers`, issue 21; the document's Figs 9 and
 //! 11): at every tick, one row per router (its cache, cumulative drops and detoured bytes,
-//! listed nonces, each interface's state) and one row per flow the router holds packets of
+//! listed nonces, Algorithm 1's mode, each interface's state) and one row per flow the router holds packets of
 //! (by interface). Opt-in: a row per router per tick is cheap, but the per-flow rows of a
 //! busy router grow with its flows.
 
 use pathpool_core::Time;
+use pathpool_proto::inrpp::signalling::PropagationMode;
 
 use crate::kinds::Elements;
 use crate::sim::FlowMeta;
@@ -19,6 +20,8 @@ pub(crate) struct RouterSeries {
     cache_drops: Vec<u64>,
     detoured_bytes: Vec<u64>,
     nonces: Vec<u64>,
+    /// Algorithm 1's mode: PROPAGATE.
+    propagate: Vec<bool>,
     states: Vec<String>,
     flow_time_s: Vec<f64>,
     flow_router: Vec<u32>,
@@ -40,6 +43,8 @@ impl RouterSeries {
             self.detoured_bytes.push(r.detoured_bytes);
             self.nonces
                 .push(router.signalling().listed().count() as u64);
+            self.propagate
+                .push(router.signalling().mode() == PropagationMode::Propagate);
             let states: Vec<String> = r
                 .neighbour_names
                 .iter()
@@ -66,6 +71,15 @@ impl RouterSeries {
         t.push("cache_drops", Column::U64(self.cache_drops.clone()));
         t.push("detoured_bytes", Column::U64(self.detoured_bytes.clone()));
         t.push("nonces", Column::U64(self.nonces.clone()));
+        t.push(
+            "mode",
+            Column::Str(
+                self.propagate
+                    .iter()
+                    .map(|&p| if p { "PR" } else { "CLR" }.to_string())
+                    .collect(),
+            ),
+        );
         t.push("states", Column::Str(self.states.clone()));
         t
     }

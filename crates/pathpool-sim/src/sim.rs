@@ -16,6 +16,7 @@ use crate::mmtp_flow::MmtpPath;
 use crate::network::{Network, Routes};
 use crate::packet::Packet;
 use crate::sampler::Sampler;
+use crate::seq_trace::SequenceTrace;
 use crate::spec::FlowKind;
 use crate::spec::MpFairnessMode;
 use crate::tm_control::{PathUpdate, TmControl};
@@ -44,6 +45,9 @@ pub(crate) struct FlowMeta {
     /// Payload bytes per byte on the wire of a full data packet (TCP: mss / (mss + header)):
     /// what turns a link's rate into the goodput one flow could get from it.
     pub(crate) payload_fraction: f64,
+    /// The start of the route its sender sends data on: single-path TCP, INRPP and RCP
+    /// flows, whose sequence numbers `measure.trace_sequences` can trace.
+    pub(crate) data_route: Option<u32>,
 }
 
 /// What the engine knows about a subflow of a multipath flow.
@@ -124,6 +128,12 @@ pub struct Simulation {
     pub(crate) interarrival: Option<Interarrival>,
     /// Whether `measure.interarrival` asked for them (they are made when the run starts).
     pub(crate) want_interarrival: bool,
+    /// The flows `measure.trace_sequences` asked to trace (the trace is made when the run
+    /// starts).
+    pub(crate) want_seq_trace: Vec<u32>,
+    /// Whether deliveries to endpoints are measured (inter-arrival times or a sequence
+    /// trace).
+    measure_deliveries: bool,
 }
 
 impl Simulation {
@@ -150,6 +160,8 @@ impl Simulation {
             afct_bins_per_decade: None,
             interarrival: None,
             want_interarrival: false,
+            want_seq_trace: Vec::new(),
+            measure_deliveries: false,
         }
     }
 
@@ -163,6 +175,22 @@ impl Simulation {
         }
         self.net.routes = std::mem::take(&mut self.routes);
         self.net.routes.resolve(&self.elements, &self.net.links);
+        if !self.want_seq_trace.is_empty() {
+            let mut trace =
+                SequenceTrace::new(&self.flows, &self.want_seq_trace, self.elements.len());
+            for &f in &self.want_seq_trace {
+                let start = self.flows[f as usize]
+                    .data_route
+                    .expect("only flows with a data route are traced");
+                let slot = self
+                    .net
+                    .routes
+                    .replace_slot(start, Slot::Traced(trace.next_start()));
+                trace.add_start(f, slot);
+            }
+            self.net.seq_trace = Some(Box::new(trace));
+        }
+        self.measure_deliveries = self.interarrival.is_some() || self.net.seq_trace.is_some();
         // Links' events move on every packet; every other element's rarely, and a wire's
         // never (packets cross it without one) unless it starts a route of wires only.
         let hot: Vec<bool> = (0..self.elements.len() as u32)
@@ -176,6 +204,16 @@ impl Simulation {
             .filter(|&e| hot[e as usize])
             .map(|e| self.elements.link_index(e) as u32)
             .collect();
+        self.net.hot_elems = (0..self.elements.len() as u32)
+            .filter(|&e| hot[e as usize])
+            .collect();
+        // A controller sleeps only if every packet into its link passes it first; routes
+        // the topology manager adds during the run are not known yet (D309).
+        for r in 0..self.net.rcp_links.len() {
+            let (elem, link) = (self.net.rcp_links[r].elem, self.net.rcp_links[r].link_elem);
+            self.net.rcp_links[r].exclusive =
+                self.tm.is_none() && self.net.routes.always_entered_from(link, elem);
+        }
         for i in 0..self.elements.len() as u32 {
             let first = match self.elements.slot(i) {
                 Slot::Sampler => self.sampler.next_time(),
@@ -252,6 +290,7 @@ impl Simulation {
                 break;
             }
             self.net.now = t;
+            self.net.current_event = id;
             self.stats.events += 1;
             if id & HOT != 0 {
                 self.on_link_event(id & !HOT);
@@ -320,10 +359,10 @@ impl Simulation {
                 self.net.events.pop_top(e);
                 self.on_router_timer(r);
             }
-            Slot::Rcp(r) => {
-                let next = self.on_rcp_timer(r);
-                self.net.events.reschedule_top(e, next);
-            }
+            Slot::Rcp(r) => match self.on_rcp_timer(r) {
+                Some(t) => self.net.events.reschedule_top(e, t),
+                None => self.net.events.pop_top(e),
+            },
             _ => unreachable!("wires and caches are route hops, crossed without events"),
         }
     }
@@ -408,24 +447,29 @@ impl Simulation {
         let Some((elem, slot)) = self.net.routes.next_element(&mut self.net.links, &mut pkt) else {
             return;
         };
-        if self.interarrival.is_some() {
+        if self.measure_deliveries {
             return self.deliver_measured(elem, slot, pkt);
         }
         self.deliver_to(elem, slot, pkt);
     }
 
-    /// [`deliver`](Self::deliver) with `measure.interarrival`: notes when the packet makes a
-    /// receiver deliver new bytes in order. Out of line, so that runs without it pay one
-    /// test per packet.
+    /// [`deliver`](Self::deliver) with `measure.interarrival` or `measure.trace_sequences`:
+    /// notes when the packet makes a receiver deliver new bytes in order, and traces it if
+    /// its endpoint is a traced flow's. Out of line, so that runs without them pay one test
+    /// per packet.
     #[cold]
     #[inline(never)]
     fn deliver_measured(&mut self, elem: u32, slot: Slot, pkt: Packet) {
         let before = self.elements.delivered(elem);
         self.deliver_to(elem, slot, pkt);
-        if self.elements.delivered(elem) > before {
+        let delivered = self.elements.delivered(elem) > before;
+        if delivered {
             if let Some(ia) = &mut self.interarrival {
                 ia.record(elem, self.net.now);
             }
+        }
+        if let Some(trace) = &mut self.net.seq_trace {
+            trace.at_endpoint(elem, self.net.now, &pkt, delivered);
         }
     }
 

@@ -398,18 +398,62 @@ fn a_shared_detour_link_gives_the_heavier_neighbour_more_than_half() {
 }
 
 /// Acceptance 2(b) on the document's own dumbbell (its 1.25 MB cache), what holds of it:
-/// node 0 reaches Backpressure; node 4's interface towards node 0 never leaves P (node 4 holds
-/// packets only for backpressure, never for its own queue); node 0's interface towards node
-/// 2 leaves B only through DB, and DB lasts its second unless the cache passes S_high again
-/// (DB → B); at the end every interface is in P and every cache and nonce list is empty.
-/// Not asserted, because it does not hold here: "nothing lost" (node 0's cache overflows
-/// while flow 1 is alone, `docs/reproductions.md`, inrpp-dumbbell).
+/// node 0 reaches Backpressure; node 4's interface towards node 0 never leaves P, and every
+/// packet node 4 caches carries a nonce (node 4 holds packets only for backpressure, never for
+/// its own queue); the senders close the loop (an ACK with SLOW-DOWN) only after node 4 first
+/// went to PR, and at least one does; node 0's interface towards node 2 leaves B only through
+/// DB, and DB lasts its second unless the cache passes S_high again (DB → B); at the end every
+/// interface is in P and every cache and nonce list is empty. Not asserted, because it does
+/// not hold here: "nothing lost" (node 0's cache overflows while flow 1 is alone,
+/// `docs/reproductions.md`, inrpp-dumbbell).
 #[test]
 fn on_the_documents_dumbbell_backpressure_runs_its_course() {
     let r = run(&dumbbell("", "").replace(
         "interval = \"100ms\"",
-        "interval = \"100ms\"\ntrace_routers = true",
+        "interval = \"100ms\"\ntrace_routers = true\ntrace_sequences = [\"f1\", \"f2\", \"f3\"]",
     ));
+    let trace = r.sequence_trace.as_ref().unwrap();
+    let (
+        Some(Column::F64(time)),
+        Some(Column::Str(point)),
+        Some(Column::Str(event)),
+        Some(Column::U64(nonce)),
+    ) = (
+        trace.column("time_s"),
+        trace.column("point"),
+        trace.column("event"),
+        trace.column("nonce"),
+    )
+    else {
+        panic!("sequence_trace columns");
+    };
+    let rows = |p: &str, e: &str| {
+        (0..time.len())
+            .filter(|&i| point[i] == p && event[i] == e)
+            .collect::<Vec<usize>>()
+    };
+    let n4_cached = rows("n4", "cached");
+    assert!(
+        !n4_cached.is_empty(),
+        "node 4 held packets for backpressure"
+    );
+    assert!(
+        n4_cached.iter().all(|&i| nonce[i] != 0),
+        "node 4 cached a packet without a nonce"
+    );
+    let slow_downs = rows("sender", "slow-down");
+    let n4_pr = r
+        .routers
+        .iter()
+        .find(|x| x.node == "n4")
+        .unwrap()
+        .first_propagate_s;
+    let first_closed = slow_downs.iter().map(|&i| time[i]).fold(f64::MAX, f64::min);
+    // The ACK crosses the sender's 5 ms access link after node 4.
+    assert!(
+        n4_pr.is_some_and(|pr| first_closed >= pr + 0.005),
+        "a sender closed the loop at {first_closed} s, node 4 first in PR at {n4_pr:?}"
+    );
     let router = |n: &str| r.routers.iter().find(|x| x.node == n).unwrap();
     assert!(router("n0").first_backpressure_s.is_some());
     for x in &r.routers {
@@ -586,4 +630,85 @@ fn flows_leave_a_cache_in_backpressure_at_equal_rates() {
     assert!(rates.iter().sum::<f64>() > 0.95 * 19.47, "{rates:?}");
     assert!(r.routers.iter().all(|x| x.cache_drops == 0));
     assert!(r.flows.iter().all(|f| f.retransmissions == 0));
+}
+
+/// Acceptance 2(c), read every millisecond: node 0's detour link n0→n1 carries data only
+/// while node 0's interface towards n2 is out of P and both detour hops (n0→n1 and n1→n2)
+/// are in P: between two ticks at which node 0's detoured bytes grew, neither reading has
+/// n0→n2 in P at both, nor a detour hop out of P at both. Node 0 sends 20 Mb/s ± 5% on the
+/// bottleneck and the detour together from 2 s to 9 s (Fig. 9). With the document's cache
+/// and with one that never fills.
+#[test]
+fn the_detour_carries_data_only_while_the_primary_is_out_of_p_and_the_detour_in_p() {
+    for cache in [
+        "",
+        "cache = \"100MB\"\ncache_high = \"90MB\"\ncache_low = \"50MB\"",
+    ] {
+        let r = run(&dumbbell(cache, "").replace(
+            "interval = \"100ms\"",
+            "interval = \"1ms\"\ntrace_routers = true",
+        ));
+        let t = r.router_timeseries.as_ref().expect("traced");
+        let (
+            Some(Column::F64(time)),
+            Some(Column::Str(node)),
+            Some(Column::U64(detoured)),
+            Some(Column::Str(states)),
+        ) = (
+            t.column("time_s"),
+            t.column("node"),
+            t.column("detoured_bytes"),
+            t.column("states"),
+        )
+        else {
+            panic!("router_timeseries columns");
+        };
+        let rows = |n: &str| -> Vec<usize> { (0..time.len()).filter(|&i| node[i] == n).collect() };
+        let (n0, n1) = (rows("n0"), rows("n1"));
+        assert_eq!(n0.len(), n1.len());
+        let in_p =
+            |i: usize, towards: &str| states[i].split(' ').any(|s| s == format!("{towards}:P"));
+        let mut detouring_ticks = 0;
+        for (w, v) in n0.windows(2).zip(n1.windows(2)) {
+            if detoured[w[1]] == detoured[w[0]] {
+                continue;
+            }
+            detouring_ticks += 1;
+            let at = (time[w[0]], time[w[1]]);
+            assert!(
+                !(in_p(w[0], "n2") && in_p(w[1], "n2")),
+                "{cache:?}: detoured over {at:?} with n0→n2 in P"
+            );
+            assert!(
+                in_p(w[0], "n1") || in_p(w[1], "n1"),
+                "{cache:?}: detoured over {at:?} with n0→n1 out of P"
+            );
+            assert!(
+                in_p(v[0], "n2") || in_p(v[1], "n2"),
+                "{cache:?}: detoured over {at:?} with n1→n2 out of P"
+            );
+        }
+        assert!(detouring_ticks > 1000, "{cache:?}: {detouring_ticks} ticks");
+        let lt = &r.link_timeseries;
+        let (Some(Column::F64(lt_time)), Some(Column::Str(link)), Some(Column::F64(bps))) = (
+            lt.column("time_s"),
+            lt.column("link"),
+            lt.column("throughput_bps"),
+        ) else {
+            panic!("link_timeseries columns");
+        };
+        let out: f64 = (0..lt_time.len())
+            .filter(|&i| {
+                lt_time[i] > 2.0 + 1e-9
+                    && lt_time[i] <= 9.0 + 1e-9
+                    && ["n0-n2:n0->n2", "n0-n1:n0->n1"].contains(&link[i].as_str())
+            })
+            .map(|i| bps[i])
+            .sum::<f64>()
+            / 7000.0;
+        assert!(
+            (out / 20e6 - 1.0).abs() <= 0.05,
+            "{cache:?}: node 0 sends {out} b/s"
+        );
+    }
 }

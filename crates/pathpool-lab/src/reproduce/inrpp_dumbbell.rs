@@ -5,7 +5,10 @@
 //! AFCT, INRPP's goodput steps (Fig. 8) and node 0's output (Fig. 9). Observed: when node 0
 //! first went to Backpressure (the document: 3.04 s), what full caches dropped, the fairness
 //! on the other reading of "instantaneous throughput" (each flow's mean since its start,
-//! D301), and the receivers' inter-arrival times (Fig. 12: INRPP 1-4 ms, TCP up to 70 ms).
+//! D301), the receivers' inter-arrival times (Fig. 12: INRPP 1-4 ms, TCP up to 70 ms), and
+//! from flow 2's sequence trace (Fig. 10) when node 4 first cached it, how much of it had left
+//! the sender by then (the document: 3.04 s, about half) and how long its sender took to send
+//! it once (about 2 s at 40 Mb/s), drawn as `fig10-flow2.svg`.
 //!
 //! Nothing in these runs is random (no send overhead, no random loss), so one seed is the
 //! run; more seeds repeat it.
@@ -172,6 +175,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
                 afct.push((transport, Estimate::of(&afcts)));
                 if transport == "INRPP" {
                     inrpp_figures(&mut report, targets, runs)?;
+                    sequence_figures(&mut report, runs)?;
                 }
             }
             fairness.push((
@@ -289,6 +293,87 @@ fn node0_first_backpressure(r: &Results) -> Option<f64> {
         .iter()
         .find(|x| x.node == "n0")
         .and_then(|x| x.first_backpressure_s)
+}
+
+/// Fig. 10 from flow 2's sequence trace: when node 4 first cached it, the share of its
+/// segments sent before then, and how long its sender took to send every segment once; and
+/// the figure itself, from the first seed's run.
+fn sequence_figures(report: &mut Report, runs: &[Results]) -> Result<(), String> {
+    let mut first_cached = Vec::new();
+    let mut sent_before = Vec::new();
+    let mut sending = Vec::new();
+    for (k, r) in runs.iter().enumerate() {
+        let t = r
+            .sequence_trace
+            .as_ref()
+            .ok_or("the INRPP run has no sequence trace of flow 2")?;
+        let (
+            Some(Column::F64(time)),
+            Some(Column::Str(point)),
+            Some(Column::Str(event)),
+            Some(Column::U64(seq)),
+        ) = (
+            t.column("time_s"),
+            t.column("point"),
+            t.column("event"),
+            t.column("seq"),
+        )
+        else {
+            return Err("the sequence trace lacks time_s, point, event or seq".into());
+        };
+        let rows = |p: &str, e: &str| -> Vec<(f64, f64)> {
+            (0..time.len())
+                .filter(|&i| point[i] == p && event[i] == e)
+                .map(|i| (time[i], seq[i] as f64 / 1e6))
+                .collect()
+        };
+        let sent = rows("sender", "sent");
+        let n4 = rows("n4", "cached");
+        let (Some(first), Some(last)) = (sent.first(), sent.last()) else {
+            return Err("flow 2's sender sent nothing".into());
+        };
+        let cached_at = n4.first().map_or(f64::NAN, |c| c.0);
+        first_cached.push(cached_at);
+        sent_before.push(
+            100.0 * sent.iter().filter(|s| s.0 < cached_at).count() as f64 / sent.len() as f64,
+        );
+        sending.push(last.0 - first.0);
+        if k == 0 {
+            let svg = super::svg::line_chart(
+                "inrpp-dumbbell: flow 2's sequence numbers (Fig. 10)",
+                ("time (s)", "sequence number (MB)"),
+                &[
+                    ("sender: sent", sent),
+                    ("node 4: cached", n4),
+                    ("node 0: cached", rows("n0", "cached")),
+                    ("receiver: in order", rows("receiver", "delivered")),
+                ],
+            );
+            report.files.push(("fig10-flow2.svg".into(), svg));
+        }
+    }
+    for (metric, unit, values) in [
+        (
+            "INRPP: node 4 first caches flow 2 (published 3.04 s)",
+            "s",
+            &first_cached,
+        ),
+        (
+            "INRPP: flow 2's segments sent before node 4 caches it (published about half)",
+            "%",
+            &sent_before,
+        ),
+        (
+            "INRPP: flow 2's sender sends every segment once in (published about 2 s)",
+            "s",
+            &sending,
+        ),
+    ] {
+        report
+            .observations
+            .push(Observation::new(metric, unit, Estimate::of(values)));
+    }
+    Ok(())
 }
 
 /// Fig. 8's goodput steps and Fig. 9's node 0 output, from the INRPP runs' time series.

@@ -55,6 +55,8 @@ pub struct Signalling {
     /// Listed nonces and when each expires, in the order first listed.
     nonces: Vec<(Nonce, Time)>,
     nonce_timeout: Dur,
+    /// When the mode first went to PROPAGATE.
+    first_propagate: Option<Time>,
 }
 
 impl Signalling {
@@ -66,6 +68,7 @@ impl Signalling {
             mode: PropagationMode::Clear,
             nonces: Vec::new(),
             nonce_timeout,
+            first_propagate: None,
         }
     }
 
@@ -73,6 +76,12 @@ impl Signalling {
     #[must_use]
     pub fn mode(&self) -> PropagationMode {
         self.mode
+    }
+
+    /// When the mode first went to PROPAGATE, if it has.
+    #[must_use]
+    pub fn first_propagate(&self) -> Option<Time> {
+        self.first_propagate
     }
 
     /// Whether `nonce` is listed (a data packet carrying it is cached whatever its
@@ -101,6 +110,7 @@ impl Signalling {
         // l.2–6: hysteresis on S_n.
         if node_cached_bytes > cache_high_bytes {
             self.mode = PropagationMode::Propagate;
+            self.first_propagate.get_or_insert(now);
         } else if node_cached_bytes < cache_low_bytes {
             self.mode = PropagationMode::Clear;
         }
@@ -197,8 +207,10 @@ mod tests {
         // At S_high exactly: still CLEAR.
         s.on_ack(at(0), HIGH, HIGH, LOW, &mut none);
         assert_eq!(s.mode(), PropagationMode::Clear);
-        s.on_ack(at(0), HIGH + 1, HIGH, LOW, &mut none);
+        assert_eq!(s.first_propagate(), None);
+        s.on_ack(at(3), HIGH + 1, HIGH, LOW, &mut none);
         assert_eq!(s.mode(), PropagationMode::Propagate);
+        assert_eq!(s.first_propagate(), Some(at(3)));
         // Between the watermarks and at S_low: unchanged.
         s.on_ack(at(0), 700_000, HIGH, LOW, &mut none);
         s.on_ack(at(0), LOW, HIGH, LOW, &mut none);
@@ -210,6 +222,10 @@ mod tests {
         assert_eq!(s.mode(), PropagationMode::Clear);
         s.on_ack(at(0), 700_000, HIGH, LOW, &mut none);
         assert_eq!(s.mode(), PropagationMode::Clear);
+        // The first PROPAGATE is kept.
+        s.on_ack(at(9), HIGH + 1, HIGH, LOW, &mut none);
+        assert_eq!(s.first_propagate(), Some(at(3)));
+        s.on_ack(at(9), LOW - 1, HIGH, LOW, &mut none);
         // An ACK with no notification releases nothing and changes no nonce.
         assert_eq!(none, AckSignal::default());
     }

@@ -306,6 +306,7 @@ pub(super) fn add_mmtp_flows(
             path: meta[0].path.clone(),
             subflows: meta,
             payload_fraction: chunk_bytes as f64 / (chunk_bytes as f64 + params.header as f64),
+            data_route: None,
         });
         Ok(())
     })

@@ -88,6 +88,10 @@ impl Skip {
             _ => false,
         }
     }
+
+    fn is_empty(&self) -> bool {
+        self.flows.is_empty() && self.traffic.is_empty() && self.caches.is_empty()
+    }
 }
 
 /// Compiles a scenario for one seed without the elements of `skip`.
@@ -261,10 +265,59 @@ pub(crate) fn compile_skipping(
     if sim.tm.is_some() {
         sim.elements.add_tm();
     }
+    sim.want_seq_trace = traced_flows(&sim, &m.trace_sequences, skip)?;
     let flows = sim.flows.clone();
     sim.sampler.init(&flows, sim.links.len());
     sim.prime();
     Ok(sim)
+}
+
+/// The flows `measure.trace_sequences` names, as indices into `sim.flows`. An unknown id is
+/// passed over when the compilation leaves elements out to find more problems (`skip`: it
+/// may be a flow left out); any other id must name a single-path TCP, INRPP or RCP flow.
+fn traced_flows(sim: &Simulation, ids: &[String], skip: &Skip) -> Result<Vec<u32>, SpecError> {
+    let mut traced = Vec::with_capacity(ids.len());
+    for (i, id) in ids.iter().enumerate() {
+        let field = || at(&[k("measure"), k("trace_sequences"), ix(i)]);
+        let Some(f) = sim.flows.iter().position(|f| f.id == *id) else {
+            if !skip.is_empty() {
+                continue;
+            }
+            let mut known: Vec<&str> = sim
+                .flows
+                .iter()
+                .filter(|f| f.data_route.is_some())
+                .map(|f| f.id.as_str())
+                .take(10)
+                .collect();
+            if known.len() == 10 {
+                known.push("...");
+            }
+            return Err(SpecError::at(
+                field(),
+                format!(
+                    "no flow has the id `{id}`; flows that can be traced: {}",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            ));
+        };
+        if sim.flows[f].data_route.is_none() {
+            return Err(SpecError::at(
+                field(),
+                format!(
+                    "flow `{id}` cannot be traced: only single-path TCP, INRPP and RCP flows                      have one sequence space"
+                ),
+            ));
+        }
+        if !traced.contains(&(f as u32)) {
+            traced.push(f as u32);
+        }
+    }
+    Ok(traced)
 }
 
 /// Small scenarios compiled, for the tests of every part of the compiler.

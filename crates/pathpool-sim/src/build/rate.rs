@@ -164,5 +164,6 @@ pub(super) fn add_rate_flow(
         path: net.node_names(from, &paths.data),
         subflows: Vec::new(),
         payload_fraction: params.payload_fraction(),
+        data_route: Some(data_start),
     });
 }

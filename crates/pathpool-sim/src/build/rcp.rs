@@ -84,11 +84,10 @@ fn controller(sim: &mut Simulation, net: &Net, params: RcpParams, e: EdgeId) -> 
     if let Some(&c) = sim.rcp_of_link.get(&link_elem) {
         return Some(c);
     }
-    let elem = sim.elements.add_rcp_link(SimRcpLink {
-        elem: 0,
+    let elem = sim.elements.add_rcp_link(SimRcpLink::new(
         link_elem,
-        ctl: RcpLink::new(params, rate.bps() as f64, Time::ZERO, 0),
-    });
+        RcpLink::new(params, rate.bps() as f64, Time::ZERO, 0),
+    ));
     sim.rcp_of_link.insert(link_elem, elem);
     Some(elem)
 }

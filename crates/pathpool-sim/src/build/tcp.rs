@@ -181,6 +181,7 @@ fn tcp_flow_meta(
     source: u32,
     path: Vec<String>,
     subflows: Vec<SubflowMeta>,
+    data_route: Option<u32>,
 ) -> FlowMeta {
     FlowMeta {
         id,
@@ -197,6 +198,7 @@ fn tcp_flow_meta(
         path,
         subflows,
         payload_fraction: p.payload_fraction(),
+        data_route,
     }
 }
 
@@ -270,6 +272,7 @@ pub(super) fn add_mp_flow(
         src_elem,
         path,
         meta,
+        None,
     ));
 }
 
@@ -317,6 +320,7 @@ pub(super) fn add_tcp_flow(
         src_elem,
         path,
         Vec::new(),
+        Some(data_route),
     ));
 }
 

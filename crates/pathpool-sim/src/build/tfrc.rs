@@ -353,6 +353,7 @@ pub(super) fn add_tfrc_flows(
             subflows,
             // A TFRC packet's bytes all count as received (`TfrcFlow::delivered`).
             payload_fraction: 1.0,
+            data_route: None,
         });
         Ok(())
     })

@@ -168,6 +168,7 @@ fn add_udp_flow(sim: &mut Simulation, net: &Net, flow: UdpFlow, data: &[EdgeId],
         subflows: Vec::new(),
         // A datagram's payload is its size less the IP and UDP headers (docs/metrics.md).
         payload_fraction: f64::from(size.saturating_sub(28)) / f64::from(size.max(1)),
+        data_route: None,
     });
 }
 

@@ -88,6 +88,15 @@ impl Simulation {
                 .as_ref()
                 .map(|s| s.flows_table(&self.elements, &self.flows)),
             interarrival: self.interarrival.as_ref().map(|ia| ia.table(&self.flows)),
+            sequence_trace: self.net.seq_trace.as_ref().map(|t| {
+                let routers: Vec<String> = self
+                    .elements
+                    .routers
+                    .iter()
+                    .map(|r| r.node.clone())
+                    .collect();
+                t.table(&self.flows, &routers)
+            }),
             mp_fairness,
         }
     }
@@ -110,6 +119,11 @@ impl Simulation {
                 RouterResult {
                     node: r.node.clone(),
                     first_backpressure_s: first_b.map(Time::as_secs_f64),
+                    first_propagate_s: r
+                        .router
+                        .signalling()
+                        .first_propagate()
+                        .map(Time::as_secs_f64),
                     cache_bytes: r.router.cache_capacity_bytes(),
                     peak_cached_bytes: cache.stats().peak_bytes,
                     cached_bytes_at_end: cache.bytes(),

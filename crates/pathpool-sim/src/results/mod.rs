@@ -174,6 +174,9 @@ pub struct RouterResult {
     pub states_at_end: String,
     /// When an interface of the router first went to Backpressure, seconds (never: `None`).
     pub first_backpressure_s: Option<f64>,
+    /// When the router first passed SLOW-DOWN upstream (Algorithm 1's PR mode, its cache
+    /// above S_high), seconds (never: `None`).
+    pub first_propagate_s: Option<f64>,
 }
 
 /// Everything a run produced.
@@ -225,6 +228,9 @@ pub struct Results {
     pub router_flow_timeseries: Option<Table>,
     /// Each flow's histogram of receiver inter-arrival times (with `measure.interarrival`).
     pub interarrival: Option<Table>,
+    /// The traced flows' sequence numbers at their senders, INRPP routers and receivers (with
+    /// `measure.trace_sequences`).
+    pub sequence_trace: Option<Table>,
     /// Tse's fairness figures of each multipath flow, when `measure.mp_fairness` asks for
     /// them (with `"reference-runs"`, T_p and S_p are empty until
     /// [`Simulation::mp_fairness_reference_runs`](crate::Simulation::mp_fairness_reference_runs)

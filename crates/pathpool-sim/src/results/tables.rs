@@ -163,6 +163,10 @@ impl Results {
             "first_backpressure_s",
             column(r, Column::OptF64, |x| x.first_backpressure_s),
         );
+        t.push(
+            "first_propagate_s",
+            column(r, Column::OptF64, |x| x.first_propagate_s),
+        );
         Some(t)
     }
 
@@ -241,7 +245,7 @@ impl Results {
     /// All the tables: flows, links, subflows, caches, flow_timeseries, link_timeseries,
     /// subflow_timeseries, routers with `[inrpp]`, router_timeseries and
     /// router_flow_timeseries with `measure.trace_routers`, interarrival with
-    /// `measure.interarrival`, mp_fairness when
+    /// `measure.interarrival`, sequence_trace with `measure.trace_sequences`, mp_fairness when
     /// `measure.mp_fairness` asks for it, and afct_bins when `measure.afct_bins_per_decade`
     /// does.
     #[must_use]
@@ -259,6 +263,7 @@ impl Results {
         all.extend(self.router_timeseries.clone());
         all.extend(self.router_flow_timeseries.clone());
         all.extend(self.interarrival.clone());
+        all.extend(self.sequence_trace.clone());
         all.extend(self.mp_fairness_table());
         all.extend(self.afct_bins_table());
         all

@@ -592,6 +592,12 @@ pub struct MeasureSpec {
     /// (`interarrival` table; the INRPP document's Fig. 12; default false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interarrival: bool,
+    /// Trace these flows' sequence numbers: every data segment their senders send, every
+    /// ACK they receive, every data segment reaching an INRPP router on their way and their
+    /// receivers (`sequence_trace` table; the INRPP document's Fig. 10). Single-path TCP,
+    /// INRPP and RCP flows, by id; default none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trace_sequences: Vec<String>,
 }
 
 /// Where the multipath-fairness metrics take T_p and S_p from.
@@ -628,6 +634,7 @@ impl Default for MeasureSpec {
             afct_bins_per_decade: None,
             trace_routers: false,
             interarrival: false,
+            trace_sequences: Vec::new(),
         }
     }
 }
