@@ -96,4 +96,46 @@ impl Table {
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
     }
+    /// The column `name` if it holds floats.
+    #[must_use]
+    pub fn f64s(&self, name: &str) -> Option<&[f64]> {
+        match self.column(name)? {
+            Column::F64(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// The column `name` if it holds unsigned integers.
+    #[must_use]
+    pub fn u64s(&self, name: &str) -> Option<&[u64]> {
+        match self.column(name)? {
+            Column::U64(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// The column `name` if it holds text.
+    #[must_use]
+    pub fn strs(&self, name: &str) -> Option<&[String]> {
+        match self.column(name)? {
+            Column::Str(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_columns_by_name_and_none_for_another_type() {
+        let mut t = Table::new("t");
+        t.push("x", Column::F64(vec![1.5]));
+        t.push("n", Column::U64(vec![2]));
+        t.push("s", Column::Str(vec!["a".into()]));
+        assert_eq!(t.f64s("x"), Some(&[1.5][..]));
+        assert_eq!(t.u64s("n"), Some(&[2][..]));
+        assert_eq!(t.strs("s").map(|s| s[0].as_str()), Some("a"));
+        assert_eq!(t.f64s("n"), None);
+        assert_eq!(t.u64s("missing"), None);
+    }
 }

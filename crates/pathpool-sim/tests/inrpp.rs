@@ -8,7 +8,6 @@
 mod common;
 
 use common::{error, run};
-use pathpool_sim::table::Column;
 
 /// The dumbbell with `inrpp` as the `[inrpp]` table's lines and `extra` appended.
 fn dumbbell(inrpp: &str, extra: &str) -> String {
@@ -217,11 +216,9 @@ fn a_hosts_flows_share_its_access_rate() {
     // 5 MB in 1460-byte segments of 1500 bytes: 41.1 Mb at 20 Mb/s is 2.05 s, at 40 Mb/s
     // 1.03 s; the access link's time series shows the rates.
     let t = &r.link_timeseries;
-    let (Some(Column::F64(time)), Some(Column::Str(link)), Some(Column::F64(bps))) = (
-        t.column("time_s"),
-        t.column("link"),
-        t.column("throughput_bps"),
-    ) else {
+    let (Some(time), Some(link), Some(bps)) =
+        (t.f64s("time_s"), t.strs("link"), t.f64s("throughput_bps"))
+    else {
         panic!("link time series");
     };
     let mean_mbps = |id: &str, from: f64, to: f64| {
@@ -262,20 +259,13 @@ fn the_routers_series_follows_node_0s_cache_and_detour() {
         "interval = \"100ms\"\ntrace_routers = true",
     ));
     let t = r.router_timeseries.as_ref().expect("traced");
-    let (
-        Some(Column::F64(time)),
-        Some(Column::Str(node)),
-        Some(Column::U64(detoured)),
-        Some(Column::Str(states)),
-        Some(Column::U64(cached)),
-    ) = (
-        t.column("time_s"),
-        t.column("node"),
-        t.column("detoured_bytes"),
-        t.column("states"),
-        t.column("cached_bytes"),
-    )
-    else {
+    let (Some(time), Some(node), Some(detoured), Some(states), Some(cached)) = (
+        t.f64s("time_s"),
+        t.strs("node"),
+        t.u64s("detoured_bytes"),
+        t.strs("states"),
+        t.u64s("cached_bytes"),
+    ) else {
         panic!("router_timeseries columns");
     };
     let n0: Vec<usize> = (0..time.len()).filter(|&i| node[i] == "n0").collect();
@@ -296,18 +286,12 @@ fn the_routers_series_follows_node_0s_cache_and_detour() {
     }
     assert!(n0.iter().any(|&i| cached[i] > 1_000_000));
     let f = r.router_flow_timeseries.as_ref().expect("traced");
-    let (
-        Some(Column::F64(ft)),
-        Some(Column::Str(fnode)),
-        Some(Column::Str(flow)),
-        Some(Column::Str(iface)),
-    ) = (
-        f.column("time_s"),
-        f.column("node"),
-        f.column("flow"),
-        f.column("interface"),
-    )
-    else {
+    let (Some(ft), Some(fnode), Some(flow), Some(iface)) = (
+        f.f64s("time_s"),
+        f.strs("node"),
+        f.strs("flow"),
+        f.strs("interface"),
+    ) else {
         panic!("router_flow_timeseries columns");
     };
     let at_1_5: Vec<(&str, &str)> = (0..ft.len())
@@ -375,11 +359,9 @@ fn a_shared_detour_link_gives_the_heavier_neighbour_more_than_half() {
     assert_eq!(ps.drops, 0, "{ps:?}");
     // Detoured bytes of q and r over the window [5 s, 20 s], from their series.
     let t = r.router_timeseries.as_ref().unwrap();
-    let (Some(Column::F64(time)), Some(Column::Str(node)), Some(Column::U64(detoured))) = (
-        t.column("time_s"),
-        t.column("node"),
-        t.column("detoured_bytes"),
-    ) else {
+    let (Some(time), Some(node), Some(detoured)) =
+        (t.f64s("time_s"), t.strs("node"), t.u64s("detoured_bytes"))
+    else {
         panic!("router_timeseries columns");
     };
     let detour_mbps = |n: &str| {
@@ -413,18 +395,12 @@ fn on_the_documents_dumbbell_backpressure_runs_its_course() {
         "interval = \"100ms\"\ntrace_routers = true\ntrace_sequences = [\"f1\", \"f2\", \"f3\"]",
     ));
     let trace = r.sequence_trace.as_ref().unwrap();
-    let (
-        Some(Column::F64(time)),
-        Some(Column::Str(point)),
-        Some(Column::Str(event)),
-        Some(Column::U64(nonce)),
-    ) = (
-        trace.column("time_s"),
-        trace.column("point"),
-        trace.column("event"),
-        trace.column("nonce"),
-    )
-    else {
+    let (Some(time), Some(point), Some(event), Some(nonce)) = (
+        trace.f64s("time_s"),
+        trace.strs("point"),
+        trace.strs("event"),
+        trace.u64s("nonce"),
+    ) else {
         panic!("sequence_trace columns");
     };
     let rows = |p: &str, e: &str| {
@@ -464,11 +440,9 @@ fn on_the_documents_dumbbell_backpressure_runs_its_course() {
         assert_eq!((x.cached_bytes_at_end, x.nonces_at_end), (0, 0), "{x:?}");
     }
     let t = r.router_timeseries.as_ref().unwrap();
-    let (Some(Column::Str(node)), Some(Column::Str(states)), Some(Column::U64(cached))) = (
-        t.column("node"),
-        t.column("states"),
-        t.column("cached_bytes"),
-    ) else {
+    let (Some(node), Some(states), Some(cached)) =
+        (t.strs("node"), t.strs("states"), t.u64s("cached_bytes"))
+    else {
         panic!("router_timeseries columns");
     };
     let state_of = |i: usize, towards: &str| {
@@ -567,8 +541,7 @@ fn receivers_inter_arrival_times_show_the_timeouts() {
             "interval = \"100ms\"\ninterarrival = true",
         ));
         let t = r.interarrival.expect("asked for");
-        let (Some(Column::Str(flow)), Some(Column::F64(hi)), Some(Column::U64(count))) =
-            (t.column("flow"), t.column("hi_s"), t.column("count"))
+        let (Some(flow), Some(hi), Some(count)) = (t.strs("flow"), t.f64s("hi_s"), t.u64s("count"))
         else {
             panic!("interarrival columns");
         };
@@ -610,8 +583,8 @@ fn flows_leave_a_cache_in_backpressure_at_equal_rates() {
         .iter()
         .all(|f| f.size_bytes.is_none() && f.start_s == 1.0));
     let t = r.router_timeseries.as_ref().unwrap();
-    let (Some(Column::F64(time)), Some(Column::Str(node)), Some(Column::Str(states))) =
-        (t.column("time_s"), t.column("node"), t.column("states"))
+    let (Some(time), Some(node), Some(states)) =
+        (t.f64s("time_s"), t.strs("node"), t.strs("states"))
     else {
         panic!("router_timeseries columns");
     };
@@ -649,18 +622,12 @@ fn the_detour_carries_data_only_while_the_primary_is_out_of_p_and_the_detour_in_
             "interval = \"1ms\"\ntrace_routers = true",
         ));
         let t = r.router_timeseries.as_ref().expect("traced");
-        let (
-            Some(Column::F64(time)),
-            Some(Column::Str(node)),
-            Some(Column::U64(detoured)),
-            Some(Column::Str(states)),
-        ) = (
-            t.column("time_s"),
-            t.column("node"),
-            t.column("detoured_bytes"),
-            t.column("states"),
-        )
-        else {
+        let (Some(time), Some(node), Some(detoured), Some(states)) = (
+            t.f64s("time_s"),
+            t.strs("node"),
+            t.u64s("detoured_bytes"),
+            t.strs("states"),
+        ) else {
             panic!("router_timeseries columns");
         };
         let rows = |n: &str| -> Vec<usize> { (0..time.len()).filter(|&i| node[i] == n).collect() };
@@ -690,10 +657,10 @@ fn the_detour_carries_data_only_while_the_primary_is_out_of_p_and_the_detour_in_
         }
         assert!(detouring_ticks > 1000, "{cache:?}: {detouring_ticks} ticks");
         let lt = &r.link_timeseries;
-        let (Some(Column::F64(lt_time)), Some(Column::Str(link)), Some(Column::F64(bps))) = (
-            lt.column("time_s"),
-            lt.column("link"),
-            lt.column("throughput_bps"),
+        let (Some(lt_time), Some(link), Some(bps)) = (
+            lt.f64s("time_s"),
+            lt.strs("link"),
+            lt.f64s("throughput_bps"),
         ) else {
             panic!("link_timeseries columns");
         };

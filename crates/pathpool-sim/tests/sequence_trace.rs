@@ -4,7 +4,7 @@
 mod common;
 
 use common::{error, flow_s_to_d, run};
-use pathpool_sim::table::{Column, Table};
+use pathpool_sim::table::Table;
 use pathpool_sim::Results;
 
 /// Host s to host d through router a, 10 Mb/s and 5 ms a link, and `extra`.
@@ -20,22 +20,14 @@ fn line(extra: &str) -> String {
 type Row = (f64, String, String, String, u64, u64);
 
 fn rows(t: &Table) -> Vec<Row> {
-    let (
-        Some(Column::F64(time)),
-        Some(Column::Str(flow)),
-        Some(Column::Str(point)),
-        Some(Column::Str(event)),
-        Some(Column::U64(seq)),
-        Some(Column::U64(nonce)),
-    ) = (
-        t.column("time_s"),
-        t.column("flow"),
-        t.column("point"),
-        t.column("event"),
-        t.column("seq"),
-        t.column("nonce"),
-    )
-    else {
+    let (Some(time), Some(flow), Some(point), Some(event), Some(seq), Some(nonce)) = (
+        t.f64s("time_s"),
+        t.strs("flow"),
+        t.strs("point"),
+        t.strs("event"),
+        t.u64s("seq"),
+        t.u64s("nonce"),
+    ) else {
         panic!("sequence_trace columns");
     };
     (0..time.len())

@@ -2,7 +2,7 @@
 //! pulls from publishers P1 and P2 over the topology manager's paths, in the groups it
 //! assigns, and NMCC couples exactly the subflows of one group.
 
-use pathpool_sim::{Column, LoadedScenario, Results};
+use pathpool_sim::{LoadedScenario, Results};
 
 const SCENARIO: &str = include_str!("../../../scenarios/reproductions/tm-assistance-lan.toml");
 
@@ -28,20 +28,13 @@ fn run(assistance: &str) -> Results {
 /// NMCC's friendliness factor m of each of the flow's subflows, over the samples after 10 s.
 fn m_values(r: &Results, flow: &str) -> Vec<(u64, f64)> {
     let t = &r.subflow_timeseries;
-    let (
-        Some(Column::F64(time)),
-        Some(Column::Str(flows)),
-        Some(Column::U64(sub)),
-        Some(Column::Str(var)),
-        Some(Column::F64(value)),
-    ) = (
-        t.column("time_s"),
-        t.column("flow"),
-        t.column("subflow"),
-        t.column("alg_var"),
-        t.column("alg_value"),
-    )
-    else {
+    let (Some(time), Some(flows), Some(sub), Some(var), Some(value)) = (
+        t.f64s("time_s"),
+        t.strs("flow"),
+        t.u64s("subflow"),
+        t.strs("alg_var"),
+        t.f64s("alg_value"),
+    ) else {
         panic!("subflow_timeseries columns")
     };
     (0..time.len())

@@ -12,7 +12,7 @@
 //!   share averaged over the repetitions, it is computed on the curve pooled over the seeds
 //!   (bytes summed over the seeds); each run's own value is in `runs.csv`.
 
-use pathpool_sim::{Column, Results};
+use pathpool_sim::Results;
 
 use super::{published, Ctx, Estimate, Experiment, Job, Observation, Report};
 
@@ -409,11 +409,9 @@ fn is_multipath(id: &str) -> bool {
 /// capacity.
 fn analyse(r: &Results, seconds: usize, capacity_bps: f64) -> Result<RunFigures, String> {
     let t = &r.flow_timeseries;
-    let (Some(Column::F64(time)), Some(Column::Str(flow)), Some(Column::F64(goodput))) = (
-        t.column("time_s"),
-        t.column("flow"),
-        t.column("goodput_bps"),
-    ) else {
+    let (Some(time), Some(flow), Some(goodput)) =
+        (t.f64s("time_s"), t.strs("flow"), t.f64s("goodput_bps"))
+    else {
         return Err("the flow time series lacks time_s, flow or goodput_bps".into());
     };
     let mut series = Series {

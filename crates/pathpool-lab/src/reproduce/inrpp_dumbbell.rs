@@ -13,7 +13,6 @@
 //! Nothing in these runs is random (no send overhead, no random loss), so one seed is the
 //! run; more seeds repeat it.
 
-use pathpool_sim::table::Column;
 use pathpool_sim::Results;
 
 use super::{published, Ctx, Estimate, Experiment, Job, Observation, Report};
@@ -265,8 +264,7 @@ fn completed_afct(r: &Results) -> Result<f64, String> {
 /// pooled (1: the largest gap's bin), in seconds.
 fn interarrival_quantile(r: &Results, q: f64) -> Option<f64> {
     let t = r.interarrival.as_ref()?;
-    let (Some(Column::F64(hi)), Some(Column::U64(count))) = (t.column("hi_s"), t.column("count"))
-    else {
+    let (Some(hi), Some(count)) = (t.f64s("hi_s"), t.u64s("count")) else {
         return None;
     };
     let mut bins: Vec<(f64, u64)> = Vec::new();
@@ -307,18 +305,12 @@ fn sequence_figures(report: &mut Report, runs: &[Results]) -> Result<(), String>
             .sequence_trace
             .as_ref()
             .ok_or("the INRPP run has no sequence trace of flow 2")?;
-        let (
-            Some(Column::F64(time)),
-            Some(Column::Str(point)),
-            Some(Column::Str(event)),
-            Some(Column::U64(seq)),
-        ) = (
-            t.column("time_s"),
-            t.column("point"),
-            t.column("event"),
-            t.column("seq"),
-        )
-        else {
+        let (Some(time), Some(point), Some(event), Some(seq)) = (
+            t.f64s("time_s"),
+            t.strs("point"),
+            t.strs("event"),
+            t.u64s("seq"),
+        ) else {
             return Err("the sequence trace lacks time_s, point, event or seq".into());
         };
         let rows = |p: &str, e: &str| -> Vec<(f64, f64)> {
@@ -387,11 +379,9 @@ fn inrpp_figures(
     for r in runs {
         let flow_mbps = |ids: &[&str], (from, to): (f64, f64)| -> Result<f64, String> {
             let t = &r.flow_timeseries;
-            let (Some(Column::F64(time)), Some(Column::Str(flow)), Some(Column::F64(goodput))) = (
-                t.column("time_s"),
-                t.column("flow"),
-                t.column("goodput_bps"),
-            ) else {
+            let (Some(time), Some(flow), Some(goodput)) =
+                (t.f64s("time_s"), t.strs("flow"), t.f64s("goodput_bps"))
+            else {
                 return Err("the flow time series lacks time_s, flow or goodput_bps".into());
             };
             let picked: Vec<f64> = time
@@ -409,11 +399,9 @@ fn inrpp_figures(
         steps[1].push(flow_mbps(&["f1", "f2"], TWO)?);
         steps[2].push(flow_mbps(&["f1", "f2", "f3"], THREE)?);
         let t = &r.link_timeseries;
-        let (Some(Column::F64(time)), Some(Column::Str(link)), Some(Column::F64(bps))) = (
-            t.column("time_s"),
-            t.column("link"),
-            t.column("throughput_bps"),
-        ) else {
+        let (Some(time), Some(link), Some(bps)) =
+            (t.f64s("time_s"), t.strs("link"), t.f64s("throughput_bps"))
+        else {
             return Err("the link time series lacks time_s, link or throughput_bps".into());
         };
         let (from, to) = NODE0_OUTPUT;

@@ -189,11 +189,8 @@ fn start_name(s: Start) -> &'static str {
 
 /// NMCC's mean m over the summary window (the subflows' traced `alg_value`).
 fn mean_m(r: &pathpool_sim::Results) -> f64 {
-    use pathpool_sim::Column;
     let t = &r.subflow_timeseries;
-    let (Some(Column::F64(time)), Some(Column::F64(m))) =
-        (t.column("time_s"), t.column("alg_value"))
-    else {
+    let (Some(time), Some(m)) = (t.f64s("time_s"), t.f64s("alg_value")) else {
         return f64::NAN;
     };
     let from = r.window_s.0;

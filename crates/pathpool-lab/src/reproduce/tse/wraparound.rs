@@ -6,7 +6,7 @@
 //! of what it and one NewReno carry in the last of four windows against the first, with
 //! ns-2's `fixed-array` history and with the wrap-safe one.
 
-use pathpool_sim::{Column, Results};
+use pathpool_sim::Results;
 
 use super::super::{published, Ctx, Estimate, Experiment, Job, Observation, Report};
 
@@ -48,11 +48,9 @@ fn compared(_quick: bool) -> Vec<(String, &'static str)> {
 /// Each flow's delivered bytes at each sample: (time, tfrc, tcp).
 fn delivered(r: &Results) -> Vec<(f64, u64, u64)> {
     let t = &r.flow_timeseries;
-    let (Some(Column::F64(time)), Some(Column::Str(flow)), Some(Column::U64(bytes))) = (
-        t.column("time_s"),
-        t.column("flow"),
-        t.column("delivered_bytes"),
-    ) else {
+    let (Some(time), Some(flow), Some(bytes)) =
+        (t.f64s("time_s"), t.strs("flow"), t.u64s("delivered_bytes"))
+    else {
         return Vec::new();
     };
     let mut out: Vec<(f64, u64, u64)> = Vec::new();
