@@ -16,7 +16,7 @@ use pathpool_proto::tcp::{AckSegment, DataSegment, TcpReceiver};
 
 use crate::element::{Element, End, Net};
 use crate::packet::Packet;
-use crate::tcp_flow::SourceState;
+use crate::tcp_flow::{receive, SourceState};
 
 /// The notification a packet's header carries, as the sender reads it.
 pub(crate) fn notification(code: u32) -> Notification {
@@ -265,14 +265,13 @@ impl RateSink {
             ts,
             retransmission: pkt.retx(),
         };
-        let ack = self.receiver.handle_segment(now, &seg);
-        if self.completed_at.is_none()
-            && self
-                .size
-                .is_some_and(|s| self.receiver.delivered_bytes() >= s)
-        {
-            self.completed_at = Some(now);
-        }
+        let ack = receive(
+            &mut self.receiver,
+            now,
+            &seg,
+            self.size,
+            &mut self.completed_at,
+        );
         if let Some(a) = ack {
             net.send(self.ack_packet(a));
         }

@@ -11,6 +11,24 @@ use crate::overhead::SendOverhead;
 use crate::packet::Packet;
 use crate::sack_channel::SackChannel;
 
+/// A data segment reaches `receiver` at `now`: the ACK it makes, if one is due, and, for a
+/// flow of `size` bytes, the time all of them were first delivered in order. Shared by the
+/// TCP and the rate-based sinks.
+#[inline(always)]
+pub(crate) fn receive(
+    receiver: &mut TcpReceiver,
+    now: Time,
+    seg: &DataSegment,
+    size: Option<u64>,
+    completed_at: &mut Option<Time>,
+) -> Option<AckSegment> {
+    let ack = receiver.handle_segment(now, seg);
+    if completed_at.is_none() && size.is_some_and(|s| receiver.delivered_bytes() >= s) {
+        *completed_at = Some(now);
+    }
+    ack
+}
+
 /// A TCP flow: its source and its sink, two elements. They are kept together because the
 /// source takes the SACK blocks (and receiver timestamps) of the ACKs in flight from the
 /// sink's channel.
@@ -303,14 +321,13 @@ impl TcpSink {
             ts: pkt.ts,
             retransmission: pkt.retx(),
         };
-        let ack = self.receiver.handle_segment(now, &seg);
-        if self.completed_at.is_none()
-            && self
-                .size
-                .is_some_and(|s| self.receiver.delivered_bytes() >= s)
-        {
-            self.completed_at = Some(now);
-        }
+        let ack = receive(
+            &mut self.receiver,
+            now,
+            &seg,
+            self.size,
+            &mut self.completed_at,
+        );
         if let Some(a) = ack {
             net.send(self.ack_packet(a));
         }
