@@ -86,19 +86,24 @@ impl RouterHops {
 }
 
 impl Simulation {
-    /// The bytes queued at each of router `r`'s interfaces now.
+    /// The bytes queued at each of router `r`'s interfaces now, in the simulation's reused
+    /// buffer (taken: give it back with [`Simulation::return_queues`]), so that a packet at
+    /// a router allocates nothing.
     fn router_queues(&mut self, r: u32) -> Vec<u64> {
         let now = self.net.now;
         let router = &self.elements.routers[r as usize];
-        router
-            .out_elems
-            .iter()
-            .map(|&e| {
-                let l = &mut self.net.links[self.elements.link_index(e)];
-                l.advance(now);
-                l.queued_bytes()
-            })
-            .collect()
+        let mut queues = std::mem::take(&mut self.router_queue_buf);
+        queues.clear();
+        queues.extend(router.out_elems.iter().map(|&e| {
+            let l = &mut self.net.links[self.elements.link_index(e)];
+            l.advance(now);
+            l.queued_bytes()
+        }));
+        queues
+    }
+
+    fn return_queues(&mut self, queues: Vec<u64>) {
+        self.router_queue_buf = queues;
     }
 
     /// A packet of an INRPP route at router `r`'s hop.
@@ -155,6 +160,7 @@ impl Simulation {
         self.elements.routers[r as usize]
             .router
             .handle_timeout(now, &queues);
+        self.return_queues(queues);
         if now >= self.elements.routers[r as usize].next_advert {
             self.advertise(r);
         }
@@ -206,6 +212,7 @@ impl Simulation {
             }
         }
         self.elements.routers[r as usize].detoured_bytes += detoured;
+        self.return_queues(queues);
         for (to, mut p) in out.drain(..) {
             if let Out::Detour { via, .. } = to {
                 if let Some(&start) = self.router_hops.detours.get(&(p.hop, via as u32)) {
@@ -222,6 +229,7 @@ impl Simulation {
             .poll_timeout(now, &queues)
             .map_or(router.next_advert, |t| t.min(router.next_advert));
         let elem = router.elem;
+        self.return_queues(queues);
         match self.net.events.time_of(elem) {
             Some(t) if t <= next && t > now => {}
             _ => self.net.events.schedule(elem, next.max(now)),

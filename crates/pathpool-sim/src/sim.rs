@@ -118,6 +118,8 @@ pub struct Simulation {
     pub(crate) rcp_of_link: FxHashMap<u32, u32>,
     /// The packets a router releases in one event (reused).
     pub(crate) router_out: Vec<(Out, Packet)>,
+    /// The queue lengths of a router's interfaces (reused).
+    pub(crate) router_queue_buf: Vec<u64>,
     pub(crate) stats: RunStats,
     pub(crate) name: Option<String>,
     /// `measure.mp_fairness` with its tolerance, if asked for.
@@ -154,6 +156,7 @@ impl Simulation {
             router_hops: RouterHops::default(),
             rcp_of_link: FxHashMap::default(),
             router_out: Vec::new(),
+            router_queue_buf: Vec::new(),
             stats: RunStats::default(),
             name: None,
             mp_fairness: None,

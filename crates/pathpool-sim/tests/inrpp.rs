@@ -679,3 +679,24 @@ fn the_detour_carries_data_only_while_the_primary_is_out_of_p_and_the_detour_in_
         );
     }
 }
+
+/// D310: a router may manage more than 64 interfaces. A group of 100 hosts on n4 makes it a
+/// router of 104 (its hosts' links counted, `host_interfaces` left true); a 1 MB INRPP flow
+/// from one of them and the dumbbell's three flows complete, and n4 holds none of them.
+#[test]
+fn a_router_of_a_hundred_hosts_runs() {
+    let r = run(&dumbbell(
+        "cache = \"100MB\"\ncache_high = \"90MB\"\ncache_low = \"50MB\"",
+        "[[host_groups]]\nname = \"g\"\ncount = 100\nattach = \"n4\"\nrate = \"40Mbps\"\n\
+         delay = \"5ms\"\nqueue = { type = \"droptail\", size = \"50ms\" }\n[[flows]]\nid = \"g\"\nfrom = \"g.57\"\nto = \"d1\"\ncc = \"inrpp\"\n\
+         size = \"1MB\"\nstart = \"1s\"\n",
+    ));
+    let n4 = r.routers.iter().find(|x| x.node == "n4").unwrap();
+    assert_eq!(n4.states_at_end.split(' ').count(), 104, "{n4:?}");
+    assert!(
+        r.flows.iter().all(|f| f.completed == Some(true)),
+        "{:?}",
+        r.flows
+    );
+    assert_eq!(n4.peak_cached_bytes, 0);
+}

@@ -23,8 +23,10 @@ use crate::rate_flow::RateProto;
 use crate::sim::Simulation;
 use crate::spec::{FlowCc, InrppSpec, Scenario, TcpFlowSpec};
 
-/// Most interfaces an INRPP router may have (its nonces are numbered per interface).
-const MAX_INTERFACES: usize = 64;
+/// The block of nonces each INRPP router takes, one per interface (a router with more
+/// interfaces takes as many as it has): routers of at most this many interfaces keep the
+/// numbers they had when this was a limit.
+const NONCE_BLOCK: u32 = 64;
 
 /// Adds an INRPP router at every router node when the scenario has `[inrpp]`, its
 /// parameters checked; fills `net.router`.
@@ -97,6 +99,8 @@ pub(super) fn add_routers(
     let is_router = |n: NodeIx| !net.is_host[n.0 as usize];
     let host_interfaces = spec.host_interfaces.unwrap_or(true);
     let mut count = 0u32;
+    // The first nonce of the next router's block, less one.
+    let mut nonce_base = 0u32;
     for node in (0..net.names.len() as u32).map(NodeIx) {
         if !is_router(node) {
             continue;
@@ -109,13 +113,14 @@ pub(super) fn add_routers(
             .copied()
             .filter(|&e| host_interfaces || is_router(net.graph.ends(e).1))
             .collect();
-        if edges.len() > MAX_INTERFACES {
+        let block = NONCE_BLOCK.max(edges.len() as u32);
+        if u64::from(nonce_base) + u64::from(block) > u64::from(INRPP_MAX_NONCE) {
             return Err(SpecError::at(
                 at(&[k("inrpp")]),
                 format!(
-                    "router {:?} has {} links; an INRPP router takes at most {MAX_INTERFACES}",
-                    net.names[node.0 as usize],
-                    edges.len()
+                    "the INRPP routers have too many interfaces for the packets' 24-bit nonces \
+                     (at most {INRPP_MAX_NONCE} in all, counting at least {NONCE_BLOCK} a \
+                     router); inrpp.host_interfaces = false leaves the host links out"
                 ),
             ));
         }
@@ -166,7 +171,7 @@ pub(super) fn add_routers(
                             .any(|&de| net.graph.ends(de).1 == n)
                 })
                 .collect();
-            let nonce = count * MAX_INTERFACES as u32 + i as u32 + 1;
+            let nonce = nonce_base + i as u32 + 1;
             debug_assert!(nonce <= INRPP_MAX_NONCE);
             interfaces.push(InterfaceConfig {
                 capacity_bps: rate.bps() as f64,
@@ -176,12 +181,6 @@ pub(super) fn add_routers(
                 detours: detours.clone(),
             });
             detour_ifaces.push(detours);
-        }
-        if u64::from(count + 1) * MAX_INTERFACES as u64 > u64::from(INRPP_MAX_NONCE) {
-            return Err(SpecError::at(
-                at(&[k("inrpp")]),
-                "too many routers for INRPP's nonces",
-            ));
         }
         let elem = sim.elements.add_router(SimRouter {
             node: net.names[node.0 as usize].clone(),
@@ -204,6 +203,7 @@ pub(super) fn add_routers(
         net.router_elem.push(elem);
         net.router_node.push(node.0);
         count += 1;
+        nonce_base += block;
     }
     for router in &mut sim.elements.routers {
         router.peers = router
