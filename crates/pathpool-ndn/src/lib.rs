@@ -1,0 +1,28 @@
+//! Named Data Networking's forwarding tables, as the PTP paper (spec 004 §2–§3, issue 22)
+//! uses them, free of I/O: the simulator drives them in virtual time, a runtime could drive
+//! them with sockets.
+//!
+//! * [`Name`]: hierarchical names compared component by component; a packet's *flow name* is
+//!   its name without the last component (the sequence number).
+//! * [`Fib`]: name prefixes to next-hop faces, longest-prefix match component-wise.
+//! * [`Fab`]: the Forwarding Acceleration Base, a bounded least-recently-used map from flow
+//!   names to FIB entries that spares active flows the longest-prefix match (spec 004 §3.4).
+//! * [`Pit`]: pending Interests with their incoming faces, aggregation and duplicate-nonce
+//!   detection, and the 1-bit "from an intermediate node" flag of PTP's Data.
+//! * [`ContentStore`]: a least-recently-used cache of Data by full name, with an admission
+//!   probability.
+
+mod fab;
+mod fib;
+mod lru;
+mod name;
+mod packet;
+mod pit;
+mod store;
+
+pub use fab::{Fab, FabKey, FabStats};
+pub use fib::{Fib, FibEntry, FibEntryId, NextHop};
+pub use name::{Name, NameError};
+pub use packet::{Data, FaceId, Interest, Nack, NackReason, DEFAULT_LIFETIME};
+pub use pit::{InterestOutcome, Pit, PitStats};
+pub use store::{ContentStore, CsStats};
