@@ -222,8 +222,35 @@ impl GroupSums {
     /// RFC 6356 eq. 2.
     #[inline]
     fn alpha(&self) -> f64 {
-        self.total_cwnd * self.max_cwnd_per_rtt2 / (self.sum_cwnd_per_rtt * self.sum_cwnd_per_rtt)
+        alpha_from_sums(
+            self.total_cwnd,
+            self.max_cwnd_per_rtt2,
+            self.sum_cwnd_per_rtt,
+        )
     }
+}
+
+/// RFC 6356 eq. 2 from its three sums: cwnd_total, max_i cwnd_i/rtt_i² and Σ_i cwnd_i/rtt_i.
+#[inline]
+fn alpha_from_sums(total: f64, max_per_rtt2: f64, sum_per_rtt: f64) -> f64 {
+    total * max_per_rtt2 / (sum_per_rtt * sum_per_rtt)
+}
+
+/// RFC 6356 eq. 2 over paths given as (window, RTT in seconds), the window in any unit (the
+/// PTP paper's MPCCP takes it in packets, its eq. 3); `None` without a path, or if a window
+/// is not positive or an RTT is not positive.
+#[must_use]
+pub fn alpha_of(paths: impl IntoIterator<Item = (f64, f64)>) -> Option<f64> {
+    let (mut total, mut best, mut sum) = (0.0f64, 0.0f64, 0.0f64);
+    for (w, rtt) in paths {
+        if !(w > 0.0 && rtt > 0.0) {
+            return None;
+        }
+        best = best.max(w / (rtt * rtt));
+        sum += w / rtt;
+        total += w;
+    }
+    (sum > 0.0).then(|| alpha_from_sums(total, best, sum))
 }
 
 impl Coupling for Lia {
