@@ -20,6 +20,7 @@ pub mod inrpp;
 pub mod mmtp;
 pub mod mptcp;
 pub mod mptfrc;
+pub mod ndn;
 pub mod rate_sender;
 pub mod rcp;
 pub mod reassembly;

@@ -1,0 +1,12 @@
+//! NDN consumers' state machines (issue 22): the pieces of the PTP consumer (spec 004 §4)
+//! and of RAAQM that do not depend on names, which the simulator's NDN elements wrap.
+//!
+//! * [`PathOrder`]: each path's Interests in the order they left, the SEQ → path map and the
+//!   ordering rule that finds losses (PTP's §5.C–§5.E), with the in-flight count of §5.D.4.
+//! * [`raaqm_drop_probability`]: RAAQM's window-decrease probability from a route's RTTs.
+
+mod order;
+mod raaqm;
+
+pub use order::{LossDetection, PathOrder, Received};
+pub use raaqm::{raaqm_drop_probability, RouteRtts, RAAQM_P_MAX, RAAQM_P_MIN, RAAQM_SAMPLES};
