@@ -11,9 +11,12 @@
 //!   detection, and the 1-bit "from an intermediate node" flag of PTP's Data.
 //! * [`ContentStore`]: a least-recently-used cache of Data by full name, with an admission
 //!   probability.
+//! * [`Forwarder`]: one node's faces and tables, the strategies that need no measurement
+//!   (best-route, multicast, equal-weight) and PTP's path tags.
 
 mod fab;
 mod fib;
+mod forwarder;
 mod lru;
 mod name;
 mod packet;
@@ -22,6 +25,7 @@ mod store;
 
 pub use fab::{Fab, FabKey, FabStats};
 pub use fib::{Fib, FibEntry, FibEntryId, NextHop};
+pub use forwarder::{Forwarder, ForwarderConfig, ForwarderStats, Packet, Strategy, TagFallback};
 pub use name::{Name, NameError};
 pub use packet::{Data, FaceId, Interest, Nack, NackReason, DEFAULT_LIFETIME};
 pub use pit::{InterestOutcome, Pit, PitStats};

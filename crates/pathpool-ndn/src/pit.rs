@@ -164,6 +164,42 @@ impl Pit {
             .collect()
     }
 
+    /// A NACK for `name` (not a probe's) arrived at `now`: the faces whose Interests for it
+    /// are alive, in the order they asked; the entry is removed.
+    pub fn on_nack(&mut self, now: Time, name: &Name) -> Vec<FaceId> {
+        let Some(slot) = self.index.remove(&(name.clone(), false)) else {
+            return Vec::new();
+        };
+        let entry = self.slots[slot as usize]
+            .take()
+            .expect("an indexed slot holds an entry");
+        self.free.push(slot);
+        entry
+            .in_records
+            .into_iter()
+            .filter(|r| r.expiry > now)
+            .map(|r| r.face)
+            .collect()
+    }
+
+    /// Forgets `face`'s in-record for (`name`, `probe`), and the entry if it was the last
+    /// (the node refused that Interest after recording it).
+    pub fn remove_in_record(&mut self, name: &Name, probe: bool, face: FaceId) {
+        let key = (name.clone(), probe);
+        let Some(&slot) = self.index.get(&key) else {
+            return;
+        };
+        let entry = self.slots[slot as usize]
+            .as_mut()
+            .expect("an indexed slot holds an entry");
+        entry.in_records.retain(|r| r.face != face);
+        if entry.in_records.is_empty() {
+            self.index.remove(&key);
+            self.slots[slot as usize] = None;
+            self.free.push(slot);
+        }
+    }
+
     /// When the next in-record may expire.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Time> {

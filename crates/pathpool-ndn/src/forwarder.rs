@@ -1,0 +1,329 @@
+//! One node's NDN forwarder (issue 22; spec 004 §3.3): its faces, FIB, FAB, PIT and content
+//! store, the per-prefix strategies that do not measure anything (best-route, multicast,
+//! equal-weight), and PTP's path tags. Sans-IO: packets in with the time and the face they
+//! came on, packets out through [`Forwarder::poll_transmit`].
+//!
+//! An Interest goes:
+//! * a probe (PTP): past the content store (probes must reach a producer), into the PIT, and
+//!   on by equal-weight, aggregated or not (probes never wait on another's Data);
+//! * a tagged Interest: content store, PIT, then the top face of its tag is popped and,
+//!   if the FIB entry of its flow (found through the FAB) has that face as a next hop and the
+//!   face is up, it goes there with the rest of the tag; otherwise `ptp.fallback` decides:
+//!   NACK(face-down) back (spec §4.C.2), or strip the tag and forward by name (§2.D);
+//! * any other Interest: content store, PIT, the prefix's strategy.
+//!
+//! A Data pushes the face it arrived on onto its tag if it has one (a probe's; not the
+//! application's face at the producer's node), folds (node, face) into its route label,
+//! satisfies the PIT, and is stored. A content-store hit answers with the intermediate flag
+//! set. A node that refuses an Interest with a NACK forgets its in-record.
+
+use std::collections::VecDeque;
+
+use pathpool_core::hash::{FxHashMap, FxHasher};
+use pathpool_core::{Rng, Time};
+use std::hash::Hasher;
+
+use crate::fab::{Fab, FabKey};
+use crate::fib::{Fib, FibEntryId};
+use crate::name::Name;
+use crate::packet::{Data, FaceId, Interest, Nack, NackReason};
+use crate::pit::{InterestOutcome, Pit};
+use crate::store::ContentStore;
+
+/// How a prefix's Interests choose among the FIB entry's next hops (the in-face excluded,
+/// down faces skipped).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Strategy {
+    /// The cheapest next hop (default).
+    #[default]
+    BestRoute,
+    /// Every next hop.
+    Multicast,
+    /// One next hop after the other, in turn (PTP's probes).
+    EqualWeight,
+}
+
+/// What a tagged Interest does when its popped face is no next hop or is down.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TagFallback {
+    /// Answer NACK(face-down) (the paper's §4.C.2: the consumer replaces the path).
+    #[default]
+    Nack,
+    /// Drop the tag and forward by name (the paper's §2.D, hybrid forwarding).
+    Name,
+}
+
+/// A forwarder's settings.
+#[derive(Clone, Debug)]
+pub struct ForwarderConfig {
+    /// This node's number, folded into Data route labels.
+    pub node: u32,
+    /// Faces besides the application's (face 0): faces 1..=faces.
+    pub faces: u32,
+    /// FAB capacity (0: every lookup is an LPM) and key.
+    pub fab: (usize, FabKey),
+    /// Content store capacity in packets and admission probability, if the node caches.
+    pub cs: Option<(usize, f64)>,
+    /// PTP's fallback for a tag that does not hold.
+    pub fallback: TagFallback,
+}
+
+/// A packet a forwarder sends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Packet {
+    /// An Interest.
+    Interest(Interest),
+    /// A Data.
+    Data(Data),
+    /// A NACK.
+    Nack(Nack),
+}
+
+/// What a forwarder counted besides its tables' own counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ForwarderStats {
+    /// NACKs it sent.
+    pub nacks: u64,
+    /// Tagged Interests whose popped face held.
+    pub tags_followed: u64,
+    /// Tagged Interests whose popped face did not.
+    pub tags_broken: u64,
+}
+
+/// One node's forwarder.
+#[derive(Clone, Debug)]
+pub struct Forwarder {
+    config: ForwarderConfig,
+    up: Vec<bool>,
+    fib: Fib,
+    fab: Fab,
+    pit: Pit,
+    cs: Option<ContentStore>,
+    /// Strategy by prefix (longest prefix wins; best-route without one).
+    strategies: Vec<(Name, Strategy)>,
+    /// Equal-weight's turn, by FIB entry.
+    turn: FxHashMap<FibEntryId, usize>,
+    out: VecDeque<(FaceId, Packet)>,
+    stats: ForwarderStats,
+}
+
+impl Forwarder {
+    /// A forwarder with every face up and empty tables.
+    #[must_use]
+    pub fn new(config: ForwarderConfig) -> Self {
+        Forwarder {
+            up: vec![true; config.faces as usize + 1],
+            fib: Fib::new(),
+            fab: Fab::new(config.fab.0, config.fab.1),
+            pit: Pit::new(),
+            cs: config.cs.map(|(c, a)| ContentStore::new(c, a)),
+            strategies: Vec::new(),
+            turn: FxHashMap::default(),
+            out: VecDeque::new(),
+            stats: ForwarderStats::default(),
+            config,
+        }
+    }
+
+    /// The FIB, to fill.
+    pub fn fib_mut(&mut self) -> &mut Fib {
+        &mut self.fib
+    }
+
+    /// The FIB.
+    #[must_use]
+    pub fn fib(&self) -> &Fib {
+        &self.fib
+    }
+
+    /// The PIT.
+    #[must_use]
+    pub fn pit(&self) -> &Pit {
+        &self.pit
+    }
+
+    /// The FAB.
+    #[must_use]
+    pub fn fab(&self) -> &Fab {
+        &self.fab
+    }
+
+    /// The content store, if the node caches.
+    #[must_use]
+    pub fn cs(&self) -> Option<&ContentStore> {
+        self.cs.as_ref()
+    }
+
+    /// Its counters.
+    #[must_use]
+    pub fn stats(&self) -> ForwarderStats {
+        self.stats
+    }
+
+    /// Uses `strategy` for the names under `prefix`.
+    pub fn set_strategy(&mut self, prefix: Name, strategy: Strategy) {
+        self.strategies.retain(|(p, _)| *p != prefix);
+        self.strategies.push((prefix, strategy));
+    }
+
+    /// Sets `face` up or down.
+    pub fn set_face_up(&mut self, face: FaceId, up: bool) {
+        self.up[face as usize] = up;
+    }
+
+    fn is_up(&self, face: FaceId) -> bool {
+        self.up.get(face as usize).copied().unwrap_or(false)
+    }
+
+    fn strategy_for(&self, name: &Name) -> Strategy {
+        self.strategies
+            .iter()
+            .filter(|(p, _)| p.is_prefix_of(name))
+            .max_by_key(|(p, _)| p.len())
+            .map_or(Strategy::BestRoute, |(_, s)| *s)
+    }
+
+    /// Refuses `interest`, which came on `face`; unless it is a duplicate (recorded for
+    /// another face), its in-record goes.
+    fn nack(&mut self, face: FaceId, interest: &Interest, reason: NackReason) {
+        if reason != NackReason::Duplicate {
+            self.pit
+                .remove_in_record(&interest.name, interest.probe, face);
+        }
+        self.stats.nacks += 1;
+        self.out.push_back((
+            face,
+            Packet::Nack(Nack {
+                name: interest.name.clone(),
+                nonce: interest.nonce,
+                reason,
+            }),
+        ));
+    }
+
+    /// An Interest arrived on `face` at `now`.
+    pub fn on_interest(&mut self, now: Time, face: FaceId, mut interest: Interest) {
+        if !interest.probe {
+            if let Some(cs) = &mut self.cs {
+                if let Some(hit) = cs.lookup(&interest.name) {
+                    let mut data = hit.clone();
+                    data.intermediate = true;
+                    self.out.push_back((face, Packet::Data(data)));
+                    return;
+                }
+            }
+        }
+        match self.pit.on_interest(now, &interest, face) {
+            InterestOutcome::Duplicate => return self.nack(face, &interest, NackReason::Duplicate),
+            InterestOutcome::Aggregated if !interest.probe => return,
+            _ => {}
+        }
+        let flow = interest.name.flow_name();
+        let Some(entry) = self.fab.lookup(&flow, &self.fib) else {
+            return self.nack(face, &interest, NackReason::NoRoute);
+        };
+        if interest.probe {
+            return self.forward(face, entry, interest, Strategy::EqualWeight);
+        }
+        if let Some(next) = interest.tag.pop() {
+            if self.fib.entry(entry).has_next_hop(next) && self.is_up(next) {
+                self.stats.tags_followed += 1;
+                self.out.push_back((next, Packet::Interest(interest)));
+                return;
+            }
+            self.stats.tags_broken += 1;
+            match self.config.fallback {
+                TagFallback::Nack => return self.nack(face, &interest, NackReason::FaceDown),
+                TagFallback::Name => interest.tag.clear(),
+            }
+        }
+        let strategy = self.strategy_for(&interest.name);
+        self.forward(face, entry, interest, strategy)
+    }
+
+    /// Sends `interest`, which came on `face`, to next hops of `entry` by `strategy`; NACK
+    /// (no route) if no next hop is up besides the in-face.
+    fn forward(&mut self, face: FaceId, entry: FibEntryId, interest: Interest, strategy: Strategy) {
+        let hops: Vec<FaceId> = self
+            .fib
+            .entry(entry)
+            .next_hops
+            .iter()
+            .map(|h| h.face)
+            .filter(|&f| f != face && self.is_up(f))
+            .collect();
+        if hops.is_empty() {
+            return self.nack(face, &interest, NackReason::NoRoute);
+        }
+        match strategy {
+            Strategy::BestRoute => self.out.push_back((hops[0], Packet::Interest(interest))),
+            Strategy::Multicast => {
+                for f in hops {
+                    self.out.push_back((f, Packet::Interest(interest.clone())));
+                }
+            }
+            Strategy::EqualWeight => {
+                let turn = self.turn.entry(entry).or_insert(0);
+                let f = hops[*turn % hops.len()];
+                *turn = turn.wrapping_add(1);
+                self.out.push_back((f, Packet::Interest(interest)));
+            }
+        }
+    }
+
+    /// A Data arrived on `face` at `now`; `rng` draws the content store's admission.
+    pub fn on_data(&mut self, now: Time, face: FaceId, mut data: Data, rng: &mut Rng) {
+        // The producer's own node does not push the application's face: the tagged
+        // Interest arrives there with an empty tag and goes to the producer by name.
+        if let (Some(tag), true) = (&mut data.tag, face != 0) {
+            tag.push(face);
+        }
+        let mut h = FxHasher::default();
+        h.write_u64(data.route_label);
+        h.write_u32(self.config.node);
+        h.write_u32(face);
+        data.route_label = h.finish();
+        let probe = data.tag.is_some();
+        let downstream = self.pit.on_data(now, &data.name, probe, data.intermediate);
+        if downstream.is_empty() {
+            return;
+        }
+        if let Some(cs) = &mut self.cs {
+            cs.insert(&data, rng);
+        }
+        for (f, flag) in downstream {
+            let mut d = data.clone();
+            d.intermediate = flag;
+            self.out.push_back((f, Packet::Data(d)));
+        }
+    }
+
+    /// A NACK arrived at `now`: it goes to every face the Interest is pending from, and the
+    /// entry goes.
+    pub fn on_nack(&mut self, now: Time, nack: Nack) {
+        for f in self.pit.on_nack(now, &nack.name) {
+            self.stats.nacks += 1;
+            self.out.push_back((f, Packet::Nack(nack.clone())));
+        }
+    }
+
+    /// The next packet to send, with its face.
+    pub fn poll_transmit(&mut self) -> Option<(FaceId, Packet)> {
+        self.out.pop_front()
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) is next due.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.pit.poll_timeout()
+    }
+
+    /// Expires PIT in-records (nothing is sent).
+    pub fn handle_timeout(&mut self, now: Time) {
+        self.pit.handle_timeout(now);
+    }
+}
+
+#[cfg(test)]
+#[path = "forwarder_tests.rs"]
+mod tests;
