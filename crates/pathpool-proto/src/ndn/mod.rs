@@ -4,9 +4,13 @@
 //! * [`PathOrder`]: each path's Interests in the order they left, the SEQ → path map and the
 //!   ordering rule that finds losses (PTP's §5.C–§5.E), with the in-flight count of §5.D.4.
 //! * [`raaqm_drop_probability`]: RAAQM's window-decrease probability from a route's RTTs.
+//! * [`PathSet`]: the PTP consumer's paths: at most N in use, the slowest swapped every T, a
+//!   NACK's path replaced, at most one change per T (§4.C).
 
 mod order;
+mod paths;
 mod raaqm;
 
 pub use order::{LossDetection, PathOrder, Received};
+pub use paths::{PathChange, PathInfo, PathSet, PathSetConfig};
 pub use raaqm::{raaqm_drop_probability, RouteRtts, RAAQM_P_MAX, RAAQM_P_MIN, RAAQM_SAMPLES};
