@@ -6,11 +6,14 @@
 //! * [`raaqm_drop_probability`]: RAAQM's window-decrease probability from a route's RTTs.
 //! * [`PathSet`]: the PTP consumer's paths: at most N in use, the slowest swapped every T, a
 //!   NACK's path replaced, at most one change per T (§4.C).
+//! * [`PtpConsumer`]: the PTP consumer joining them with MPCCP, probing and timers.
 
 mod order;
 mod paths;
+mod ptp;
 mod raaqm;
 
 pub use order::{LossDetection, PathOrder, Received};
 pub use paths::{PathChange, PathInfo, PathSet, PathSetConfig};
+pub use ptp::{PtpConfig, PtpConsumer, PtpRequest, PtpStats};
 pub use raaqm::{raaqm_drop_probability, RouteRtts, RAAQM_P_MAX, RAAQM_P_MIN, RAAQM_SAMPLES};
