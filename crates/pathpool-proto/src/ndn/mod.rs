@@ -7,12 +7,15 @@
 //! * [`PathSet`]: the PTP consumer's paths: at most N in use, the slowest swapped every T, a
 //!   NACK's path replaced, at most one change per T (§4.C).
 //! * [`PtpConsumer`]: the PTP consumer joining them with MPCCP, probing and timers.
+//! * [`AimdConsumer`]: the single-window consumers ICP, RAAQM and RIC.
 
+mod aimd;
 mod order;
 mod paths;
 mod ptp;
 mod raaqm;
 
+pub use aimd::{AimdConfig, AimdConsumer, AimdLaw, AimdStats};
 pub use order::{LossDetection, PathOrder, Received};
 pub use paths::{PathChange, PathInfo, PathSet, PathSetConfig};
 pub use ptp::{PtpConfig, PtpConsumer, PtpRequest, PtpStats};
