@@ -28,6 +28,7 @@ use crate::fib::{Fib, FibEntryId};
 use crate::name::Name;
 use crate::packet::{Data, FaceId, Interest, Nack, NackReason};
 use crate::pit::{InterestOutcome, Pit};
+use crate::rfa::Rfa;
 use crate::store::ContentStore;
 
 /// How a prefix's Interests choose among the FIB entry's next hops (the in-face excluded,
@@ -41,6 +42,9 @@ pub enum Strategy {
     Multicast,
     /// One next hop after the other, in turn (PTP's probes).
     EqualWeight,
+    /// One next hop drawn with probability proportional to the inverse of its smoothed
+    /// pending-Interest count (RFA, [`Rfa`]).
+    Rfa,
 }
 
 /// What a tagged Interest does when its popped face is no next hop or is down.
@@ -103,14 +107,20 @@ pub struct Forwarder {
     strategies: Vec<(Name, Strategy)>,
     /// Equal-weight's turn, by FIB entry.
     turn: FxHashMap<FibEntryId, usize>,
+    /// RFA's pending-Interest counts.
+    rfa: Rfa,
+    /// The (FIB entry, face) each pending Interest went to by RFA, by PIT key.
+    rfa_out: FxHashMap<(Name, bool), Vec<(FibEntryId, FaceId)>>,
+    /// RFA's draws and the content store's admissions.
+    rng: Rng,
     out: VecDeque<(FaceId, Packet)>,
     stats: ForwarderStats,
 }
 
 impl Forwarder {
-    /// A forwarder with every face up and empty tables.
+    /// A forwarder with every face up and empty tables, drawing from `rng`.
     #[must_use]
-    pub fn new(config: ForwarderConfig) -> Self {
+    pub fn new(config: ForwarderConfig, rng: Rng) -> Self {
         Forwarder {
             up: vec![true; config.faces as usize + 1],
             fib: Fib::new(),
@@ -119,6 +129,9 @@ impl Forwarder {
             cs: config.cs.map(|(c, a)| ContentStore::new(c, a)),
             strategies: Vec::new(),
             turn: FxHashMap::default(),
+            rfa: Rfa::default(),
+            rfa_out: FxHashMap::default(),
+            rng,
             out: VecDeque::new(),
             stats: ForwarderStats::default(),
             config,
@@ -268,11 +281,37 @@ impl Forwarder {
                 *turn = turn.wrapping_add(1);
                 self.out.push_back((f, Packet::Interest(interest)));
             }
+            Strategy::Rfa => {
+                self.rfa.sync(self.fib.version());
+                let f = self.rfa.pick(entry, &hops, &mut self.rng);
+                self.rfa.sent(entry, f);
+                self.rfa_out
+                    .entry((interest.name.clone(), interest.probe))
+                    .or_default()
+                    .push((entry, f));
+                self.out.push_back((f, Packet::Interest(interest)));
+            }
         }
     }
 
-    /// A Data arrived on `face` at `now`; `rng` draws the content store's admission.
-    pub fn on_data(&mut self, now: Time, face: FaceId, mut data: Data, rng: &mut Rng) {
+    /// The Interests RFA sent for `key` are no longer pending.
+    fn rfa_settle(&mut self, key: &(Name, bool)) {
+        if let Some(outs) = self.rfa_out.remove(key) {
+            self.rfa.sync(self.fib.version());
+            for (entry, f) in outs {
+                self.rfa.settled(entry, f);
+            }
+        }
+    }
+
+    /// RFA's state.
+    #[must_use]
+    pub fn rfa(&self) -> &Rfa {
+        &self.rfa
+    }
+
+    /// A Data arrived on `face` at `now`.
+    pub fn on_data(&mut self, now: Time, face: FaceId, mut data: Data) {
         // The producer's own node does not push the application's face: the tagged
         // Interest arrives there with an empty tag and goes to the producer by name.
         if let (Some(tag), true) = (&mut data.tag, face != 0) {
@@ -285,11 +324,12 @@ impl Forwarder {
         data.route_label = h.finish();
         let probe = data.tag.is_some();
         let downstream = self.pit.on_data(now, &data.name, probe, data.intermediate);
+        self.rfa_settle(&(data.name.clone(), probe));
         if downstream.is_empty() {
             return;
         }
         if let Some(cs) = &mut self.cs {
-            cs.insert(&data, rng);
+            cs.insert(&data, &mut self.rng);
         }
         for (f, flag) in downstream {
             let mut d = data.clone();
@@ -301,6 +341,7 @@ impl Forwarder {
     /// A NACK arrived at `now`: it goes to every face the Interest is pending from, and the
     /// entry goes.
     pub fn on_nack(&mut self, now: Time, nack: Nack) {
+        self.rfa_settle(&(nack.name.clone(), false));
         for f in self.pit.on_nack(now, &nack.name) {
             self.stats.nacks += 1;
             self.out.push_back((f, Packet::Nack(nack.clone())));
@@ -318,9 +359,11 @@ impl Forwarder {
         self.pit.poll_timeout()
     }
 
-    /// Expires PIT in-records (nothing is sent).
+    /// Expires PIT in-records (nothing is sent); RFA counts what expired as settled.
     pub fn handle_timeout(&mut self, now: Time) {
-        self.pit.handle_timeout(now);
+        for key in self.pit.handle_timeout(now) {
+            self.rfa_settle(&key);
+        }
     }
 }
 

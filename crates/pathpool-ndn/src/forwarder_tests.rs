@@ -19,7 +19,6 @@ struct Net {
     /// Every (node, face) an Interest left by.
     sent: Vec<(u32, FaceId)>,
     now: Time,
-    rng: Rng,
 }
 
 fn n(s: &str) -> Name {
@@ -54,13 +53,16 @@ impl Net {
         let max = edges.iter().map(|e| e.0.max(e.1)).max().unwrap_or(1);
         let mut nodes: Vec<Forwarder> = (0..=max)
             .map(|k| {
-                Forwarder::new(ForwarderConfig {
-                    node: k,
-                    faces: faces.get(&k).copied().unwrap_or(0),
-                    fab: (16, FabKey::Stored),
-                    cs: if k == 3 { cs } else { None },
-                    fallback,
-                })
+                Forwarder::new(
+                    ForwarderConfig {
+                        node: k,
+                        faces: faces.get(&k).copied().unwrap_or(0),
+                        fab: (16, FabKey::Stored),
+                        cs: if k == 3 { cs } else { None },
+                        fallback,
+                    },
+                    Rng::seed_from_u64(u64::from(k)),
+                )
             })
             .collect();
         let c = n("/c");
@@ -94,7 +96,6 @@ impl Net {
             served: Vec::new(),
             sent: Vec::new(),
             now: Time::from_ms(1),
-            rng: Rng::seed_from_u64(1),
         }
     }
 
@@ -122,7 +123,7 @@ impl Net {
                     let fw = &mut self.nodes[peer as usize];
                     match pkt {
                         Packet::Interest(i) => fw.on_interest(now, pf, i),
-                        Packet::Data(d) => fw.on_data(now, pf, d, &mut self.rng),
+                        Packet::Data(d) => fw.on_data(now, pf, d),
                         Packet::Nack(x) => fw.on_nack(now, x),
                     }
                 }
@@ -143,7 +144,7 @@ impl Net {
                 }
                 self.served.push((node, i));
                 let now = self.now;
-                self.nodes[node as usize].on_data(now, 0, d, &mut self.rng);
+                self.nodes[node as usize].on_data(now, 0, d);
             }
             other => self.apps.push((node, other)),
         }
@@ -288,6 +289,39 @@ fn aggregation_duplicates_and_no_route() {
         net.nodes[1].poll_transmit(),
         Some((0, Packet::Nack(x))) if x.reason == NackReason::NoRoute
     ));
+}
+
+/// RFA at node 2 (next hops 2 and 3), where face 2 answers at once and face 3 never does:
+/// face 3's pending Interests pile up, its weight falls, and of the last 100 of 200
+/// Interests almost all go to face 2. When the unanswered ones expire, RFA counts them as
+/// settled.
+#[test]
+fn rfa_prefers_the_face_with_fewer_pending_interests() {
+    let mut net = Net::tree(None, TagFallback::Nack);
+    let node = &mut net.nodes[2];
+    node.set_strategy(n("/c"), Strategy::Rfa);
+    let now = net.now;
+    let mut late_on_2 = 0;
+    for k in 0..200 {
+        node.on_interest(now, 1, Interest::new(n(&format!("/c/A/{k}")), k));
+        let out: Vec<(FaceId, Packet)> = std::iter::from_fn(|| node.poll_transmit()).collect();
+        for (f, p) in out {
+            if let (2, Packet::Interest(i)) = (f, p) {
+                late_on_2 += usize::from(k >= 100);
+                node.on_data(now, 2, Data::new(i.name.clone(), 1024));
+            }
+        }
+        while node.poll_transmit().is_some() {}
+    }
+    assert!(late_on_2 >= 90, "{late_on_2} of the last 100 on face 2");
+    let e = node.fib().lpm(&n("/c/A")).unwrap();
+    let before = node.rfa().avg_pi(e, 3);
+    // Face 2 swings between 0 and 1 pending: its smoothed count settles at 0.09/0.19.
+    assert!((node.rfa().avg_pi(e, 2) - 0.09 / 0.19).abs() < 0.01);
+    assert!(before > 4.0 * node.rfa().avg_pi(e, 2), "{before}");
+    node.handle_timeout(now + DEFAULT_LIFETIME);
+    assert!(node.pit().is_empty());
+    assert!(node.rfa().avg_pi(e, 3) < before);
 }
 
 mod properties {

@@ -21,6 +21,7 @@ mod lru;
 mod name;
 mod packet;
 mod pit;
+mod rfa;
 mod store;
 
 pub use fab::{Fab, FabKey, FabStats};
@@ -29,4 +30,5 @@ pub use forwarder::{Forwarder, ForwarderConfig, ForwarderStats, Packet, Strategy
 pub use name::{Name, NameError};
 pub use packet::{Data, FaceId, Interest, Nack, NackReason, DEFAULT_LIFETIME};
 pub use pit::{InterestOutcome, Pit, PitStats};
+pub use rfa::{Rfa, RFA_ALPHA, RFA_AVG_FLOOR};
 pub use store::{ContentStore, CsStats};

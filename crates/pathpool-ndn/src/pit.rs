@@ -206,9 +206,10 @@ impl Pit {
         self.expiries.peek().map(|Reverse((t, _))| *t)
     }
 
-    /// Removes the in-records expired at `now`, and the entries left with none; sends
-    /// nothing.
-    pub fn handle_timeout(&mut self, now: Time) {
+    /// Removes the in-records expired at `now`, and the entries left with none, whose keys
+    /// (name, probe bit) it returns; sends nothing.
+    pub fn handle_timeout(&mut self, now: Time) -> Vec<(Name, bool)> {
+        let mut removed = Vec::new();
         while let Some(&Reverse((t, slot))) = self.expiries.peek() {
             if t > now {
                 break;
@@ -225,8 +226,10 @@ impl Pit {
                 self.index.remove(&key);
                 self.slots[slot as usize] = None;
                 self.free.push(slot);
+                removed.push(key);
             }
         }
+        removed
     }
 
     /// Entries held.
