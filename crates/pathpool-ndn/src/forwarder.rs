@@ -27,6 +27,7 @@ use crate::fab::{Fab, FabKey};
 use crate::fib::{Fib, FibEntryId};
 use crate::name::Name;
 use crate::packet::{Data, FaceId, Interest, Nack, NackReason};
+use crate::paf::{Paf, PafConfig};
 use crate::pit::{InterestOutcome, Pit};
 use crate::rfa::Rfa;
 use crate::store::ContentStore;
@@ -45,6 +46,27 @@ pub enum Strategy {
     /// One next hop drawn with probability proportional to the inverse of its smoothed
     /// pending-Interest count (RFA, [`Rfa`]).
     Rfa,
+    /// One next hop drawn by probabilities that fast Data reinforce and failures evaporate
+    /// (PAF, [`Paf`]).
+    Paf,
+}
+
+/// An Interest a measuring strategy (RFA, PAF) sent: where, when and by which.
+#[derive(Clone, Copy, Debug)]
+struct OutRecord {
+    entry: FibEntryId,
+    face: FaceId,
+    sent_at: Time,
+    paf: bool,
+}
+
+/// How the Interests a PIT entry sent were settled.
+#[derive(Clone, Copy, Debug)]
+enum Settled {
+    /// Its Data came from this face at this time.
+    Answered(FaceId, Time),
+    /// It expired or was refused.
+    Failed,
 }
 
 /// What a tagged Interest does when its popped face is no next hop or is down.
@@ -68,6 +90,8 @@ pub struct ForwarderConfig {
     pub fab: (usize, FabKey),
     /// Content store capacity in packets and admission probability, if the node caches.
     pub cs: Option<(usize, f64)>,
+    /// PAF's constants.
+    pub paf: PafConfig,
     /// PTP's fallback for a tag that does not hold.
     pub fallback: TagFallback,
 }
@@ -109,8 +133,10 @@ pub struct Forwarder {
     turn: FxHashMap<FibEntryId, usize>,
     /// RFA's pending-Interest counts.
     rfa: Rfa,
-    /// The (FIB entry, face) each pending Interest went to by RFA, by PIT key.
-    rfa_out: FxHashMap<(Name, bool), Vec<(FibEntryId, FaceId)>>,
+    /// PAF's probabilities.
+    paf: Paf,
+    /// Where RFA or PAF sent each pending Interest, by PIT key.
+    measured_out: FxHashMap<(Name, bool), Vec<OutRecord>>,
     /// RFA's draws and the content store's admissions.
     rng: Rng,
     out: VecDeque<(FaceId, Packet)>,
@@ -130,7 +156,8 @@ impl Forwarder {
             strategies: Vec::new(),
             turn: FxHashMap::default(),
             rfa: Rfa::default(),
-            rfa_out: FxHashMap::default(),
+            paf: Paf::new(config.paf),
+            measured_out: FxHashMap::default(),
             rng,
             out: VecDeque::new(),
             stats: ForwarderStats::default(),
@@ -236,7 +263,7 @@ impl Forwarder {
             return self.nack(face, &interest, NackReason::NoRoute);
         };
         if interest.probe {
-            return self.forward(face, entry, interest, Strategy::EqualWeight);
+            return self.forward(now, face, entry, interest, Strategy::EqualWeight);
         }
         if let Some(next) = interest.tag.pop() {
             if self.fib.entry(entry).has_next_hop(next) && self.is_up(next) {
@@ -251,12 +278,19 @@ impl Forwarder {
             }
         }
         let strategy = self.strategy_for(&interest.name);
-        self.forward(face, entry, interest, strategy)
+        self.forward(now, face, entry, interest, strategy)
     }
 
     /// Sends `interest`, which came on `face`, to next hops of `entry` by `strategy`; NACK
     /// (no route) if no next hop is up besides the in-face.
-    fn forward(&mut self, face: FaceId, entry: FibEntryId, interest: Interest, strategy: Strategy) {
+    fn forward(
+        &mut self,
+        now: Time,
+        face: FaceId,
+        entry: FibEntryId,
+        interest: Interest,
+        strategy: Strategy,
+    ) {
         let hops: Vec<FaceId> = self
             .fib
             .entry(entry)
@@ -281,27 +315,62 @@ impl Forwarder {
                 *turn = turn.wrapping_add(1);
                 self.out.push_back((f, Packet::Interest(interest)));
             }
-            Strategy::Rfa => {
-                self.rfa.sync(self.fib.version());
-                let f = self.rfa.pick(entry, &hops, &mut self.rng);
-                self.rfa.sent(entry, f);
-                self.rfa_out
+            Strategy::Rfa | Strategy::Paf => {
+                let paf = strategy == Strategy::Paf;
+                let f = if paf {
+                    self.paf.sync(self.fib.version());
+                    let all: Vec<FaceId> = self
+                        .fib
+                        .entry(entry)
+                        .next_hops
+                        .iter()
+                        .map(|h| h.face)
+                        .collect();
+                    self.paf.pick(entry, &all, &hops, &mut self.rng)
+                } else {
+                    self.rfa.sync(self.fib.version());
+                    let f = self.rfa.pick(entry, &hops, &mut self.rng);
+                    self.rfa.sent(entry, f);
+                    f
+                };
+                self.measured_out
                     .entry((interest.name.clone(), interest.probe))
                     .or_default()
-                    .push((entry, f));
+                    .push(OutRecord {
+                        entry,
+                        face: f,
+                        sent_at: now,
+                        paf,
+                    });
                 self.out.push_back((f, Packet::Interest(interest)));
             }
         }
     }
 
-    /// The Interests RFA sent for `key` are no longer pending.
-    fn rfa_settle(&mut self, key: &(Name, bool)) {
-        if let Some(outs) = self.rfa_out.remove(key) {
-            self.rfa.sync(self.fib.version());
-            for (entry, f) in outs {
-                self.rfa.settled(entry, f);
+    /// The Interests RFA or PAF sent for `key` are no longer pending, as `how` says.
+    fn settle(&mut self, key: &(Name, bool), how: Settled) {
+        let Some(outs) = self.measured_out.remove(key) else {
+            return;
+        };
+        self.rfa.sync(self.fib.version());
+        self.paf.sync(self.fib.version());
+        for o in outs {
+            match (o.paf, how) {
+                (false, _) => self.rfa.settled(o.entry, o.face),
+                (true, Settled::Answered(f, now)) if f == o.face => {
+                    self.paf
+                        .reinforce(o.entry, o.face, now.saturating_since(o.sent_at));
+                }
+                (true, Settled::Answered(..)) => {}
+                (true, Settled::Failed) => self.paf.evaporate(o.entry, o.face),
             }
         }
+    }
+
+    /// PAF's state.
+    #[must_use]
+    pub fn paf(&self) -> &Paf {
+        &self.paf
     }
 
     /// RFA's state.
@@ -324,7 +393,7 @@ impl Forwarder {
         data.route_label = h.finish();
         let probe = data.tag.is_some();
         let downstream = self.pit.on_data(now, &data.name, probe, data.intermediate);
-        self.rfa_settle(&(data.name.clone(), probe));
+        self.settle(&(data.name.clone(), probe), Settled::Answered(face, now));
         if downstream.is_empty() {
             return;
         }
@@ -341,7 +410,7 @@ impl Forwarder {
     /// A NACK arrived at `now`: it goes to every face the Interest is pending from, and the
     /// entry goes.
     pub fn on_nack(&mut self, now: Time, nack: Nack) {
-        self.rfa_settle(&(nack.name.clone(), false));
+        self.settle(&(nack.name.clone(), false), Settled::Failed);
         for f in self.pit.on_nack(now, &nack.name) {
             self.stats.nacks += 1;
             self.out.push_back((f, Packet::Nack(nack.clone())));
@@ -359,10 +428,11 @@ impl Forwarder {
         self.pit.poll_timeout()
     }
 
-    /// Expires PIT in-records (nothing is sent); RFA counts what expired as settled.
+    /// Expires PIT in-records (nothing is sent); RFA counts what expired as settled, PAF as
+    /// failed.
     pub fn handle_timeout(&mut self, now: Time) {
         for key in self.pit.handle_timeout(now) {
-            self.rfa_settle(&key);
+            self.settle(&key, Settled::Failed);
         }
     }
 }

@@ -59,6 +59,7 @@ impl Net {
                         faces: faces.get(&k).copied().unwrap_or(0),
                         fab: (16, FabKey::Stored),
                         cs: if k == 3 { cs } else { None },
+                        paf: crate::paf::PafConfig::default(),
                         fallback,
                     },
                     Rng::seed_from_u64(u64::from(k)),
@@ -322,6 +323,51 @@ fn rfa_prefers_the_face_with_fewer_pending_interests() {
     node.handle_timeout(now + DEFAULT_LIFETIME);
     assert!(node.pit().is_empty());
     assert!(node.rfa().avg_pi(e, 3) < before);
+}
+
+/// PAF at node 2: face 2's Data come back in 10 ms, face 3's in 50 ms; face 2's
+/// probability grows past 0.6. An Interest that expires evaporates its face.
+#[test]
+fn paf_reinforces_the_faster_face_and_evaporates_on_expiry() {
+    let mut net = Net::tree(None, TagFallback::Nack);
+    let node = &mut net.nodes[2];
+    node.set_strategy(n("/c"), Strategy::Paf);
+    let mut now = net.now;
+    // (arrival, face, name) of the Data on their way back, in time order.
+    let mut coming: Vec<(Time, FaceId, Name)> = Vec::new();
+    for k in 0..200 {
+        now += pathpool_core::Dur::from_ms(1);
+        coming.sort_by_key(|c| std::cmp::Reverse(c.0));
+        while coming.last().is_some_and(|c| c.0 <= now) {
+            let (t, f, name) = coming.pop().unwrap();
+            node.on_data(t, f, Data::new(name, 1024));
+        }
+        node.on_interest(now, 1, Interest::new(n(&format!("/c/A/{k}")), k));
+        while let Some((f, p)) = node.poll_transmit() {
+            if let Packet::Interest(i) = p {
+                let rtt = pathpool_core::Dur::from_ms(if f == 2 { 10 } else { 50 });
+                coming.push((now + rtt, f, i.name));
+            }
+        }
+    }
+    coming.sort_by_key(|c| std::cmp::Reverse(c.0));
+    while let Some((t, f, name)) = coming.pop() {
+        now = t;
+        node.on_data(t, f, Data::new(name, 1024));
+    }
+    let e = node.fib().lpm(&n("/c/A")).unwrap();
+    let p2 = node.paf().probability(e, 2).unwrap();
+    assert!(p2 > 0.6, "{p2}");
+    while node.poll_transmit().is_some() {}
+    node.on_interest(now, 1, Interest::new(n("/c/A/x"), 999));
+    let (f, _) = node.poll_transmit().unwrap();
+    let before = node.paf().probability(e, f).unwrap();
+    node.handle_timeout(now + DEFAULT_LIFETIME);
+    let after = node.paf().probability(e, f).unwrap();
+    assert!(
+        (after - 0.9 * before).abs() < 1e-9 || after == 0.01,
+        "{before} {after}"
+    );
 }
 
 mod properties {
