@@ -10,6 +10,7 @@ mod disjoint;
 mod graph;
 mod group;
 mod lipsin;
+mod maxflow;
 mod placement;
 mod shortest;
 mod yen;
@@ -21,6 +22,7 @@ pub use group::{bottleneck_groups, shared_link_groups, FbFactor};
 pub use lipsin::{
     ttl_after_hop, Fid, LinkTags, LipsinError, TagSpace, DEFAULT_K, DEFAULT_TTL, MAX_K,
 };
+pub use maxflow::{max_flow, MaxFlow};
 pub use placement::{place, Client, Placement, PlacementError, PlacementRules};
 pub use shortest::shortest_path;
 pub use yen::k_shortest_paths;
