@@ -20,7 +20,7 @@
 use std::collections::VecDeque;
 
 use pathpool_core::hash::{FxHashMap, FxHasher};
-use pathpool_core::{Rng, Time};
+use pathpool_core::{Dur, Rng, Time};
 use std::hash::Hasher;
 
 use crate::fab::{Fab, FabKey};
@@ -30,6 +30,7 @@ use crate::packet::{Data, FaceId, Interest, Nack, NackReason};
 use crate::paf::{Paf, PafConfig};
 use crate::pit::{InterestOutcome, Pit};
 use crate::rfa::Rfa;
+use crate::shaper::Shaper;
 use crate::store::ContentStore;
 
 /// How a prefix's Interests choose among the FIB entry's next hops (the in-face excluded,
@@ -92,6 +93,9 @@ pub struct ForwarderConfig {
     pub cs: Option<(usize, f64)>,
     /// PAF's constants.
     pub paf: PafConfig,
+    /// FISP: per face (index = face id), one Interest every so often at most, shared fairly
+    /// by the flows (`None` or missing: no shaping).
+    pub shaping: Vec<Option<Dur>>,
     /// PTP's fallback for a tag that does not hold.
     pub fallback: TagFallback,
 }
@@ -139,6 +143,8 @@ pub struct Forwarder {
     measured_out: FxHashMap<(Name, bool), Vec<OutRecord>>,
     /// RFA's draws and the content store's admissions.
     rng: Rng,
+    /// FISP's shapers, by face.
+    shapers: Vec<Option<Shaper>>,
     out: VecDeque<(FaceId, Packet)>,
     stats: ForwarderStats,
 }
@@ -159,6 +165,9 @@ impl Forwarder {
             paf: Paf::new(config.paf),
             measured_out: FxHashMap::default(),
             rng,
+            shapers: (0..=config.faces as usize)
+                .map(|f| config.shaping.get(f).copied().flatten().map(Shaper::new))
+                .collect(),
             out: VecDeque::new(),
             stats: ForwarderStats::default(),
             config,
@@ -268,7 +277,7 @@ impl Forwarder {
         if let Some(next) = interest.tag.pop() {
             if self.fib.entry(entry).has_next_hop(next) && self.is_up(next) {
                 self.stats.tags_followed += 1;
-                self.out.push_back((next, Packet::Interest(interest)));
+                self.send_interest(now, next, interest);
                 return;
             }
             self.stats.tags_broken += 1;
@@ -303,17 +312,17 @@ impl Forwarder {
             return self.nack(face, &interest, NackReason::NoRoute);
         }
         match strategy {
-            Strategy::BestRoute => self.out.push_back((hops[0], Packet::Interest(interest))),
+            Strategy::BestRoute => self.send_interest(now, hops[0], interest),
             Strategy::Multicast => {
                 for f in hops {
-                    self.out.push_back((f, Packet::Interest(interest.clone())));
+                    self.send_interest(now, f, interest.clone());
                 }
             }
             Strategy::EqualWeight => {
                 let turn = self.turn.entry(entry).or_insert(0);
                 let f = hops[*turn % hops.len()];
                 *turn = turn.wrapping_add(1);
-                self.out.push_back((f, Packet::Interest(interest)));
+                self.send_interest(now, f, interest);
             }
             Strategy::Rfa | Strategy::Paf => {
                 let paf = strategy == Strategy::Paf;
@@ -342,9 +351,26 @@ impl Forwarder {
                         sent_at: now,
                         paf,
                     });
-                self.out.push_back((f, Packet::Interest(interest)));
+                self.send_interest(now, f, interest);
             }
         }
+    }
+
+    /// Sends `interest` on `face` now, or when the face's shaper lets it.
+    fn send_interest(&mut self, now: Time, face: FaceId, interest: Interest) {
+        let go = match self.shapers.get_mut(face as usize).and_then(Option::as_mut) {
+            Some(shaper) => shaper.offer(now, interest.name.flow_name(), interest),
+            None => Some(interest),
+        };
+        if let Some(i) = go {
+            self.out.push_back((face, Packet::Interest(i)));
+        }
+    }
+
+    /// The shaper of `face`, if it has one.
+    #[must_use]
+    pub fn shaper(&self, face: FaceId) -> Option<&Shaper> {
+        self.shapers.get(face as usize).and_then(Option::as_ref)
     }
 
     /// The Interests RFA or PAF sent for `key` are no longer pending, as `how` says.
@@ -425,14 +451,26 @@ impl Forwarder {
     /// When [`handle_timeout`](Self::handle_timeout) is next due.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Time> {
-        self.pit.poll_timeout()
+        self.shapers
+            .iter()
+            .flatten()
+            .filter_map(Shaper::poll_timeout)
+            .chain(self.pit.poll_timeout())
+            .min()
     }
 
-    /// Expires PIT in-records (nothing is sent); RFA counts what expired as settled, PAF as
-    /// failed.
+    /// Expires PIT in-records (nothing is sent; RFA counts what expired as settled, PAF as
+    /// failed) and lets out the Interests the shapers now allow.
     pub fn handle_timeout(&mut self, now: Time) {
         for key in self.pit.handle_timeout(now) {
             self.settle(&key, Settled::Failed);
+        }
+        for face in 0..self.shapers.len() {
+            if let Some(shaper) = self.shapers[face].as_mut() {
+                while let Some(i) = shaper.poll(now) {
+                    self.out.push_back((face as FaceId, Packet::Interest(i)));
+                }
+            }
         }
     }
 }

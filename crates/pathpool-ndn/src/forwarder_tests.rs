@@ -60,6 +60,7 @@ impl Net {
                         fab: (16, FabKey::Stored),
                         cs: if k == 3 { cs } else { None },
                         paf: crate::paf::PafConfig::default(),
+                        shaping: Vec::new(),
                         fallback,
                     },
                     Rng::seed_from_u64(u64::from(k)),
@@ -368,6 +369,54 @@ fn paf_reinforces_the_faster_face_and_evaporates_on_expiry() {
         (after - 0.9 * before).abs() < 1e-9 || after == 0.01,
         "{before} {after}"
     );
+}
+
+/// FISP at a face: one Interest every 10 ms, the flows waiting in turn; the forwarder asks
+/// to be woken when the next may go.
+#[test]
+fn a_shaped_face_paces_interests_and_serves_flows_in_turn() {
+    let mut node = Forwarder::new(
+        ForwarderConfig {
+            node: 1,
+            faces: 2,
+            fab: (16, FabKey::Stored),
+            cs: None,
+            fallback: TagFallback::Nack,
+            paf: crate::paf::PafConfig::default(),
+            shaping: vec![None, None, Some(pathpool_core::Dur::from_ms(10))],
+        },
+        Rng::seed_from_u64(1),
+    );
+    node.fib_mut().add_next_hop(&n("/"), 2, 0);
+    let t0 = Time::from_ms(100);
+    for k in 0..4 {
+        node.on_interest(t0, 1, Interest::new(n(&format!("/a/{k}")), k));
+    }
+    node.on_interest(t0, 1, Interest::new(n("/b/0"), 10));
+    let mut sent: Vec<(Time, String)> = Vec::new();
+    let mut now = t0;
+    loop {
+        while let Some((f, p)) = node.poll_transmit() {
+            if let (2, Packet::Interest(i)) = (f, p) {
+                sent.push((now, i.name.to_string()));
+            }
+        }
+        match node.poll_timeout() {
+            Some(t) if t < t0 + pathpool_core::Dur::from_secs(1) => {
+                now = t;
+                node.handle_timeout(now);
+            }
+            _ => break,
+        }
+    }
+    let names: Vec<&str> = sent.iter().map(|s| s.1.as_str()).collect();
+    assert_eq!(names, ["/a/0", "/a/1", "/b/0", "/a/2", "/a/3"]);
+    let ms: Vec<u64> = sent
+        .iter()
+        .map(|s| (s.0.as_ps() / 1_000_000_000) - 100)
+        .collect();
+    assert_eq!(ms, [0, 10, 20, 30, 40]);
+    assert_eq!(node.shaper(2).map(Shaper::waiting), Some(0));
 }
 
 mod properties {

@@ -23,6 +23,7 @@ mod packet;
 mod paf;
 mod pit;
 mod rfa;
+mod shaper;
 mod store;
 
 pub use fab::{Fab, FabKey, FabStats};
@@ -33,4 +34,5 @@ pub use packet::{Data, FaceId, Interest, Nack, NackReason, DEFAULT_LIFETIME};
 pub use paf::{Paf, PafConfig};
 pub use pit::{InterestOutcome, Pit, PitStats};
 pub use rfa::{Rfa, RFA_ALPHA, RFA_AVG_FLOOR};
+pub use shaper::{Shaper, SHAPER_FLOW_LIMIT};
 pub use store::{ContentStore, CsStats};
