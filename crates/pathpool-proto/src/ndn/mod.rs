@@ -17,6 +17,6 @@ mod raaqm;
 
 pub use aimd::{AimdConfig, AimdConsumer, AimdLaw, AimdStats};
 pub use order::{LossDetection, PathOrder, Received};
-pub use paths::{PathChange, PathInfo, PathSet, PathSetConfig};
+pub use paths::{PathChange, PathInfo, PathSet, PathSetConfig, Selection};
 pub use ptp::{PtpConfig, PtpConsumer, PtpRequest, PtpStats};
 pub use raaqm::{raaqm_drop_probability, RouteRtts, RAAQM_P_MAX, RAAQM_P_MIN, RAAQM_SAMPLES};

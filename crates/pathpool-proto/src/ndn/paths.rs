@@ -1,9 +1,28 @@
 //! The PTP consumer's paths (spec 004 §3.5; issue 22): every tag its probes bring back is a
-//! path; at most N are in use. Every T the in-use path with the least goodput over that T
-//! is swapped for a random unused one; a NACK takes its path out of use at once and a
-//! random unused one replaces it; the in-use set changes at most once per T.
+//! path; at most N are in use. Every T one in-use path may be swapped for an unused one, as
+//! the [`Selection`] says (the paper's evaluation: the one with the least goodput over that
+//! T for a random unused one); a NACK takes its path out of use at once and a random unused
+//! one replaces it; the in-use set changes at most once per T.
 
 use pathpool_core::{Dur, Rng, Time};
+
+/// Which in-use path a review swaps for which unused one (the paper's §4.C and appendix).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Selection {
+    /// The in-use path with the least goodput over the last T, for a random unused one (the
+    /// paper's evaluation; default).
+    #[default]
+    Bandwidth,
+    /// A random in-use path for a random unused one.
+    Random,
+    /// The in-use path of most hops for the unused one of fewest, if it has fewer.
+    Hops,
+    /// The in-use path of greatest mean RTT for the unused one of least, if it is less.
+    Latency,
+    /// Towards the N paths whose mean RTTs, sorted, vary least (the appendix's eq. 5 with
+    /// the window's own mean, /W): an in-use path outside that window for one inside it.
+    LatencyVariance,
+}
 
 /// The path set's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -12,6 +31,8 @@ pub struct PathSetConfig {
     pub max_paths: usize,
     /// T, the review period and the least time between two changes (10 s in the paper).
     pub period: Dur,
+    /// How a review chooses its swap.
+    pub selection: Selection,
 }
 
 impl Default for PathSetConfig {
@@ -19,12 +40,13 @@ impl Default for PathSetConfig {
         PathSetConfig {
             max_paths: 10,
             period: Dur::from_secs(10),
+            selection: Selection::Bandwidth,
         }
     }
 }
 
 /// One path: its tag and how it is doing.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PathInfo {
     /// The tag (a stack of face ids, the first hop's on top: the last element).
     pub tag: Vec<u32>,
@@ -34,6 +56,18 @@ pub struct PathInfo {
     pub broken: bool,
     /// Payload bytes received on it since the last review.
     pub period_bytes: u64,
+    /// Σ of its RTT samples (probes' and its own producer Data's), seconds.
+    pub rtt_sum_s: f64,
+    /// RTT samples taken.
+    pub rtt_samples: u64,
+}
+
+impl PathInfo {
+    /// Its mean RTT, seconds, if sampled.
+    #[must_use]
+    pub fn mean_rtt_s(&self) -> Option<f64> {
+        (self.rtt_samples > 0).then(|| self.rtt_sum_s / self.rtt_samples as f64)
+    }
 }
 
 /// A change of the in-use set.
@@ -106,8 +140,22 @@ impl PathSet {
             in_use,
             broken: false,
             period_bytes: 0,
+            rtt_sum_s: 0.0,
+            rtt_samples: 0,
         });
         Some(self.paths.len() - 1)
+    }
+
+    /// The path whose tag is `tag`.
+    #[must_use]
+    pub fn find(&self, tag: &[u32]) -> Option<usize> {
+        self.paths.iter().position(|p| p.tag == tag)
+    }
+
+    /// An RTT sample of path `p` (a probe's on its tag, or a producer Data's on it).
+    pub fn on_rtt(&mut self, p: usize, rtt: Dur) {
+        self.paths[p].rtt_sum_s += rtt.as_secs_f64();
+        self.paths[p].rtt_samples += 1;
     }
 
     /// `bytes` of payload arrived on path `p`.
@@ -135,6 +183,76 @@ impl PathSet {
             }
         }
         changes
+    }
+
+    /// The review's swap, (in-use path out, unused path in), as the selection says.
+    fn choose_swap(&self, rng: &mut Rng) -> Option<(usize, usize)> {
+        let in_use: Vec<usize> = self.in_use().collect();
+        let unused: Vec<usize> = (0..self.paths.len())
+            .filter(|&i| !self.paths[i].in_use && !self.paths[i].broken)
+            .collect();
+        if in_use.is_empty() || unused.is_empty() {
+            return None;
+        }
+        let p = &self.paths;
+        let pick = |v: &[usize], rng: &mut Rng| v[rng.below(v.len() as u64) as usize];
+        let rtt = |i: usize| p[i].mean_rtt_s().unwrap_or(f64::INFINITY);
+        match self.config.selection {
+            Selection::Bandwidth => {
+                let w = *in_use.iter().min_by_key(|&&i| (p[i].period_bytes, i))?;
+                Some((w, pick(&unused, rng)))
+            }
+            Selection::Random => Some((pick(&in_use, rng), pick(&unused, rng))),
+            Selection::Hops => {
+                let w = *in_use
+                    .iter()
+                    .max_by_key(|&&i| (p[i].tag.len(), usize::MAX - i))?;
+                let b = *unused.iter().min_by_key(|&&i| (p[i].tag.len(), i))?;
+                (p[b].tag.len() < p[w].tag.len()).then_some((w, b))
+            }
+            Selection::Latency => {
+                let w = *in_use
+                    .iter()
+                    .max_by(|&&a, &&b| rtt(a).total_cmp(&rtt(b)).then(b.cmp(&a)))?;
+                let b = *unused
+                    .iter()
+                    .min_by(|&&a, &&b| rtt(a).total_cmp(&rtt(b)).then(a.cmp(&b)))?;
+                (rtt(b) < rtt(w)).then_some((w, b))
+            }
+            Selection::LatencyVariance => {
+                let target = self.least_variance_window();
+                let w = *in_use.iter().find(|i| !target.contains(i))?;
+                let b = *target.iter().find(|&&i| unused.contains(&i))?;
+                Some((w, b))
+            }
+        }
+    }
+
+    /// Eq. (5) of the paper's appendix, with the window's own mean (its "/10" read as /W):
+    /// the paths with an RTT, sorted by mean RTT, cut in windows of W = N consecutive ones;
+    /// the window of least Σ (rtt − mean)².
+    fn least_variance_window(&self) -> Vec<usize> {
+        let mut sampled: Vec<(f64, usize)> = (0..self.paths.len())
+            .filter(|&i| !self.paths[i].broken)
+            .filter_map(|i| Some((self.paths[i].mean_rtt_s()?, i)))
+            .collect();
+        sampled.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let w = self.config.max_paths.min(sampled.len());
+        if w == 0 {
+            return Vec::new();
+        }
+        let spread = |win: &[(f64, usize)]| {
+            let mean = win.iter().map(|x| x.0).sum::<f64>() / win.len() as f64;
+            win.iter().map(|x| (x.0 - mean).powi(2)).sum::<f64>()
+        };
+        let best = (0..=sampled.len() - w)
+            .min_by(|&a, &b| {
+                spread(&sampled[a..a + w])
+                    .total_cmp(&spread(&sampled[b..b + w]))
+                    .then(a.cmp(&b))
+            })
+            .unwrap_or(0);
+        sampled[best..best + w].iter().map(|x| x.1).collect()
     }
 
     fn random_unused(&self, rng: &mut Rng) -> Option<usize> {
@@ -172,16 +290,11 @@ impl PathSet {
                 if let Some(q) = self.random_unused(rng) {
                     self.start(now, q, &mut changes);
                 }
-            } else if let Some(q) = self.random_unused(rng) {
-                let worst = self
-                    .in_use()
-                    .min_by_key(|&i| (self.paths[i].period_bytes, i));
-                if let Some(w) = worst {
-                    self.paths[w].in_use = false;
-                    changes.push(PathChange::Stopped(w));
-                    self.owed += 1;
-                    self.start(now, q, &mut changes);
-                }
+            } else if let Some((w, q)) = self.choose_swap(rng) {
+                self.paths[w].in_use = false;
+                changes.push(PathChange::Stopped(w));
+                self.owed += 1;
+                self.start(now, q, &mut changes);
             }
         }
         for p in &mut self.paths {
@@ -201,6 +314,7 @@ mod tests {
             PathSetConfig {
                 max_paths: n,
                 period: Dur::from_secs(10),
+                selection: Selection::Bandwidth,
             },
             Time::ZERO,
         )
@@ -263,6 +377,60 @@ mod tests {
         assert!(s.paths()[fresh].in_use);
         assert!(s.handle_timeout(Time::from_secs(40), &mut rng).len() <= 2);
         assert!(s.in_use().count() <= 2);
+    }
+
+    /// A set of `tags` (with `rtts_ms` samples each) under `selection`, N = 2, the first two
+    /// in use; the swap the first review makes.
+    fn swap(selection: Selection, tags: &[&[u32]], rtts_ms: &[&[u64]]) -> Vec<PathChange> {
+        let mut s = PathSet::new(
+            PathSetConfig {
+                max_paths: 2,
+                period: Dur::from_secs(10),
+                selection,
+            },
+            Time::ZERO,
+        );
+        for (t, rtts) in tags.iter().zip(rtts_ms) {
+            let p = s.on_probe_tag(t).unwrap();
+            for &ms in *rtts {
+                s.on_rtt(p, Dur::from_ms(ms));
+            }
+        }
+        s.handle_timeout(Time::from_secs(10), &mut Rng::seed_from_u64(1))
+    }
+
+    #[test]
+    fn the_appendix_selections_swap_towards_their_aim() {
+        use PathChange::{Started, Stopped};
+        let tags: [&[u32]; 4] = [&[1, 1, 1], &[2, 2], &[3], &[4, 4, 4, 4]];
+        let rtts: [&[u64]; 4] = [&[50], &[30, 34], &[80], &[20]];
+        // Hops: path 0 (3 hops) out, path 2 (1 hop) in.
+        assert_eq!(
+            swap(Selection::Hops, &tags, &rtts),
+            [Stopped(0), Started(2)]
+        );
+        // Latency: path 0 (50 ms) out, path 3 (20 ms) in.
+        assert_eq!(
+            swap(Selection::Latency, &tags, &rtts),
+            [Stopped(0), Started(3)]
+        );
+        // Variance: sorted 20, 32, 50, 80: windows of 2 spread 72, 162, 450: paths 3 and 1.
+        assert_eq!(
+            swap(Selection::LatencyVariance, &tags, &rtts),
+            [Stopped(0), Started(3)]
+        );
+        // Nothing better outside: no swap.
+        let few: [&[u64]; 4] = [&[10], &[10], &[80], &[90]];
+        assert!(swap(Selection::Latency, &tags, &few).is_empty());
+        assert!(swap(Selection::LatencyVariance, &tags, &few).is_empty());
+        let short: [&[u32]; 3] = [&[1], &[2], &[3, 3]];
+        assert!(swap(Selection::Hops, &short, &rtts[..3]).is_empty());
+        // Random: some in-use path for some unused one.
+        let c = swap(Selection::Random, &tags, &rtts);
+        assert!(
+            matches!(c[..], [Stopped(a), Started(b)] if a < 2 && b >= 2),
+            "{c:?}"
+        );
     }
 
     proptest! {

@@ -329,15 +329,20 @@ impl PtpConsumer {
         let Some(p) = pending.path else {
             // A probe's Data: its tag may be a new path, whose RTT the probe measured.
             if let Some(tag) = tag {
+                let sample = (!pending.resent).then(|| now.saturating_since(pending.sent_at));
                 if let Some(q) = self.paths.on_probe_tag(tag) {
                     let in_use = self.paths.paths()[q].in_use;
                     self.add_path(in_use);
-                    if !pending.resent {
-                        self.rtts[q].on_sample(now.saturating_since(pending.sent_at));
+                    if let Some(r) = sample {
+                        self.rtts[q].on_sample(r);
                         if let Some(s) = self.rtts[q].srtt() {
                             self.mpccp.set_srtt(q, s);
                         }
                     }
+                }
+                // The path selection's latency: every probe's RTT on its tag.
+                if let (Some(q), Some(r)) = (self.paths.find(tag), sample) {
+                    self.paths.on_rtt(q, r);
                 }
             }
             return;
@@ -345,7 +350,9 @@ impl PtpConsumer {
         self.paths.on_data(p, payload_bytes);
         let r = self.order.on_data(seq, !intermediate);
         if !intermediate && !pending.resent {
-            self.rtts[p].on_sample(now.saturating_since(pending.sent_at));
+            let r = now.saturating_since(pending.sent_at);
+            self.rtts[p].on_sample(r);
+            self.paths.on_rtt(p, r);
             if let Some(s) = self.rtts[p].srtt() {
                 self.mpccp.set_srtt(p, s);
             }
