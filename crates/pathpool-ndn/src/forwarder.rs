@@ -80,6 +80,39 @@ pub enum TagFallback {
     Name,
 }
 
+/// How Data names record the route they took (mmTP over NDN, thesis §6.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Labeling {
+    /// They do not (default).
+    #[default]
+    None,
+    /// A branching node (two or more next hops for the name) appends `_R<k>` to a Data's
+    /// name, k the rank of the face it arrived on among the next hops (1 first); an
+    /// Interest whose last component is `_R<k>` is steered there by the branching node,
+    /// which strips it.
+    BranchingPostfix,
+}
+
+/// The rank `k` of a `_R<k>` name component.
+fn route_rank(component: &str) -> Option<usize> {
+    component
+        .strip_prefix("_R")?
+        .parse()
+        .ok()
+        .filter(|&k| k > 0)
+}
+
+/// `name` without its trailing `_R<k>` components.
+fn without_labels(name: &Name) -> Name {
+    let c = name.components();
+    let keep = c.len()
+        - c.iter()
+            .rev()
+            .take_while(|x| route_rank(x).is_some())
+            .count();
+    name.prefix(keep)
+}
+
 /// A forwarder's settings.
 #[derive(Clone, Debug)]
 pub struct ForwarderConfig {
@@ -96,6 +129,8 @@ pub struct ForwarderConfig {
     /// FISP: per face (index = face id), one Interest every so often at most, shared fairly
     /// by the flows (`None` or missing: no shaping).
     pub shaping: Vec<Option<Dur>>,
+    /// Route labels in Data names.
+    pub labeling: Labeling,
     /// PTP's fallback for a tag that does not hold.
     pub fallback: TagFallback,
 }
@@ -215,6 +250,11 @@ impl Forwarder {
         self.strategies.push((prefix, strategy));
     }
 
+    /// Sets how Data names record their routes.
+    pub fn set_labeling(&mut self, labeling: Labeling) {
+        self.config.labeling = labeling;
+    }
+
     /// Sets `face` up or down.
     pub fn set_face_up(&mut self, face: FaceId, up: bool) {
         self.up[face as usize] = up;
@@ -267,10 +307,25 @@ impl Forwarder {
             InterestOutcome::Aggregated if !interest.probe => return,
             _ => {}
         }
-        let flow = interest.name.flow_name();
+        let flow = self.flow_of(&interest.name);
         let Some(entry) = self.fab.lookup(&flow, &self.fib) else {
             return self.nack(face, &interest, NackReason::NoRoute);
         };
+        if let Some(rank) = self.steering(entry, &interest.name) {
+            // A branching node: the last label says which next hop; it goes, stripped.
+            let hop = self
+                .fib
+                .entry(entry)
+                .next_hops
+                .get(rank - 1)
+                .map(|h| h.face);
+            let mut stripped = interest.clone();
+            stripped.name = interest.name.prefix(interest.name.len() - 1);
+            return match hop.filter(|&f| f != face && self.is_up(f)) {
+                Some(f) => self.send_interest(now, f, stripped),
+                None => self.nack(face, &interest, NackReason::NoRoute),
+            };
+        }
         if interest.probe {
             return self.forward(now, face, entry, interest, Strategy::EqualWeight);
         }
@@ -356,6 +411,28 @@ impl Forwarder {
         }
     }
 
+    /// The flow name of `name`: without its route labels (if names carry them) and its SEQ.
+    fn flow_of(&self, name: &Name) -> Name {
+        match self.config.labeling {
+            Labeling::None => name.flow_name(),
+            Labeling::BranchingPostfix => without_labels(name).flow_name(),
+        }
+    }
+
+    /// Whether this node is a branching one for `entry` (two or more next hops).
+    fn branching(&self, entry: FibEntryId) -> bool {
+        self.config.labeling == Labeling::BranchingPostfix
+            && self.fib.entry(entry).next_hops.len() >= 2
+    }
+
+    /// The rank an Interest's last label asks this branching node for.
+    fn steering(&self, entry: FibEntryId, name: &Name) -> Option<usize> {
+        if !self.branching(entry) {
+            return None;
+        }
+        name.components().last().and_then(|c| route_rank(c))
+    }
+
     /// Sends `interest` on `face` now, or when the face's shaper lets it.
     fn send_interest(&mut self, now: Time, face: FaceId, interest: Interest) {
         let go = match self.shapers.get_mut(face as usize).and_then(Option::as_mut) {
@@ -418,8 +495,12 @@ impl Forwarder {
         h.write_u32(face);
         data.route_label = h.finish();
         let probe = data.tag.is_some();
-        let downstream = self.pit.on_data(now, &data.name, probe, data.intermediate);
-        self.settle(&(data.name.clone(), probe), Settled::Answered(face, now));
+        let key = match self.config.labeling {
+            Labeling::None => data.name.clone(),
+            Labeling::BranchingPostfix => self.label(face, &mut data, probe),
+        };
+        let downstream = self.pit.on_data(now, &key, probe, data.intermediate);
+        self.settle(&(key, probe), Settled::Answered(face, now));
         if downstream.is_empty() {
             return;
         }
@@ -431,6 +512,37 @@ impl Forwarder {
             d.intermediate = flag;
             self.out.push_back((f, Packet::Data(d)));
         }
+    }
+
+    /// At a branching node, appends `_R<k>` to `data`'s name for the next hop `face` it came
+    /// from. Returns the name of the PIT entry it answers: its own, or if no Interest waits
+    /// for it, the longest one with fewer trailing labels that one waits for (a downstream
+    /// node that asked without steering), the PIT matching the extended name by prefix.
+    fn label(&mut self, face: FaceId, data: &mut Data, probe: bool) -> Name {
+        let flow = without_labels(&data.name).flow_name();
+        if let Some(entry) = self.fab.lookup(&flow, &self.fib) {
+            if self.branching(entry) {
+                if let Some(k) = self
+                    .fib
+                    .entry(entry)
+                    .next_hops
+                    .iter()
+                    .position(|h| h.face == face)
+                {
+                    data.name = data.name.child(&format!("_R{}", k + 1));
+                }
+            }
+        }
+        let mut key = data.name.clone();
+        while !self.pit.contains(&key, probe)
+            && key
+                .components()
+                .last()
+                .is_some_and(|c| route_rank(c).is_some())
+        {
+            key = key.prefix(key.len() - 1);
+        }
+        key
     }
 
     /// A NACK arrived at `now`: it goes to every face the Interest is pending from, and the

@@ -61,6 +61,7 @@ impl Net {
                         cs: if k == 3 { cs } else { None },
                         paf: crate::paf::PafConfig::default(),
                         shaping: Vec::new(),
+                        labeling: Labeling::None,
                         fallback,
                     },
                     Rng::seed_from_u64(u64::from(k)),
@@ -384,6 +385,7 @@ fn a_shaped_face_paces_interests_and_serves_flows_in_turn() {
             fallback: TagFallback::Nack,
             paf: crate::paf::PafConfig::default(),
             shaping: vec![None, None, Some(pathpool_core::Dur::from_ms(10))],
+            labeling: Labeling::None,
         },
         Rng::seed_from_u64(1),
     );
@@ -417,6 +419,78 @@ fn a_shaped_face_paces_interests_and_serves_flows_in_turn() {
         .collect();
     assert_eq!(ms, [0, 10, 20, 30, 40]);
     assert_eq!(node.shaper(2).map(Shaper::waiting), Some(0));
+}
+
+/// mmTP over NDN's route labels on the diamond (FIB 2 → {3, 4, 5}, 3 → {4, 5},
+/// 4 → 6, 5 → 6; producer 7 behind 6; links 1–2, 2–3, 2–4, 2–5, 3–4, 3–5, 4–6, 5–6, 6–7):
+/// branching nodes 2 and 3 append `_R<k>` to the Data, so an unsteered Interest's Data
+/// comes back named by its route; an Interest carrying labels is steered by them, each
+/// branching node stripping the last.
+#[test]
+fn branching_nodes_label_data_and_steer_labelled_interests() {
+    let edges = [
+        (1, 2),
+        (2, 3),
+        (2, 4),
+        (2, 5),
+        (3, 4),
+        (3, 5),
+        (4, 6),
+        (5, 6),
+        (6, 7),
+    ];
+    let mut net = Net::build(&edges, &[7], None, TagFallback::Nack);
+    // The diamond's FIB instead of the tree rule's.
+    let c = n("/c");
+    for (node, hops) in [
+        (1u32, vec![1]),
+        (2, vec![2, 3, 4]),
+        (3, vec![2, 3]),
+        (4, vec![3]),
+        (5, vec![3]),
+        (6, vec![3]),
+        (7, vec![0]),
+    ] {
+        let fw = &mut net.nodes[node as usize];
+        let old: Vec<FaceId> = fw
+            .fib()
+            .entries()
+            .flat_map(|(_, e)| e.next_hops.iter().map(|h| h.face).collect::<Vec<_>>())
+            .collect();
+        for f in old {
+            fw.fib_mut().remove_next_hop(&c, f);
+        }
+        for f in hops {
+            fw.fib_mut().add_next_hop(&c, f, 0);
+        }
+    }
+    for fw in &mut net.nodes {
+        fw.set_labeling(Labeling::BranchingPostfix);
+    }
+    // Unsteered: best-route takes the first next hop at 2 (to 3) and at 3 (to 4).
+    net.ask(Interest::new(n("/c/A/5"), 1));
+    let got: Vec<String> = net
+        .data_at_consumer()
+        .iter()
+        .map(|d| d.name.to_string())
+        .collect();
+    assert_eq!(got, ["/c/A/5/_R1/_R1"]);
+    // Steered: at 2 the last label (rank 1, to 3), at 3 the next (rank 2, to 5).
+    net.sent.clear();
+    net.ask(Interest::new(n("/c/A/6/_R2/_R1"), 2));
+    assert!(
+        net.sent.contains(&(3, 3)) && net.sent.contains(&(5, 3)),
+        "{:?}",
+        net.sent
+    );
+    assert!(!net.sent.iter().any(|s| s.0 == 4));
+    let got: Vec<String> = net
+        .data_at_consumer()
+        .iter()
+        .map(|d| d.name.to_string())
+        .collect();
+    assert_eq!(got[1], "/c/A/6/_R2/_R1");
+    assert!(net.nodes.iter().all(|f| f.pit().is_empty()));
 }
 
 mod properties {

@@ -28,7 +28,9 @@ mod store;
 
 pub use fab::{Fab, FabKey, FabStats};
 pub use fib::{Fib, FibEntry, FibEntryId, NextHop};
-pub use forwarder::{Forwarder, ForwarderConfig, ForwarderStats, Packet, Strategy, TagFallback};
+pub use forwarder::{
+    Forwarder, ForwarderConfig, ForwarderStats, Labeling, Packet, Strategy, TagFallback,
+};
 pub use name::{Name, NameError};
 pub use packet::{Data, FaceId, Interest, Nack, NackReason, DEFAULT_LIFETIME};
 pub use paf::{Paf, PafConfig};

@@ -232,6 +232,12 @@ impl Pit {
         removed
     }
 
+    /// Whether an entry waits for (`name`, `probe`).
+    #[must_use]
+    pub fn contains(&self, name: &Name, probe: bool) -> bool {
+        self.index.contains_key(&(name.clone(), probe))
+    }
+
     /// Entries held.
     #[must_use]
     pub fn len(&self) -> usize {
