@@ -145,14 +145,10 @@ impl Pit {
         probe: bool,
         intermediate: bool,
     ) -> Vec<(FaceId, bool)> {
-        let Some(slot) = self.index.remove(&(name.clone(), probe)) else {
+        let Some(entry) = self.remove(&(name.clone(), probe)) else {
             self.stats.unsolicited += 1;
             return Vec::new();
         };
-        let entry = self.slots[slot as usize]
-            .take()
-            .expect("an indexed slot holds an entry");
-        self.free.push(slot);
         let (live, dead): (Vec<InRecord>, Vec<InRecord>) =
             entry.in_records.into_iter().partition(|r| r.expiry > now);
         self.stats.expired += dead.len() as u64;
@@ -167,13 +163,9 @@ impl Pit {
     /// A NACK for `name` (not a probe's) arrived at `now`: the faces whose Interests for it
     /// are alive, in the order they asked; the entry is removed.
     pub fn on_nack(&mut self, now: Time, name: &Name) -> Vec<FaceId> {
-        let Some(slot) = self.index.remove(&(name.clone(), false)) else {
+        let Some(entry) = self.remove(&(name.clone(), false)) else {
             return Vec::new();
         };
-        let entry = self.slots[slot as usize]
-            .take()
-            .expect("an indexed slot holds an entry");
-        self.free.push(slot);
         entry
             .in_records
             .into_iter()
@@ -194,10 +186,15 @@ impl Pit {
             .expect("an indexed slot holds an entry");
         entry.in_records.retain(|r| r.face != face);
         if entry.in_records.is_empty() {
-            self.index.remove(&key);
-            self.slots[slot as usize] = None;
-            self.free.push(slot);
+            self.remove(&key);
         }
+    }
+
+    /// Removes the entry for `key`, freeing its slot; returns it.
+    fn remove(&mut self, key: &(Name, bool)) -> Option<Entry> {
+        let slot = self.index.remove(key)?;
+        self.free.push(slot);
+        self.slots[slot as usize].take()
     }
 
     /// When the next in-record may expire.
@@ -223,9 +220,7 @@ impl Pit {
             self.stats.expired += (before - entry.in_records.len()) as u64;
             if entry.in_records.is_empty() {
                 let key = entry.key.clone();
-                self.index.remove(&key);
-                self.slots[slot as usize] = None;
-                self.free.push(slot);
+                self.remove(&key);
                 removed.push(key);
             }
         }
