@@ -176,6 +176,9 @@ pub struct Forwarder {
     paf: Paf,
     /// Where RFA or PAF sent each pending Interest, by PIT key.
     measured_out: FxHashMap<(Name, bool), Vec<OutRecord>>,
+    /// How many upstream faces each pending Interest went to and have not refused it, by PIT
+    /// key: a NACK goes downstream only once every upstream refused (NFD's rule).
+    upstreams: FxHashMap<(Name, bool), u32>,
     /// RFA's draws and the content store's admissions.
     rng: Rng,
     /// FISP's shapers, by face.
@@ -199,6 +202,7 @@ impl Forwarder {
             rfa: Rfa::default(),
             paf: Paf::new(config.paf),
             measured_out: FxHashMap::default(),
+            upstreams: FxHashMap::default(),
             rng,
             shapers: (0..=config.faces as usize)
                 .map(|f| config.shaping.get(f).copied().flatten().map(Shaper::new))
@@ -435,6 +439,10 @@ impl Forwarder {
 
     /// Sends `interest` on `face` now, or when the face's shaper lets it.
     fn send_interest(&mut self, now: Time, face: FaceId, interest: Interest) {
+        *self
+            .upstreams
+            .entry((interest.name.clone(), interest.probe))
+            .or_default() += 1;
         let go = match self.shapers.get_mut(face as usize).and_then(Option::as_mut) {
             Some(shaper) => shaper.offer(now, interest.name.flow_name(), interest),
             None => Some(interest),
@@ -500,6 +508,7 @@ impl Forwarder {
             Labeling::BranchingPostfix => self.label(face, &mut data, probe),
         };
         let downstream = self.pit.on_data(now, &key, probe, data.intermediate);
+        self.upstreams.remove(&(key.clone(), probe));
         self.settle(&(key, probe), Settled::Answered(face, now));
         if downstream.is_empty() {
             return;
@@ -545,9 +554,18 @@ impl Forwarder {
         key
     }
 
-    /// A NACK arrived at `now`: it goes to every face the Interest is pending from, and the
-    /// entry goes.
+    /// A NACK arrived at `now`. While another upstream face the Interest went to has not
+    /// refused it, nothing more happens (that face may still bring the Data); otherwise it
+    /// goes to every face the Interest is pending from, and the entry goes.
     pub fn on_nack(&mut self, now: Time, nack: Nack) {
+        let key = (nack.name.clone(), false);
+        if let Some(left) = self.upstreams.get_mut(&key) {
+            if *left > 1 {
+                *left -= 1;
+                return;
+            }
+            self.upstreams.remove(&key);
+        }
         self.settle(&(nack.name.clone(), false), Settled::Failed);
         for f in self.pit.on_nack(now, &nack.name) {
             self.stats.nacks += 1;
@@ -575,6 +593,7 @@ impl Forwarder {
     /// failed) and lets out the Interests the shapers now allow.
     pub fn handle_timeout(&mut self, now: Time) {
         for key in self.pit.handle_timeout(now) {
+            self.upstreams.remove(&key);
             self.settle(&key, Settled::Failed);
         }
         for face in 0..self.shapers.len() {

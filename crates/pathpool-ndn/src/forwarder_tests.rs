@@ -550,3 +550,41 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn a_nack_goes_downstream_only_once_every_upstream_refused() {
+    // Node 1 multicasts /c to faces 1 and 2; the Interest came from face 3.
+    let mut f = Forwarder::new(
+        ForwarderConfig {
+            node: 1,
+            faces: 3,
+            fab: (16, FabKey::Stored),
+            cs: None,
+            paf: crate::paf::PafConfig::default(),
+            shaping: Vec::new(),
+            labeling: Labeling::None,
+            fallback: TagFallback::Nack,
+        },
+        Rng::seed_from_u64(1),
+    );
+    f.fib_mut().add_next_hop(&n("/c"), 1, 1);
+    f.fib_mut().add_next_hop(&n("/c"), 2, 2);
+    f.set_strategy(n("/"), Strategy::Multicast);
+    let now = Time::ZERO;
+    f.on_interest(now, 3, Interest::new(n("/c/A/1"), 7));
+    let out: Vec<FaceId> = std::iter::from_fn(|| f.poll_transmit())
+        .map(|(x, _)| x)
+        .collect();
+    assert_eq!(out, [1, 2]);
+    let nack = Nack {
+        name: n("/c/A/1"),
+        nonce: 7,
+        reason: NackReason::Duplicate,
+    };
+    f.on_nack(now, nack.clone());
+    assert!(f.poll_transmit().is_none(), "face 2 may still answer");
+    assert_eq!(f.pit().len(), 1);
+    f.on_nack(now, nack);
+    assert!(matches!(f.poll_transmit(), Some((3, Packet::Nack(_)))));
+    assert_eq!(f.pit().len(), 0);
+}

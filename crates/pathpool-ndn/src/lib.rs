@@ -34,7 +34,7 @@ pub use forwarder::{
 pub use name::{Name, NameError};
 pub use packet::{Data, FaceId, Interest, Nack, NackReason, DEFAULT_LIFETIME};
 pub use paf::{Paf, PafConfig};
-pub use pit::{InterestOutcome, Pit, PitStats};
+pub use pit::{InterestOutcome, Pit, PitStats, DEAD_NONCE_LIFETIME};
 pub use rfa::{Rfa, RFA_ALPHA, RFA_AVG_FLOOR};
 pub use shaper::{Shaper, SHAPER_FLOW_LIMIT};
 pub use store::{ContentStore, CsStats};

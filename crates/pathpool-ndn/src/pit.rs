@@ -7,20 +7,27 @@
 //! * From a face already recorded: a retransmission, forwarded again.
 //! * A nonce an entry holds from another face: a looping or duplicated Interest, refused
 //!   with NACK(duplicate).
+//! * A (name, nonce) whose entry was satisfied or refused in the last
+//!   [`DEAD_NONCE_LIFETIME`] is a looping Interest (NFD's dead nonce list): refused with
+//!   NACK(duplicate) too, so that a loop the FIB allows ends even after the Data came.
 //! * Each in-record lasts its Interest's lifetime; an entry with none left is removed and
 //!   nothing is sent. Data go to every live in-record of the exact name and remove the entry;
 //!   Data nothing waits for are unsolicited and dropped.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use pathpool_core::hash::FxHashMap;
-use pathpool_core::Time;
+use pathpool_core::{Dur, Time};
 
 use crate::name::Name;
 #[cfg(test)]
 use crate::packet::DEFAULT_LIFETIME;
 use crate::packet::{FaceId, Interest};
+
+/// How long a satisfied or refused Interest's (name, nonce) is remembered as dead: NFD's
+/// default for its dead nonce list, 6 s.
+pub const DEAD_NONCE_LIFETIME: Dur = Dur::from_secs(6);
 
 /// What to do with an Interest after the PIT saw it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +80,10 @@ pub struct Pit {
     index: FxHashMap<(Name, bool), u32>,
     /// (expiry, slot) of every in-record; stale ones are skipped when they come up.
     expiries: BinaryHeap<Reverse<(Time, u32)>>,
+    /// The dead nonce list: (name, nonce) → until when, with the keys in insertion order
+    /// (all live the same time, so the oldest expires first).
+    dead: FxHashMap<(Name, u32), Time>,
+    dead_order: VecDeque<(Time, (Name, u32))>,
     stats: PitStats,
 }
 
@@ -94,6 +105,14 @@ impl Pit {
             aggregated,
         };
         let Some(&slot) = self.index.get(&key) else {
+            self.prune_dead(now);
+            if self
+                .dead
+                .contains_key(&(interest.name.clone(), interest.nonce))
+            {
+                self.stats.duplicates += 1;
+                return InterestOutcome::Duplicate;
+            }
             let entry = Entry {
                 key: key.clone(),
                 in_records: vec![record(false)],
@@ -149,6 +168,7 @@ impl Pit {
             self.stats.unsolicited += 1;
             return Vec::new();
         };
+        self.bury(now, &entry);
         let (live, dead): (Vec<InRecord>, Vec<InRecord>) =
             entry.in_records.into_iter().partition(|r| r.expiry > now);
         self.stats.expired += dead.len() as u64;
@@ -166,6 +186,7 @@ impl Pit {
         let Some(entry) = self.remove(&(name.clone(), false)) else {
             return Vec::new();
         };
+        self.bury(now, &entry);
         entry
             .in_records
             .into_iter()
@@ -187,6 +208,30 @@ impl Pit {
         entry.in_records.retain(|r| r.face != face);
         if entry.in_records.is_empty() {
             self.remove(&key);
+        }
+    }
+
+    /// Remembers the nonces of `entry`, satisfied or refused at `now`, as dead.
+    fn bury(&mut self, now: Time, entry: &Entry) {
+        self.prune_dead(now);
+        let until = now + DEAD_NONCE_LIFETIME;
+        for r in &entry.in_records {
+            let key = (entry.key.0.clone(), r.nonce);
+            self.dead.insert(key.clone(), until);
+            self.dead_order.push_back((until, key));
+        }
+    }
+
+    /// Forgets the dead nonces expired at `now`.
+    fn prune_dead(&mut self, now: Time) {
+        while let Some((t, _)) = self.dead_order.front() {
+            if *t > now {
+                break;
+            }
+            let (_, key) = self.dead_order.pop_front().expect("peeked");
+            if self.dead.get(&key).is_some_and(|&u| u <= now) {
+                self.dead.remove(&key);
+            }
         }
     }
 
@@ -313,6 +358,36 @@ mod tests {
                 s.unsolicited
             ),
             (1, 1, 1, 1, 1)
+        );
+    }
+
+    #[test]
+    fn a_satisfied_nonce_is_dead_for_six_seconds() {
+        let mut pit = Pit::new();
+        let t0 = Time::from_ms(100);
+        let name = interest(0).name;
+        assert_eq!(
+            pit.on_interest(t0, &interest(1), 1),
+            InterestOutcome::Forward
+        );
+        assert_eq!(pit.on_data(t0, &name, false, false), [(1, false)]);
+        // The same Interest comes back round a loop: refused, and no entry is made.
+        let later = t0 + Dur::from_secs(1);
+        assert_eq!(
+            pit.on_interest(later, &interest(1), 2),
+            InterestOutcome::Duplicate
+        );
+        assert!(pit.is_empty());
+        // A new nonce is a new Interest; the old one is forgotten after 6 s.
+        assert_eq!(
+            pit.on_interest(later, &interest(2), 1),
+            InterestOutcome::Forward
+        );
+        pit.on_data(later, &name, false, false);
+        let after = t0 + DEAD_NONCE_LIFETIME;
+        assert_eq!(
+            pit.on_interest(after, &interest(1), 2),
+            InterestOutcome::Forward
         );
     }
 
