@@ -74,6 +74,8 @@ pub struct AimdStats {
     pub marked: u64,
     /// Data for SEQs not pending (late or repeated).
     pub duplicates: u64,
+    /// NACKs received.
+    pub nacks: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -230,6 +232,17 @@ impl AimdConsumer {
                 }
             }
         }
+    }
+
+    /// A NACK refused the Interest for `seq` at `now`: it is asked for again, and the
+    /// window is cut as for a timeout (at most once per RTT).
+    pub fn on_nack(&mut self, now: Time, seq: u64) {
+        if self.pending.remove(&seq).is_none() {
+            return;
+        }
+        self.resend.push_back(seq);
+        self.stats.nacks += 1;
+        self.cut(now, false);
     }
 
     /// When [`handle_timeout`](Self::handle_timeout) is next due.

@@ -197,6 +197,12 @@ impl PtpConsumer {
         self.order.in_flight(p)
     }
 
+    /// The path `seq` is pending on (`None` for a probe's, or if it is not pending).
+    #[must_use]
+    pub fn pending_path(&self, seq: u64) -> Option<usize> {
+        self.pending.get(&seq).and_then(|p| p.path)
+    }
+
     /// Its counters.
     #[must_use]
     pub fn stats(&self) -> PtpStats {
