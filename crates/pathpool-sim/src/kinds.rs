@@ -61,6 +61,11 @@ macro_rules! element_kinds {
             /// start `.0` of the [`SequenceTrace`](crate::seq_trace::SequenceTrace), which
             /// keeps the hop's own slot. Only route hops are marked so.
             Traced(u32),
+            /// NDN node `.0`: the last hop of the two-hop route of each link into it, crossed
+            /// without an event, with a timer of its own (its forwarder's).
+            Ndn(u32),
+            /// NDN consumer `.0`: its timer (it sends through its node's forwarder).
+            NdnApp(u32),
             Sampler,
             /// The topology manager's link-state element (link failures, re-sent FID sets);
             /// only in scenarios with `failures`.
@@ -83,6 +88,8 @@ macro_rules! element_kinds {
             pub(crate) routers: Vec<crate::inrpp_router::SimRouter>,
             /// The RCP controllers while the scenario is built (then the network's).
             pub(crate) rcp_links: Vec<crate::rcp_link::SimRcpLink>,
+            /// The NDN nodes and consumers (scenarios with `[ndn]`).
+            pub(crate) ndn: Option<Box<crate::ndn_node::NdnNet>>,
             $( $(#[doc = $doc1])* $(#[cfg($a1)])? pub(crate) $f1: Vec<$t1>, )*
             $( $(#[doc = $doc2])* $(#[cfg($a2)])? pub(crate) $f2: Vec<$t2>, )*
         }
@@ -255,6 +262,25 @@ impl Elements {
         self.rcp_links.push(rcp);
         self.push(Slot::Rcp(self.rcp_links.len() as u32 - 1))
     }
+    /// Adds an element for NDN node `n` and returns its index.
+    pub(crate) fn add_ndn_node(&mut self, n: u32) -> u32 {
+        self.push(Slot::Ndn(n))
+    }
+    /// Adds an element for NDN consumer `c` and returns its index.
+    pub(crate) fn add_ndn_consumer(&mut self, c: u32) -> u32 {
+        self.push(Slot::NdnApp(c))
+    }
+    /// The NDN consumer that element `elem` is, if it is one.
+    pub(crate) fn ndn_consumer_at(&self, elem: u32) -> Option<&crate::ndn_node::NdnConsumer> {
+        self.ndn_consumer(self.slot(elem))
+    }
+    /// The NDN consumer at `slot`, if it is one.
+    fn ndn_consumer(&self, slot: Slot) -> Option<&crate::ndn_node::NdnConsumer> {
+        match slot {
+            Slot::NdnApp(c) => self.ndn.as_ref().map(|n| &n.consumers[c as usize]),
+            _ => None,
+        }
+    }
     /// Adds the sampler and returns its element index.
     pub(crate) fn add_sampler(&mut self) -> u32 {
         self.push(Slot::Sampler)
@@ -311,11 +337,13 @@ impl Elements {
     }
     /// When the endpoint `elem`, the receiver of a finite transfer, received its last byte.
     pub(crate) fn completed_at(&self, elem: u32) -> Option<Time> {
-        dispatch!(self.slot(elem), &self, |el, end| el.completed_at(end), _ => None)
+        dispatch!(self.slot(elem), &self, |el, end| el.completed_at(end),
+            other => self.ndn_consumer(other).and_then(|c| c.completed_at))
     }
     /// Bytes the endpoint `elem` has delivered in order to its application.
     pub(crate) fn delivered(&self, elem: u32) -> u64 {
-        dispatch!(self.slot(elem), &self, |el, end| el.delivered(end), _ => 0)
+        dispatch!(self.slot(elem), &self, |el, end| el.delivered(end),
+            other => self.ndn_consumer(other).map_or(0, crate::ndn_node::NdnConsumer::delivered))
     }
     /// When the endpoint `elem` first needs its timer, if it is an endpoint.
     pub(crate) fn first_deadline(&self, elem: u32) -> Option<Time> {

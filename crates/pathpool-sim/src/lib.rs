@@ -35,6 +35,7 @@ mod mp_flow;
 mod mp_reference;
 mod mptfrc_flow;
 mod multi;
+mod ndn_node;
 mod network;
 mod overhead;
 mod packet;

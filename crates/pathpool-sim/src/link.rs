@@ -23,11 +23,13 @@ pub(crate) enum Discipline {
     DropTailPackets(u64),
     /// Drop when the packet would exceed `limit` bytes.
     DropTailBytes(u64),
-    /// RED with a hard limit in packets or bytes (`byte_mode`).
+    /// RED with a hard limit in packets or bytes (`byte_mode`); with `mark` (REM), an
+    /// ECN-capable packet RED would drop early is marked CE instead.
     Red {
         red: Box<Red>,
         limit: u64,
         byte_mode: bool,
+        mark: bool,
     },
     /// htsim's `RandomQueue`: drop-tail with a random-drop band at the top.
     Random(RandomDrop),
@@ -113,6 +115,8 @@ pub(crate) struct LinkCounters {
     pub(crate) drop_bytes: u64,
     /// Packets lost at random on the wire.
     pub(crate) random_losses: u64,
+    /// Packets a REM queue marked CE instead of dropping.
+    pub(crate) marks: u64,
     /// Packets lost because the link was down: held at its failure, or offered while down.
     pub(crate) failure_losses: u64,
     /// Time integral of the queue length in bytes, in byte·picoseconds.
@@ -236,7 +240,7 @@ impl Link {
     /// Offers a packet to the queue at `now`. Returns the time of the link's next event if the
     /// link had none (its ring was empty), so the caller can schedule it.
     #[inline]
-    pub(crate) fn enqueue(&mut self, now: Time, pkt: Packet) -> Option<Time> {
+    pub(crate) fn enqueue(&mut self, now: Time, mut pkt: Packet) -> Option<Time> {
         self.advance(now);
         self.counters.arrivals += 1;
         let size = pkt.size();
@@ -244,7 +248,7 @@ impl Link {
             self.counters.failure_losses += 1;
             return None;
         }
-        if self.should_drop(now, size) {
+        if self.should_drop(now, &mut pkt) {
             self.counters.drops += 1;
             self.counters.drop_bytes += u64::from(size);
             return None;
@@ -263,7 +267,9 @@ impl Link {
         (self.ring.len() == 1).then_some(depart + self.delay)
     }
 
-    fn should_drop(&mut self, now: Time, size: u32) -> bool {
+    /// Whether the queue drops `pkt` arriving at `now`; a REM queue may mark it instead.
+    fn should_drop(&mut self, now: Time, pkt: &mut Packet) -> bool {
+        let size = pkt.size();
         match &mut self.discipline {
             Discipline::DropTailPackets(limit) => self.queued_packets + 1 > *limit,
             Discipline::DropTailBytes(limit) => self.queued_bytes + u64::from(size) > *limit,
@@ -271,6 +277,7 @@ impl Link {
                 red,
                 limit,
                 byte_mode,
+                mark,
             } => {
                 let (queue, forced) = if *byte_mode {
                     (
@@ -282,6 +289,11 @@ impl Link {
                 };
                 let idle_since = (self.queued_packets == 0).then_some(self.busy_until);
                 let early = red.should_drop(now, queue, idle_since, size, &mut self.rng);
+                if early && !forced && *mark && pkt.ecn_capable() {
+                    pkt.set_ce();
+                    self.counters.marks += 1;
+                    return false;
+                }
                 early || forced
             }
             Discipline::Random(q) => {
@@ -569,6 +581,7 @@ mod tests {
             mean_tx_time: Dur::from_ms(1),
         };
         let mut l = link(Discipline::Red {
+            mark: false,
             red: Box::new(Red::new(params)),
             limit: 8,
             byte_mode: false,

@@ -78,6 +78,36 @@ impl Packet {
     }
 }
 
+/// An NDN packet's flags in the subflow bits of `wire` (NDN packets are of no multipath
+/// connection): ECN-capable (a Data, which a REM queue marks instead of dropping) and CE.
+const NDN_ECT: u32 = 1;
+const NDN_CE: u32 = 2;
+
+impl Packet {
+    /// An NDN packet of `size` bytes on the wire whose contents wait in slab entry `slot`;
+    /// `ect`: a REM queue may mark it CE instead of dropping it.
+    #[inline]
+    pub(crate) fn ndn(slot: u32, size: u32, hop: u32, ect: bool) -> Self {
+        let flags = if ect { NDN_ECT } else { 0 };
+        Packet::with_subflow(u64::from(slot), Time::ZERO, hop, size, false, flags)
+    }
+    /// Whether a REM queue may mark the packet instead of dropping it (NDN Data only).
+    #[inline]
+    pub(crate) fn ecn_capable(&self) -> bool {
+        self.subflow() & NDN_ECT != 0
+    }
+    /// Marks the packet CE.
+    #[inline]
+    pub(crate) fn set_ce(&mut self) {
+        self.wire |= NDN_CE << SIZE_BITS;
+    }
+    /// Whether a REM queue marked the packet.
+    #[inline]
+    pub(crate) fn ce(&self) -> bool {
+        self.subflow() & NDN_CE != 0
+    }
+}
+
 /// Bits of an INRPP packet's `seq` that hold the sequence or acknowledgement number; the
 /// bits above hold the nonce (D282).
 const INRPP_SEQ_BITS: u32 = 40;

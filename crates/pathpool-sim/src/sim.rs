@@ -81,7 +81,7 @@ pub struct RunStats {
     pub events: u64,
     /// TCP data packets that reached their sink (retransmissions included).
     pub data_packets_delivered: u64,
-    /// Packets of any kind that reached an endpoint.
+    /// Packets of any kind that reached an endpoint (an NDN packet: each node it reaches).
     pub packets_delivered: u64,
 }
 
@@ -223,6 +223,11 @@ impl Simulation {
                 Slot::Tm => self.tm.as_ref().and_then(TmControl::deadline),
                 Slot::Router(r) => Some(self.elements.routers[r as usize].next_advert),
                 Slot::Rcp(r) => Some(self.net.rcp_links[r as usize].ctl.poll_timeout()),
+                Slot::NdnApp(c) => self
+                    .elements
+                    .ndn
+                    .as_ref()
+                    .map(|n| n.consumers[c as usize].start),
                 _ => self.elements.first_deadline(i),
             };
             if let Some(t) = first {
@@ -362,6 +367,14 @@ impl Simulation {
                 self.net.events.pop_top(e);
                 self.on_router_timer(r);
             }
+            Slot::Ndn(n) => {
+                self.net.events.pop_top(e);
+                self.on_ndn_node_timer(n);
+            }
+            Slot::NdnApp(c) => {
+                self.net.events.pop_top(e);
+                self.on_ndn_consumer_timer(c);
+            }
             Slot::Rcp(r) => match self.on_rcp_timer(r) {
                 Some(t) => self.net.events.reschedule_top(e, t),
                 None => self.net.events.pop_top(e),
@@ -383,6 +396,7 @@ impl Simulation {
             if let Slot::Link(l) = self.elements.slot(elem) {
                 self.net.links[l as usize].set_up(now, up);
             }
+            self.ndn_link_state(edge.0 as usize, up);
         }
         for (d, update) in tm.take_reactions(now) {
             self.resend_fid_set(&tm, d, update);
@@ -498,6 +512,7 @@ impl Simulation {
             Slot::Cache(c) => self.through_cache(c, pkt),
             Slot::Router(r) => self.through_router(r, pkt),
             Slot::Rcp(r) => self.through_rcp(r, pkt),
+            Slot::Ndn(n) => self.through_ndn(n, pkt),
             _ => unreachable!(
                 "routes end at endpoints and cross only links, caches, routers and RCP controllers"
             ),

@@ -111,7 +111,17 @@ fn queue_discipline(
             weight,
             gentle,
             mean_packet,
+        }
+        | QueueSpec::Rem {
+            size,
+            min_th,
+            max_th,
+            max_p,
+            weight,
+            gentle,
+            mean_packet,
         } => {
+            let mark = matches!(q, QueueSpec::Rem { .. });
             let (size, shown) = resolve("size", *size)?;
             let (min_th, min_shown) = resolve("min_th", *min_th)?;
             let (max_th, max_shown) = resolve("max_th", *max_th)?;
@@ -166,7 +176,8 @@ fn queue_discipline(
                 mean_tx_time: rate.tx_time(mean_packet.bytes()),
             };
             let desc = format!(
-                "red {shown} th=[{min_shown},{max_shown}] max_p={max_p} w={weight}{}",
+                "{} {shown} th=[{min_shown},{max_shown}] max_p={max_p} w={weight}{}",
+                if mark { "rem" } else { "red" },
                 if *gentle { " gentle" } else { "" }
             );
             Ok((
@@ -174,6 +185,7 @@ fn queue_discipline(
                     red: Box::new(Red::new(params)),
                     limit,
                     byte_mode,
+                    mark,
                 },
                 desc,
             ))

@@ -24,6 +24,7 @@ mod inrpp;
 mod links;
 mod mmtp;
 mod multipath;
+mod ndn;
 mod net;
 mod rate;
 mod rcp;
@@ -40,6 +41,10 @@ const STREAM_TRAFFIC: u64 = 3;
 const STREAM_UDP: u64 = 4;
 /// `tcp.send_overhead`'s delays (stream 5 is the domain generator's placement).
 const STREAM_OVERHEAD: u64 = 6;
+/// NDN forwarders' draws (stream 7 is TFRC's).
+const STREAM_NDN_NODE: u64 = 8;
+/// NDN consumers' nonces and draws.
+const STREAM_NDN_CONSUMER: u64 = 9;
 
 /// Largest number of time-series samples a scenario may ask for.
 const MAX_SAMPLES: u64 = 10_000_000;
@@ -202,12 +207,14 @@ pub(crate) fn compile_skipping(
         let edges: Vec<EdgeId> = (first..sim.links.len() as u32).map(EdgeId).collect();
         links::link_failures(l, i, &edges, sc.duration, &mut changes)?;
     }
+    ndn::check_rem(sc)?;
     hosts::add_host_groups(&mut sim, &mut net, sc, seed)?;
     if net.names.is_empty() {
         return Err(SpecError::at(at(&[k("nodes")]), "the network has no nodes"));
     }
     mmtp::add_caches(&mut sim, &mut net, sc, &skip.caches)?;
     inrpp::add_routers(&mut sim, &mut net, sc)?;
+    ndn::add_ndn_nodes(&mut sim, &net, sc, seed)?;
     if sc.routing.tm_reaction.is_some() && changes.is_empty() {
         return Err(SpecError::at(
             at(&[k("routing"), k("tm_reaction")]),
@@ -250,6 +257,7 @@ pub(crate) fn compile_skipping(
                 mmtp::add_mmtp_flows(&mut sim, &entry, m, &mut ids, &mut contents)?;
             }
             FlowSpec::Tfrc(t) => tfrc::add_tfrc_flows(&mut sim, &entry, t, &tfrc_params, &mut ids)?,
+            FlowSpec::Ndn(n) => ndn::add_ndn_flows(&mut sim, &entry, n, &mut ids)?,
         }
     }
     for (g, t) in sc.traffic.iter().enumerate() {

@@ -98,6 +98,8 @@ impl Simulation {
                 t.table(&self.flows, &routers)
             }),
             mp_fairness,
+            ndn_nodes: self.ndn_nodes_table(),
+            ndn_paths: self.ndn_paths_table(),
         }
     }
 
@@ -281,6 +283,8 @@ impl Simulation {
                     (st.segments_sent, st.retransmissions, st.timeouts, 0)
                 } else if let Some(s) = self.elements.udp_source(f.source) {
                     (s.sent, 0, 0, 0)
+                } else if let Some(c) = self.elements.ndn_consumer_at(f.source) {
+                    c.totals()
                 } else {
                     (0, 0, 0, 0)
                 };
@@ -377,6 +381,7 @@ impl Simulation {
                     drops: b.drops - a.drops,
                     random_losses: b.random_losses - a.random_losses,
                     failure_losses: b.failure_losses - a.failure_losses,
+                    ce_marks: b.marks - a.marks,
                     mean_queue_bytes: if span.as_ps() > 0 {
                         (b.queue_byte_ps - a.queue_byte_ps) as f64 / span.as_ps() as f64
                     } else {

@@ -9,6 +9,7 @@ use crate::table::Table;
 
 mod collect;
 pub mod mp_fairness;
+mod ndn;
 mod tables;
 
 use mp_fairness::MpFairness;
@@ -93,6 +94,8 @@ pub struct LinkResult {
     pub random_losses: u64,
     /// Packets lost because the link was down, in the window (`failures`).
     pub failure_losses: u64,
+    /// NDN Data a REM queue marked CE in the window (instead of dropping them).
+    pub ce_marks: u64,
     /// Time-averaged queue length in bytes over the window.
     pub mean_queue_bytes: f64,
     /// Largest queue in bytes over the whole run.
@@ -236,6 +239,11 @@ pub struct Results {
     /// [`Simulation::mp_fairness_reference_runs`](crate::Simulation::mp_fairness_reference_runs)
     /// has filled them).
     pub mp_fairness: Option<Vec<MpFairness>>,
+    /// One row per NDN node: PIT, content store, FAB and NACK counters (with `[ndn]`).
+    pub ndn_nodes: Option<Table>,
+    /// One row per path each PTP consumer found: its tag, nodes, in-use intervals, goodput
+    /// and window (with PTP consumers).
+    pub ndn_paths: Option<Table>,
 }
 
 impl Results {
@@ -292,6 +300,7 @@ impl Results {
                     drops: l.drops,
                     random_losses: l.random_losses,
                     failure_losses: l.failure_losses,
+                    ce_marks: l.ce_marks,
                     mean_queue_bytes: l.mean_queue_bytes,
                 })
                 .collect(),
@@ -377,6 +386,9 @@ pub struct SummaryLink {
     /// without `failures`).
     #[serde(skip_serializing_if = "is_zero")]
     pub failure_losses: u64,
+    /// CE marks of a REM queue in the window (absent when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ce_marks: u64,
     /// Mean queue in bytes over the window.
     pub mean_queue_bytes: f64,
 }

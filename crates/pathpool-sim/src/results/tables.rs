@@ -77,6 +77,7 @@ impl Results {
             "failure_losses",
             column(l, Column::U64, |r| r.failure_losses),
         );
+        t.push("ce_marks", column(l, Column::U64, |r| r.ce_marks));
         t.push(
             "mean_queue_bytes",
             column(l, Column::F64, |r| r.mean_queue_bytes),
@@ -246,8 +247,8 @@ impl Results {
     /// subflow_timeseries, routers with `[inrpp]`, router_timeseries and
     /// router_flow_timeseries with `measure.trace_routers`, interarrival with
     /// `measure.interarrival`, sequence_trace with `measure.trace_sequences`, mp_fairness when
-    /// `measure.mp_fairness` asks for it, and afct_bins when `measure.afct_bins_per_decade`
-    /// does.
+    /// `measure.mp_fairness` asks for it, afct_bins when `measure.afct_bins_per_decade`
+    /// does, and ndn_nodes and ndn_paths with `[ndn]`.
     #[must_use]
     pub fn tables(&self) -> Vec<Table> {
         let mut all = vec![
@@ -266,6 +267,8 @@ impl Results {
         all.extend(self.sequence_trace.clone());
         all.extend(self.mp_fairness_table());
         all.extend(self.afct_bins_table());
+        all.extend(self.ndn_nodes.clone());
+        all.extend(self.ndn_paths.clone());
         all
     }
 }

@@ -6,7 +6,10 @@ use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
 use pathpool_proto::mptcp::Scheduler;
 use serde::{Deserialize, Serialize};
 
-use super::{MmtpSpec, OutageSpec, SubflowSpec, TcpSpec, TfrcSpec, TmSpec, WindowLimit};
+use super::{
+    MmtpSpec, NdnTransport, OutageSpec, PtpSpec, SubflowSpec, TcpSpec, TfrcSpec, TmSpec,
+    WindowLimit,
+};
 
 mod read;
 
@@ -29,6 +32,9 @@ pub enum FlowKind {
     /// A TFRC flow (RFC 3448): paced data and the receiver's feedback, on one path or, with
     /// `paths` or `subflows`, on several (Bilevel or 1/N TFRC, Tse 2006).
     Tfrc,
+    /// An NDN consumer (issue 22): Interests for the SEQs of a content, by name, to whichever
+    /// producers `[ndn]` has serve it.
+    Ndn,
 }
 
 /// A flow's `cc`: a window-based congestion controller of `pathpool-cc`, or a rate-based
@@ -92,20 +98,21 @@ const CBR: Kinds = 1 << 1;
 const ONOFF: Kinds = 1 << 2;
 const MMTP: Kinds = 1 << 3;
 const TFRC: Kinds = 1 << 4;
-const ALL_KINDS: Kinds = TCP | CBR | ONOFF | MMTP | TFRC;
+const NDN: Kinds = 1 << 5;
+const ALL_KINDS: Kinds = TCP | CBR | ONOFF | MMTP | TFRC | NDN;
 const UDP: Kinds = CBR | ONOFF;
 
 /// Every field of a flow table, in the order of `docs/scenario-reference.md`, with the kinds
 /// that take it: one table, so that a kind's fields and the file's fields cannot disagree.
-const FIELD_KINDS: [(&str, Kinds); 30] = [
+const FIELD_KINDS: [(&str, Kinds); 32] = [
     ("id", ALL_KINDS),
     ("kind", ALL_KINDS),
-    ("from", ALL_KINDS),
+    ("from", ALL_KINDS & !NDN),
     ("to", ALL_KINDS),
     ("start", ALL_KINDS),
     ("start_spread", ALL_KINDS),
     ("stop", TCP | UDP | TFRC),
-    ("size", TCP | MMTP),
+    ("size", TCP | MMTP | NDN),
     ("count", ALL_KINDS),
     ("route", TCP | UDP | TFRC),
     ("paths", TCP | TFRC),
@@ -126,8 +133,10 @@ const FIELD_KINDS: [(&str, Kinds); 30] = [
     ("sources", MMTP),
     ("outages", MMTP),
     ("mmtp", MMTP),
-    ("content", MMTP),
+    ("content", MMTP | NDN),
     ("tfrc", TFRC),
+    ("transport", NDN),
+    ("ptp", NDN),
 ];
 
 /// Every field of a flow table, in the order of `docs/scenario-reference.md`.
@@ -143,12 +152,13 @@ const FIELDS: [&str; FIELD_KINDS.len()] = {
 
 impl FlowKind {
     /// Every kind, in the order of the reference.
-    pub const ALL: [FlowKind; 5] = [
+    pub const ALL: [FlowKind; 6] = [
         FlowKind::Tcp,
         FlowKind::UdpCbr,
         FlowKind::UdpOnoff,
         FlowKind::Mmtp,
         FlowKind::Tfrc,
+        FlowKind::Ndn,
     ];
 
     /// The name used in files and results.
@@ -160,6 +170,7 @@ impl FlowKind {
             FlowKind::UdpOnoff => "udp-onoff",
             FlowKind::Mmtp => "mmtp",
             FlowKind::Tfrc => "tfrc",
+            FlowKind::Ndn => "ndn",
         }
     }
 
@@ -171,6 +182,7 @@ impl FlowKind {
             FlowKind::UdpOnoff => ONOFF,
             FlowKind::Mmtp => MMTP,
             FlowKind::Tfrc => TFRC,
+            FlowKind::Ndn => NDN,
         }
     }
 
@@ -222,6 +234,22 @@ impl FlowKind {
                 "TFRC's parameters are in the flow's tfrc table and the scenario's [tfrc]"
             }
             (_, "tfrc") => "TFRC parameters are for TFRC flows",
+            (FlowKind::Ndn, "from") => {
+                "an NDN consumer's Interests go by name to the producers of its content \
+                 (ndn.producers)"
+            }
+            (FlowKind::Ndn, "stop") => "a consumer ends when its content has arrived",
+            (FlowKind::Ndn, "route" | "paths" | "subflows" | "k_paths" | "tm" | "scheduler") => {
+                "NDN Interests are forwarded by name (ndn.routing, ndn.strategy)"
+            }
+            (
+                FlowKind::Ndn,
+                "cc" | "tcp" | "receive_buffer" | "opportunistic_retransmission" | "penalisation",
+            ) => "an NDN consumer's window is its transport's (transport, ptp)",
+            (FlowKind::Ndn, "rate" | "packet_size") => {
+                "NDN Data carry ndn.payload bytes, fetched as the window allows"
+            }
+            (_, "transport" | "ptp") => "NDN transports are for kind = \"ndn\" flows",
             _ => return None,
         })
     }
@@ -233,7 +261,8 @@ pub struct FlowCommon {
     /// Name; defaults to `flow<i>`. With `count > 1` the copies are `<id>.0`, `<id>.1`, ….
     pub id: Option<String>,
     /// Sending host (for `kind = "mmtp"`: the publisher, unless `sources` lists them); empty
-    /// when not given.
+    /// when not given (and then not written).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub from: String,
     /// Receiving host.
     pub to: String,
@@ -274,6 +303,8 @@ pub enum FlowSpec {
     Mmtp(MmtpFlowSpec),
     /// A TFRC flow.
     Tfrc(TfrcFlowSpec),
+    /// An NDN consumer.
+    Ndn(NdnFlowSpec),
 }
 
 impl FlowSpec {
@@ -286,6 +317,7 @@ impl FlowSpec {
             FlowSpec::UdpOnoff(_) => FlowKind::UdpOnoff,
             FlowSpec::Mmtp(_) => FlowKind::Mmtp,
             FlowSpec::Tfrc(_) => FlowKind::Tfrc,
+            FlowSpec::Ndn(_) => FlowKind::Ndn,
         }
     }
 
@@ -298,6 +330,7 @@ impl FlowSpec {
             FlowSpec::UdpOnoff(f) => &f.udp.common,
             FlowSpec::Mmtp(f) => &f.common,
             FlowSpec::Tfrc(f) => &f.common,
+            FlowSpec::Ndn(f) => &f.common,
         }
     }
 }
@@ -423,6 +456,22 @@ pub struct TfrcFlowSpec {
     pub packet_size: Option<ByteSize>,
     /// TFRC parameters overriding the scenario's `[tfrc]` for this flow.
     pub tfrc: Option<TfrcSpec>,
+}
+
+/// An NDN consumer (`kind = "ndn"`): fetches SEQs `0..size` of `content` at `to`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct NdnFlowSpec {
+    /// What every flow has (`from` is not taken: Interests go by name).
+    #[serde(flatten)]
+    pub common: FlowCommon,
+    /// The content's size: Data packets (`"2000pkts"`) or bytes of payload; required.
+    pub size: Option<BufferSize>,
+    /// The content's name (e.g. `"/c/A"`); its SEQs are `/c/A/0`, `/c/A/1`, …; required.
+    pub content: Option<String>,
+    /// The consumer's transport (default `"ptp"`).
+    pub transport: Option<NdnTransport>,
+    /// PTP's parameters for this consumer, over `[ndn.ptp]`.
+    pub ptp: Option<PtpSpec>,
 }
 
 /// How on/off periods are drawn.

@@ -16,16 +16,22 @@ use serde::{Deserialize, Serialize};
 
 mod flow;
 mod inrpp;
+mod ndn;
 mod rcp;
 mod tfrc;
 mod traffic;
 
 pub(crate) use flow::NotTaken;
 pub use flow::{
-    FlowCc, FlowCommon, FlowKind, FlowSpec, MmtpFlowSpec, PeriodDist, TcpFlowSpec, TfrcFlowSpec,
-    UdpFlowSpec, UdpOnoffFlowSpec,
+    FlowCc, FlowCommon, FlowKind, FlowSpec, MmtpFlowSpec, NdnFlowSpec, PeriodDist, TcpFlowSpec,
+    TfrcFlowSpec, UdpFlowSpec, UdpOnoffFlowSpec,
 };
 pub use inrpp::InrppSpec;
+pub use ndn::{
+    NdnCsSpec, NdnFabKey, NdnFabSpec, NdnFallback, NdnFibSpec, NdnLabel, NdnLossDetection,
+    NdnProducerSpec, NdnRouting, NdnRttScale, NdnSelection, NdnSpec, NdnStrategy, NdnStrategyEntry,
+    NdnTransport, PtpSpec,
+};
 pub use rcp::RcpSpec;
 pub use tfrc::{
     TfrcFirstInterval, TfrcHistory, TfrcLossCombination, TfrcMasterRtt, TfrcMultipath,
@@ -89,6 +95,10 @@ pub struct Scenario {
     /// The constants of RCP, for the links that flows with `cc = "rcp"` cross (issue 21).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcp: Option<RcpSpec>,
+    /// When present, every node is an NDN node (issue 22), and flows of `kind = "ndn"` are
+    /// consumers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ndn: Option<NdnSpec>,
 }
 
 /// An on-path chunk cache at a router (thesis §4.1–4.2: "an on-path router that
@@ -279,6 +289,29 @@ pub enum QueueSpec {
         #[serde(default)]
         gentle: bool,
         /// Typical packet size (default 1500B): idle-time decay and byte-mode scaling.
+        #[serde(default = "default_mean_packet")]
+        mean_packet: ByteSize,
+    },
+    /// CHoPCoP's Random Early Marking (issue 22): RED's average and probability, but an NDN
+    /// Data that RED would drop early is marked CE instead (an Interest is dropped); the hard
+    /// limit drops everything. For NDN scenarios only.
+    Rem {
+        /// Hard capacity, as RED's.
+        size: QueueSize,
+        /// Lower threshold of the average queue.
+        min_th: QueueSize,
+        /// Upper threshold of the average queue.
+        max_th: QueueSize,
+        /// Marking probability at `max_th` (default 0.1).
+        #[serde(default = "default_max_p")]
+        max_p: f64,
+        /// EWMA weight of the average (default 0.002).
+        #[serde(default = "default_red_weight")]
+        weight: f64,
+        /// Gentle mode (default false).
+        #[serde(default)]
+        gentle: bool,
+        /// Typical packet size (default 1500B).
         #[serde(default = "default_mean_packet")]
         mean_packet: ByteSize,
     },

@@ -10,10 +10,13 @@ use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::{
-    FlowCc, FlowCommon, FlowKind, FlowSpec, MmtpFlowSpec, PeriodDist, TcpFlowSpec, TfrcFlowSpec,
-    UdpFlowSpec, UdpOnoffFlowSpec, FIELDS,
+    FlowCc, FlowCommon, FlowKind, FlowSpec, MmtpFlowSpec, NdnFlowSpec, PeriodDist, TcpFlowSpec,
+    TfrcFlowSpec, UdpFlowSpec, UdpOnoffFlowSpec, FIELDS,
 };
-use crate::spec::{MmtpSpec, OutageSpec, SubflowSpec, TcpSpec, TfrcSpec, TmSpec, WindowLimit};
+use crate::spec::{
+    MmtpSpec, NdnTransport, OutageSpec, PtpSpec, SubflowSpec, TcpSpec, TfrcSpec, TmSpec,
+    WindowLimit,
+};
 
 /// The reader's message for a field that a flow of kind `kind` does not take: `field `x`: `
 /// and then what a person reads at the field (see [`NotTaken`]).
@@ -127,6 +130,8 @@ read_fields! {
     mmtp: MmtpSpec,
     content: String,
     tfrc: TfrcSpec,
+    transport: NdnTransport,
+    ptp: PtpSpec,
 }
 
 impl Read {
@@ -206,6 +211,13 @@ impl Read {
                 subflows: self.subflows,
                 packet_size: udp.packet_size,
                 tfrc: self.tfrc,
+            }),
+            FlowKind::Ndn => FlowSpec::Ndn(NdnFlowSpec {
+                common: udp.common,
+                size: self.size,
+                content: self.content,
+                transport: self.transport,
+                ptp: self.ptp,
             }),
         })
     }
@@ -309,14 +321,14 @@ mod tests {
         );
         let nt = NotTaken::parse(e.split_once(": ").unwrap().1).expect("parses");
         assert_eq!(nt.field, "content");
-        assert!(nt.message.starts_with("not allowed in a kind = \"tcp\" flow: only for kind = \"mmtp\" flows; a kind = \"tcp\" flow takes `id`"), "{}", nt.message);
+        assert!(nt.message.starts_with("not allowed in a kind = \"tcp\" flow: only for kind = \"mmtp\" and \"ndn\" flows; a kind = \"tcp\" flow takes `id`"), "{}", nt.message);
         // Without `kind`, a flow is TCP.
         let e = read("to = \"b\"\nperiods = \"constant\"").unwrap_err();
         assert!(e.contains("field `periods`: not allowed in a kind = \"tcp\" flow: only for kind = \"udp-onoff\" flows"), "{e}");
         let e = read("kind = \"udp-cbr\"\nto = \"b\"\nsize = \"1MB\"").unwrap_err();
         assert!(
             e.contains(
-                "(UDP flows send until they stop): only for kind = \"tcp\" and \"mmtp\" flows"
+                "(UDP flows send until they stop): only for kind = \"tcp\", \"mmtp\" and \"ndn\" flows"
             ),
             "{e}"
         );
@@ -362,7 +374,8 @@ mod tests {
                     "route" | "sources" => "[\"x\"]",
                     "paths" => "[[\"x\"]]",
                     "subflows" | "outages" => "[]",
-                    "tm" | "tcp" | "mmtp" | "tfrc" => "{}",
+                    "tm" | "tcp" | "mmtp" | "tfrc" | "ptp" => "{}",
+                    "transport" => "\"icp\"",
                     "scheduler" => "\"round-robin\"",
                     "opportunistic_retransmission" | "penalisation" => "true",
                     "cc" => "\"lia\"",

@@ -1,0 +1,159 @@
+//! The NDN tables (issue 22): `ndn_nodes`, one row per node, and `ndn_paths`, one row per
+//! path of each PTP consumer.
+
+use pathpool_core::Time;
+
+use crate::ndn_node::{Logic, NdnNet};
+use crate::sim::Simulation;
+use crate::table::{Column, Table};
+
+impl Simulation {
+    /// The `ndn_nodes` table, with `[ndn]`.
+    pub(crate) fn ndn_nodes_table(&self) -> Option<Table> {
+        let ndn = self.elements.ndn.as_deref()?;
+        let nodes = &ndn.nodes;
+        let mut t = Table::new("ndn_nodes");
+        let u64s = |f: &dyn Fn(&crate::ndn_node::NdnNode) -> u64| {
+            Column::U64(nodes.iter().map(f).collect())
+        };
+        t.push(
+            "node",
+            Column::Str(nodes.iter().map(|n| n.name.clone()).collect()),
+        );
+        t.push("faces", u64s(&|n| n.face_route.len() as u64 - 1));
+        t.push("produced", u64s(&|n| n.produced));
+        t.push("pit_peak", u64s(&|n| n.fwd.pit().stats().peak as u64));
+        t.push(
+            "pit_aggregations",
+            u64s(&|n| n.fwd.pit().stats().aggregations),
+        );
+        t.push("pit_duplicates", u64s(&|n| n.fwd.pit().stats().duplicates));
+        t.push("pit_expired", u64s(&|n| n.fwd.pit().stats().expired));
+        t.push(
+            "pit_unsolicited",
+            u64s(&|n| n.fwd.pit().stats().unsolicited),
+        );
+        t.push("nacks_sent", u64s(&|n| n.fwd.stats().nacks));
+        t.push("tags_followed", u64s(&|n| n.fwd.stats().tags_followed));
+        t.push("tags_broken", u64s(&|n| n.fwd.stats().tags_broken));
+        let cs = |f: &dyn Fn(pathpool_ndn::CsStats) -> u64| {
+            Column::OptU64(
+                nodes
+                    .iter()
+                    .map(|n| n.fwd.cs().map(|c| f(c.stats())))
+                    .collect(),
+            )
+        };
+        t.push("cs_hits", cs(&|s| s.hits));
+        t.push("cs_misses", cs(&|s| s.misses));
+        t.push("cs_insertions", cs(&|s| s.insertions));
+        t.push("cs_evictions", cs(&|s| s.evictions));
+        t.push("fab_hits", u64s(&|n| n.fwd.fab().stats().hits));
+        t.push("fab_misses", u64s(&|n| n.fwd.fab().stats().misses));
+        t.push("fab_evictions", u64s(&|n| n.fwd.fab().stats().evictions));
+        Some(t)
+    }
+
+    /// The `ndn_paths` table, with PTP consumers: each path a consumer's probes found.
+    pub(crate) fn ndn_paths_table(&self) -> Option<Table> {
+        let ndn = self.elements.ndn.as_deref()?;
+        let end = self.net.now;
+        let mut flow = Vec::new();
+        let mut index = Vec::new();
+        let mut tag = Vec::new();
+        let mut nodes = Vec::new();
+        let mut intervals = Vec::new();
+        let mut in_use_s = Vec::new();
+        let mut bytes = Vec::new();
+        let mut goodput = Vec::new();
+        let mut in_use_at_end = Vec::new();
+        let mut broken = Vec::new();
+        let mut mean_rtt = Vec::new();
+        let mut cwnd = Vec::new();
+        for f in self.flows.iter() {
+            let Some(c) = consumer_of(ndn, &self.elements, f.sink) else {
+                continue;
+            };
+            let Logic::Ptp(ptp) = &c.logic else {
+                continue;
+            };
+            for (p, info) in ptp.paths().paths().iter().enumerate() {
+                let rec = c.paths.get(p).cloned().unwrap_or_default();
+                let mut spans: Vec<(Time, Time)> = rec.intervals.clone();
+                if let Some(t) = rec.since {
+                    spans.push((t, end));
+                }
+                let used: f64 = spans
+                    .iter()
+                    .map(|(a, b)| b.saturating_since(*a).as_secs_f64())
+                    .sum();
+                flow.push(f.id.clone());
+                index.push(p as u64);
+                tag.push(
+                    info.tag
+                        .iter()
+                        .rev()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
+                nodes.push(path_nodes(ndn, c.node, &info.tag));
+                intervals.push(
+                    spans
+                        .iter()
+                        .map(|(a, b)| format!("{:.3}-{:.3}", a.as_secs_f64(), b.as_secs_f64()))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
+                in_use_s.push(used);
+                bytes.push(rec.bytes);
+                goodput.push((used > 0.0).then(|| rec.bytes as f64 * 8.0 / used));
+                in_use_at_end.push(info.in_use);
+                broken.push(info.broken);
+                mean_rtt.push(info.mean_rtt_s());
+                cwnd.push(ptp.mpccp().path(p).cwnd);
+            }
+        }
+        let mut t = Table::new("ndn_paths");
+        t.push("flow", Column::Str(flow));
+        t.push("path", Column::U64(index));
+        t.push("tag", Column::Str(tag));
+        t.push("nodes", Column::Str(nodes));
+        t.push("in_use_intervals_s", Column::Str(intervals));
+        t.push("in_use_s", Column::F64(in_use_s));
+        t.push("payload_bytes", Column::U64(bytes));
+        t.push("goodput_bps", Column::OptF64(goodput));
+        t.push("in_use_at_end", Column::Bool(in_use_at_end));
+        t.push("broken", Column::Bool(broken));
+        t.push("mean_rtt_s", Column::OptF64(mean_rtt));
+        t.push("cwnd_at_end", Column::F64(cwnd));
+        Some(t)
+    }
+}
+
+fn consumer_of<'a>(
+    ndn: &'a NdnNet,
+    elements: &crate::kinds::Elements,
+    elem: u32,
+) -> Option<&'a crate::ndn_node::NdnConsumer> {
+    match elements.slot(elem) {
+        crate::kinds::Slot::NdnApp(c) => ndn.consumers.get(c as usize),
+        _ => None,
+    }
+}
+
+/// The nodes a tag leads through from `from` (its top, the last face, first).
+fn path_nodes(ndn: &NdnNet, from: u32, tag: &[u32]) -> String {
+    let mut at = from;
+    let mut out = vec![ndn.nodes[at as usize].name.clone()];
+    for &face in tag.iter().rev() {
+        match ndn.nodes[at as usize].face_neighbour.get(face as usize) {
+            Some(&next) => {
+                at = next;
+                out.push(ndn.nodes[at as usize].name.clone());
+            }
+            None => break,
+        }
+    }
+    out.join(">")
+}
