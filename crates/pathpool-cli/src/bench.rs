@@ -149,6 +149,33 @@ pub const TFRC_CASE: &str = "tfrc-n100";
 pub const MULTIHOMED_CASES: [(&str, &str); 2] =
     [("tcp-multihomed", "newreno"), ("inrpp-multihomed", "inrpp")];
 
+/// The NDN case (issue 22), numbered after [`MULTIHOMED_CASES`]: the multipath cases' four
+/// paths with 100 PTP consumers at `left`, each fetching a content of its own from one
+/// producer at `right`, 20 s; its packets are the Interests and Data handed to NDN nodes
+/// (each hop counts), the unit of the forwarders' work.
+pub const NDN_CASE: &str = "ndn-ptp-n100x4";
+
+/// The scenario of [`NDN_CASE`].
+fn ndn_scenario(scale: f64) -> String {
+    let case = &CASES[3];
+    let duration_ms = (case.duration_s * scale * 1000.0).round().max(1.0) as u64;
+    let topology = case.scenario(scale);
+    let links = &topology[topology.find("[nodes]").expect("the case has nodes")
+        ..topology.find("[[flows]]").expect("the case has flows")];
+    format!(
+        "name = \"bench-{NDN_CASE}\"\nduration = \"{duration_ms}ms\"\n{links}\
+         [ndn]\n[[ndn.producers]]\nnode = \"right\"\nprefix = \"/c\"\n{}",
+        (0..case.flows)
+            .map(|i| {
+                format!(
+                    "[[flows]]\nkind = \"ndn\"\nto = \"left\"\ncontent = \"/c/f{i}\"\n\
+                     size = \"100000pkts\"\nstart_spread = \"10ms\"\n"
+                )
+            })
+            .collect::<String>()
+    )
+}
+
 /// The multihomed network and traffic.
 const MULTIHOMED: &str = include_str!("../../../scenarios/reproductions/inrpp-multihomed.toml");
 
@@ -160,6 +187,7 @@ fn case_names() -> Vec<String> {
     let mut names: Vec<String> = CASES.iter().map(BenchCase::name).collect();
     names.push(TFRC_CASE.to_string());
     names.extend(MULTIHOMED_CASES.iter().map(|(n, _)| (*n).to_string()));
+    names.push(NDN_CASE.to_string());
     names
 }
 
@@ -312,7 +340,7 @@ pub struct BenchArgs {
     pub repeat: u32,
     /// Run only this case (dumbbell-n10, dumbbell-n100, dumbbell-n1000, multipath-n100x4,
     /// paths4-n100, multipath-dumbbell-n50x2, dumbbell-n100-sack, multipriority-n100x4,
-    /// tfrc-n100, tcp-multihomed, inrpp-multihomed).
+    /// tfrc-n100, tcp-multihomed, inrpp-multihomed, ndn-ptp-n100x4).
     #[arg(long)]
     pub only: Option<String>,
     /// Scale the simulated durations (e.g. 0.1 for a quick check).
@@ -374,6 +402,24 @@ pub fn bench_case_command(index: usize, scale: f64) -> Result<(), CliError> {
             multihomed_scenario(cc, scale)?,
             |r| r.stats.data_packets_delivered,
             |r| r.link("n0-n1:n0->n1").and_then(|l| l.utilization),
+        );
+    }
+    if index == CASES.len() + 1 + MULTIHOMED_CASES.len() {
+        let case = &CASES[3];
+        return run_case(
+            NDN_CASE.to_string(),
+            (case.flows, case.rate_bps),
+            load(&ndn_scenario(scale))?,
+            |r| r.stats.packets_delivered,
+            |r| {
+                let u: Vec<f64> = (0..case.paths)
+                    .filter_map(|k| {
+                        r.link(&format!("bottleneck{k}:right->r{k}"))
+                            .and_then(|l| l.utilization)
+                    })
+                    .collect();
+                (u.len() == case.paths as usize).then(|| u.iter().sum::<f64>() / u.len() as f64)
+            },
         );
     }
     let case = CASES
@@ -603,9 +649,23 @@ mod tests {
     }
 
     #[test]
+    fn the_ndn_case_has_100_ptp_consumers_on_the_four_paths() {
+        assert_eq!(case_names().last().map(String::as_str), Some(NDN_CASE));
+        let mut sim = load(&ndn_scenario(0.02)).unwrap().compile(Some(1)).unwrap();
+        sim.run();
+        let r = sim.results();
+        assert_eq!(r.flows.len(), 100);
+        assert!(r
+            .flows
+            .iter()
+            .all(|f| f.kind == "ndn" && f.bytes_delivered > 0));
+        assert_eq!(r.links.len(), 16);
+    }
+
+    #[test]
     fn the_tfrc_case_is_dumbbell_n100_with_tfrc_flows() {
         assert_eq!(case_names()[CASES.len()], TFRC_CASE);
-        assert_eq!(case_names().len(), CASES.len() + 1 + MULTIHOMED_CASES.len());
+        assert_eq!(case_names().len(), CASES.len() + 2 + MULTIHOMED_CASES.len());
         let loaded = LoadedScenario::from_toml(&tfrc_scenario(0.01), "<bench>", &[]).unwrap();
         let mut sim = loaded.compile(Some(1)).unwrap();
         sim.run();

@@ -2,22 +2,7 @@
 //! before running, writes nothing, and prints one message naming the file, the line and the
 //! field.
 
-use std::fs;
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn pathpool(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pathpool"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
-
-fn scratch_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pathpool-inrpp-input-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
 
 /// Host s to host d through routers a and b (10 Mb/s, 5 ms, drop-tail queues of 50 ms),
 /// with `tables` first and `flows` last.
@@ -85,31 +70,5 @@ fn bad_inrpp_and_rcp_fields_stop_the_run_with_one_message_naming_the_field() {
             "rcp.alpha: 0 is not a positive number",
         ),
     ];
-    let dir = scratch_dir();
-    for (i, (text, want)) in cases.iter().enumerate() {
-        let file = dir.join(format!("bad{i}.toml"));
-        fs::write(&file, text).unwrap();
-        let out = dir.join(format!("out{i}"));
-        let o = pathpool(&[
-            "run",
-            file.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "-q",
-        ]);
-        let stderr = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{want}: {stderr}");
-        let lines: Vec<&str> = stderr.lines().collect();
-        assert_eq!(lines.len(), 1, "{lines:#?}");
-        assert!(
-            lines[0].contains(want),
-            "{} does not contain {want}",
-            lines[0]
-        );
-        // The file and a line are named: `FILE:LINE:COLUMN: field: ...`.
-        let named = format!("{}:", file.display());
-        assert!(lines[0].contains(&named), "{} names no file", lines[0]);
-        assert!(!out.exists(), "{want}: {} was written", out.display());
-    }
-    fs::remove_dir_all(&dir).unwrap();
+    common::each_is_refused("inrpp-input", &cases);
 }

@@ -1,22 +1,7 @@
 //! Bad TFRC input (issue 20, acceptance 6): `pathpool run` exits with status 2 before
 //! running, writes nothing, and prints one message naming the field.
 
-use std::fs;
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn pathpool(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pathpool"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
-
-fn scratch_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pathpool-tfrc-input-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
 
 /// Two hosts through two routers; `flows` and `extra` appended.
 fn scenario(flows: &str, extra: &str) -> String {
@@ -70,28 +55,5 @@ fn bad_tfrc_fields_stop_the_run_with_one_message_naming_the_field() {
             "flows[0].packet_size: not allowed in a kind = \"tcp\" flow",
         ),
     ];
-    let dir = scratch_dir();
-    for (i, (text, want)) in cases.iter().enumerate() {
-        let file = dir.join(format!("bad{i}.toml"));
-        fs::write(&file, text).unwrap();
-        let out = dir.join(format!("out{i}"));
-        let o = pathpool(&[
-            "run",
-            file.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "-q",
-        ]);
-        let stderr = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{want}: {stderr}");
-        let lines: Vec<&str> = stderr.lines().collect();
-        assert_eq!(lines.len(), 1, "{lines:#?}");
-        assert!(
-            lines[0].contains(want),
-            "{} does not contain {want}",
-            lines[0]
-        );
-        assert!(!out.exists(), "{want}: {} was written", out.display());
-    }
-    fs::remove_dir_all(&dir).unwrap();
+    common::each_is_refused("tfrc-input", &cases);
 }
