@@ -48,6 +48,10 @@ class Results:
         afct_bins: with ``measure(afct_bins_per_decade=...)``, one row per logarithmic
             flow-size bin holding a finite flow: ``size_lo_bytes``, ``size_hi_bytes``,
             ``completed``, ``mean_fct_s`` and ``not_completed``; empty otherwise.
+        ndn_nodes: with ``[ndn]``, one row per NDN node (Data produced, PIT, content-store,
+            FAB and NACK counters); empty otherwise.
+        ndn_paths: with PTP consumers, one row per path a consumer's probes found (tag,
+            nodes, in-use intervals, goodput, mean RTT, final cwnd); empty otherwise.
         summary: the ``summary.json`` document as a dict.
 
     Column definitions: ``docs/metrics.md``.
@@ -67,6 +71,8 @@ class Results:
     sequence_trace: pd.DataFrame
     mp_fairness: pd.DataFrame
     afct_bins: pd.DataFrame
+    ndn_nodes: pd.DataFrame
+    ndn_paths: pd.DataFrame
     summary: dict[str, Any]
 
     def __init__(
@@ -94,6 +100,9 @@ class Results:
         # Only runs that asked for the fairness metrics have them.
         self.mp_fairness = frames.get("mp_fairness", pd.DataFrame())
         self.afct_bins = frames.get("afct_bins", pd.DataFrame())
+        # Only NDN runs have the NDN tables.
+        self.ndn_nodes = frames.get("ndn_nodes", pd.DataFrame())
+        self.ndn_paths = frames.get("ndn_paths", pd.DataFrame())
         self.summary = summary
         self._handle = handle
         self._text = text
@@ -128,6 +137,8 @@ class Results:
                 "sequence_trace",
                 "mp_fairness",
                 "afct_bins",
+                "ndn_nodes",
+                "ndn_paths",
             )
             if (d / f"{n}.parquet").exists()
         ]
