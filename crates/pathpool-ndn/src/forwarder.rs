@@ -289,6 +289,7 @@ impl Forwarder {
             Packet::Nack(Nack {
                 name: interest.name.clone(),
                 nonce: interest.nonce,
+                probe: interest.probe,
                 reason,
             }),
         ));
@@ -558,7 +559,7 @@ impl Forwarder {
     /// refused it, nothing more happens (that face may still bring the Data); otherwise it
     /// goes to every face the Interest is pending from, and the entry goes.
     pub fn on_nack(&mut self, now: Time, nack: Nack) {
-        let key = (nack.name.clone(), false);
+        let key = (nack.name.clone(), nack.probe);
         if let Some(left) = self.upstreams.get_mut(&key) {
             if *left > 1 {
                 *left -= 1;
@@ -566,8 +567,8 @@ impl Forwarder {
             }
             self.upstreams.remove(&key);
         }
-        self.settle(&(nack.name.clone(), false), Settled::Failed);
-        for f in self.pit.on_nack(now, &nack.name) {
+        self.settle(&key, Settled::Failed);
+        for f in self.pit.on_nack(now, &nack.name, nack.probe) {
             self.stats.nacks += 1;
             self.out.push_back((f, Packet::Nack(nack.clone())));
         }

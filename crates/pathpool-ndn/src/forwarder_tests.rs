@@ -229,6 +229,7 @@ fn a_down_face_answers_a_nack_or_falls_back_to_the_name() {
         [&Packet::Nack(Nack {
             name: n("/c/A/9"),
             nonce: 7,
+            probe: false,
             reason: NackReason::FaceDown
         })]
     );
@@ -579,6 +580,7 @@ fn a_nack_goes_downstream_only_once_every_upstream_refused() {
     let nack = Nack {
         name: n("/c/A/1"),
         nonce: 7,
+        probe: false,
         reason: NackReason::Duplicate,
     };
     f.on_nack(now, nack.clone());
@@ -587,4 +589,25 @@ fn a_nack_goes_downstream_only_once_every_upstream_refused() {
     f.on_nack(now, nack);
     assert!(matches!(f.poll_transmit(), Some((3, Packet::Nack(_)))));
     assert_eq!(f.pit().len(), 0);
+    // A probe's NACK finds the probe's entry, not a tagged Interest's of the same name.
+    let mut probe = Interest::new(n("/c/A/2"), 8);
+    probe.probe = true;
+    f.on_interest(now, 3, probe);
+    f.on_interest(now, 3, Interest::new(n("/c/A/2"), 9));
+    while f.poll_transmit().is_some() {}
+    assert_eq!(f.pit().len(), 2);
+    for _ in 0..2 {
+        f.on_nack(
+            now,
+            Nack {
+                name: n("/c/A/2"),
+                nonce: 8,
+                probe: true,
+                reason: NackReason::Duplicate,
+            },
+        );
+    }
+    assert!(matches!(f.poll_transmit(), Some((3, Packet::Nack(k))) if k.probe));
+    assert!(f.pit().contains(&n("/c/A/2"), false));
+    assert!(!f.pit().contains(&n("/c/A/2"), true));
 }

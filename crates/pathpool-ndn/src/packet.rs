@@ -93,6 +93,9 @@ pub struct Nack {
     pub name: Name,
     /// Its nonce.
     pub nonce: u32,
+    /// Whether it refuses a probe (a NACK carries the Interest it refuses, probe bit
+    /// included, so that it finds the probe's PIT entry, not a tagged Interest's).
+    pub probe: bool,
     /// Why.
     pub reason: NackReason,
 }

@@ -180,10 +180,10 @@ impl Pit {
             .collect()
     }
 
-    /// A NACK for `name` (not a probe's) arrived at `now`: the faces whose Interests for it
-    /// are alive, in the order they asked; the entry is removed.
-    pub fn on_nack(&mut self, now: Time, name: &Name) -> Vec<FaceId> {
-        let Some(entry) = self.remove(&(name.clone(), false)) else {
+    /// A NACK for `name` (a probe's if `probe`) arrived at `now`: the faces whose Interests
+    /// for it are alive, in the order they asked; the entry is removed.
+    pub fn on_nack(&mut self, now: Time, name: &Name, probe: bool) -> Vec<FaceId> {
+        let Some(entry) = self.remove(&(name.clone(), probe)) else {
             return Vec::new();
         };
         self.bury(now, &entry);
