@@ -257,7 +257,9 @@ pub(crate) fn compile_skipping(
                 mmtp::add_mmtp_flows(&mut sim, &entry, m, &mut ids, &mut contents)?;
             }
             FlowSpec::Tfrc(t) => tfrc::add_tfrc_flows(&mut sim, &entry, t, &tfrc_params, &mut ids)?,
-            FlowSpec::Ndn(n) => ndn::add_ndn_flows(&mut sim, &entry, n, &mut ids)?,
+            FlowSpec::Ndn(n) => {
+                ndn::add_ndn_flows(&mut sim, &entry, n, base_tcp.sender.rtt, &mut ids)?;
+            }
         }
     }
     for (g, t) in sc.traffic.iter().enumerate() {

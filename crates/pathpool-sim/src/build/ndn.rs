@@ -9,7 +9,7 @@ use std::collections::{BinaryHeap, HashSet};
 
 use pathpool_cc::{MpccpConfig, RttScale};
 use pathpool_core::hash::FxHashMap;
-use pathpool_core::{BufferSize, Dur, Rng};
+use pathpool_core::{BufferSize, Dur, Rng, RttConfig};
 use pathpool_ndn::{
     FabKey, FaceId, Forwarder, ForwarderConfig, Labeling, Name, PafConfig, Strategy, TagFallback,
     DEFAULT_LIFETIME,
@@ -51,8 +51,9 @@ fn strategy(s: NdnStrategy) -> Strategy {
     }
 }
 
-/// Least-cost distance from every node to the nearest of `targets` over `net`'s links.
-fn distances_to(net: &Net, targets: &[NodeIx]) -> Vec<f64> {
+/// Least-cost distance from every node to the nearest of `targets` over `net`'s links, on
+/// paths that do not cross `avoid`.
+fn distances_to(net: &Net, targets: &[NodeIx], avoid: Option<NodeIx>) -> Vec<f64> {
     let mut incoming: Vec<Vec<EdgeId>> = vec![Vec::new(); net.names.len()];
     for u in 0..net.names.len() as u32 {
         for &e in net.graph.out_edges(NodeIx(u)) {
@@ -73,6 +74,9 @@ fn distances_to(net: &Net, targets: &[NodeIx]) -> Vec<f64> {
         // Edges into v: u → v costs cost[e].
         for &e in &incoming[v as usize] {
             let u = net.graph.ends(e).0 .0;
+            if Some(NodeIx(u)) == avoid {
+                continue;
+            }
             let nd = d + net.cost[e.0 as usize];
             if nd < dist[u as usize] {
                 dist[u as usize] = nd;
@@ -262,18 +266,32 @@ pub(super) fn add_ndn_nodes(
                 ));
             }
             for (prefix, producers) in &prefixes {
-                let dist = distances_to(net, producers);
+                let dist = distances_to(net, producers, None);
                 for n in 0..n_nodes {
+                    // A producer's node answers what it serves itself (face 0 only).
                     if dist[n] == 0.0 || !dist[n].is_finite() {
                         continue;
                     }
+                    // All paths (ndnSIM's): every face whose neighbour reaches a producer
+                    // without coming back through this node; shortest: the next hop of a
+                    // least-cost path.
+                    let reach = match spec.routing {
+                        NdnRouting::AllPaths => {
+                            distances_to(net, producers, Some(NodeIx(n as u32)))
+                        }
+                        _ => dist.clone(),
+                    };
                     let mut hops: Vec<(f64, FaceId)> = faces[n]
                         .iter()
                         .enumerate()
                         .filter_map(|(f, &e)| {
                             let v = net.graph.ends(e).1 .0 as usize;
-                            let total = net.cost[e.0 as usize] + dist[v];
-                            (dist[v] < dist[n]).then_some((total, f as FaceId + 1))
+                            let total = net.cost[e.0 as usize] + reach[v];
+                            let usable = match spec.routing {
+                                NdnRouting::AllPaths => reach[v].is_finite(),
+                                _ => dist[v] < dist[n],
+                            };
+                            usable.then_some((total, f as FaceId + 1))
                         })
                         .collect();
                     hops.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -425,11 +443,13 @@ fn ptp_config(
     })
 }
 
-/// Adds an NDN entry's consumers.
+/// Adds an NDN entry's consumers; PTP's retransmission timers have `rtt`'s bounds (the
+/// scenario's `[tcp]`).
 pub(super) fn add_ndn_flows(
     sim: &mut Simulation,
     entry: &Entry<'_>,
     f: &NdnFlowSpec,
+    rtt: RttConfig,
     ids: &mut HashSet<String>,
 ) -> Result<(), SpecError> {
     let Some(spec) = &entry.sc.ndn else {
@@ -517,7 +537,10 @@ pub(super) fn add_ndn_flows(
             ndn_field(&["ptp", name])
         }
     };
-    let ptp = ptp_config(&merged, packets, &field_of)?;
+    let ptp = PtpConfig {
+        rtt,
+        ..ptp_config(&merged, packets, &field_of)?
+    };
     entry.each_copy(sim, &f.common, ids, |sim, copy| {
         let ndn = sim.elements.ndn.as_deref_mut().expect("built with [ndn]");
         let c = ndn.consumers.len() as u32;

@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum NdnRouting {
-    /// Every face whose neighbour is closer to a producer of the prefix than the node is
-    /// (loop-free by construction), cheapest first (default; ndnSIM's all-paths, D324).
+    /// Every face whose neighbour reaches a producer of the prefix without coming back
+    /// through the node (ndnSIM's all possible routes), cheapest first; a producer's node
+    /// keeps only its own face (default; D324).
     #[default]
     AllPaths,
     /// One face: the first link of a least-cost path to the nearest producer.
