@@ -18,6 +18,9 @@ mod inrpp_multihomed;
 mod inrpp_transit_stub;
 mod mmtp_multisource;
 mod partial_congestion;
+mod ptp_cache;
+mod ptp_mesh;
+mod ptp_tree;
 pub mod published;
 mod runner;
 pub mod scoreboard;
@@ -226,6 +229,9 @@ pub const EXPERIMENTS: &[Experiment] = &[
     inrpp_dumbbell::EXPERIMENT,
     inrpp_multihomed::EXPERIMENT,
     inrpp_transit_stub::EXPERIMENT,
+    ptp_tree::EXPERIMENT,
+    ptp_cache::EXPERIMENT,
+    ptp_mesh::EXPERIMENT,
 ];
 
 /// The experiment `id`, or every experiment for `all`.

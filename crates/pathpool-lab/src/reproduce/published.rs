@@ -47,7 +47,7 @@ macro_rules! published_file {
 }
 
 /// The embedded files: experiment id, path in the repository, text.
-const FILES: [(&str, &str, &str); 24] = [
+const FILES: [(&str, &str, &str); 27] = [
     published_file!("nmcc-shared-bottleneck"),
     published_file!("wischik-nsdi11"),
     published_file!("nmcc-short-transfers"),
@@ -72,6 +72,9 @@ const FILES: [(&str, &str, &str); 24] = [
     published_file!("inrpp-dumbbell"),
     published_file!("inrpp-multihomed"),
     published_file!("inrpp-transit-stub"),
+    published_file!("ptp-tree"),
+    published_file!("ptp-cache"),
+    published_file!("ptp-mesh"),
 ];
 
 /// Keys of a file's top level.
