@@ -73,6 +73,11 @@ impl Verdict {
         measured: f64,
         ci95: f64,
     ) -> Verdict {
+        // Nothing measured (every run gave NaN, e.g. a threshold never reached): a miss, not
+        // an interval that might overlap.
+        if measured.is_nan() {
+            return Verdict::Outside;
+        }
         // A little slack for values printed with their unit's rounding.
         let eps = 1e-9 * (1.0 + published.abs());
         let (lo, hi) = (measured - ci95, measured + ci95);
@@ -204,6 +209,11 @@ mod tests {
             Verdict::judge(50.0, 4.0, 54.0, 0.0),
             Verdict::Within,
             "edge"
+        );
+        // Nothing measured is a miss, whatever the interval (NaN) says.
+        assert_eq!(
+            Verdict::judge(50.0, 4.0, f64::NAN, f64::NAN),
+            Verdict::Outside
         );
     }
 
