@@ -19,8 +19,13 @@ mod inrpp_transit_stub;
 mod mmtp_multisource;
 mod partial_congestion;
 mod ptp_cache;
+mod ptp_diamond;
+mod ptp_fairness;
 mod ptp_mesh;
+mod ptp_pi_bias;
+mod ptp_solutions;
 mod ptp_tree;
+mod ptp_utilization;
 pub mod published;
 mod runner;
 pub mod scoreboard;
@@ -230,8 +235,11 @@ pub const EXPERIMENTS: &[Experiment] = &[
     inrpp_multihomed::EXPERIMENT,
     inrpp_transit_stub::EXPERIMENT,
     ptp_tree::EXPERIMENT,
+    ptp_diamond::EXPERIMENT,
+    ptp_fairness::EXPERIMENT,
     ptp_cache::EXPERIMENT,
     ptp_mesh::EXPERIMENT,
+    ptp_pi_bias::EXPERIMENT,
 ];
 
 /// The experiment `id`, or every experiment for `all`.

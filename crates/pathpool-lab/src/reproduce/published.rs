@@ -47,7 +47,7 @@ macro_rules! published_file {
 }
 
 /// The embedded files: experiment id, path in the repository, text.
-const FILES: [(&str, &str, &str); 27] = [
+const FILES: [(&str, &str, &str); 30] = [
     published_file!("nmcc-shared-bottleneck"),
     published_file!("wischik-nsdi11"),
     published_file!("nmcc-short-transfers"),
@@ -73,8 +73,11 @@ const FILES: [(&str, &str, &str); 27] = [
     published_file!("inrpp-multihomed"),
     published_file!("inrpp-transit-stub"),
     published_file!("ptp-tree"),
+    published_file!("ptp-diamond"),
+    published_file!("ptp-fairness"),
     published_file!("ptp-cache"),
     published_file!("ptp-mesh"),
+    published_file!("ptp-pi-bias"),
 ];
 
 /// Keys of a file's top level.
