@@ -11,7 +11,7 @@ use crate::link::{Discipline, Link};
 use crate::random_queue::RandomDrop;
 use crate::red::{Red, RedParams};
 use crate::sim::{LinkMeta, Simulation};
-use crate::spec::{LinkSpec, QueueSpec, RouteMetric};
+use crate::spec::{LinkSpec, QueueSpec, RedSpec, RouteMetric};
 use crate::tm_control::LinkChange;
 
 /// When the topology manager hears of a link failure or repair, unless `routing.tm_reaction`
@@ -103,25 +103,17 @@ fn queue_discipline(
                 }
             }
         }
-        QueueSpec::Red {
-            size,
-            min_th,
-            max_th,
-            max_p,
-            weight,
-            gentle,
-            mean_packet,
-        }
-        | QueueSpec::Rem {
-            size,
-            min_th,
-            max_th,
-            max_p,
-            weight,
-            gentle,
-            mean_packet,
-        } => {
-            let mark = matches!(q, QueueSpec::Rem { .. });
+        QueueSpec::Red(red) | QueueSpec::Rem(red) => {
+            let RedSpec {
+                size,
+                min_th,
+                max_th,
+                max_p,
+                weight,
+                gentle,
+                mean_packet,
+            } = red;
+            let mark = matches!(q, QueueSpec::Rem(_));
             let (size, shown) = resolve("size", *size)?;
             let (min_th, min_shown) = resolve("min_th", *min_th)?;
             let (max_th, max_shown) = resolve("max_th", *max_th)?;

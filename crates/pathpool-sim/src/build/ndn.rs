@@ -359,7 +359,7 @@ pub(super) fn check_rem(sc: &Scenario) -> Result<(), SpecError> {
     let Some(i) = sc
         .links
         .iter()
-        .position(|l| matches!(l.queue, crate::spec::QueueSpec::Rem { .. }))
+        .position(|l| matches!(l.queue, crate::spec::QueueSpec::Rem(_)))
     else {
         return Ok(());
     };

@@ -270,51 +270,11 @@ pub enum QueueSpec {
         size: QueueSize,
     },
     /// Random Early Detection (Floyd & Jacobson 1993).
-    Red {
-        /// Hard capacity in packets, bytes or time at the link's rate; arrivals beyond it are
-        /// always dropped.
-        size: QueueSize,
-        /// Lower threshold of the average queue (in packets if `size` is; a time is bytes at the
-        /// link's rate).
-        min_th: QueueSize,
-        /// Upper threshold of the average queue.
-        max_th: QueueSize,
-        /// Drop probability at `max_th` (default 0.1).
-        #[serde(default = "default_max_p")]
-        max_p: f64,
-        /// EWMA weight of the average (default 0.002).
-        #[serde(default = "default_red_weight")]
-        weight: f64,
-        /// Gentle mode (default false: the original algorithm).
-        #[serde(default)]
-        gentle: bool,
-        /// Typical packet size (default 1500B): idle-time decay and byte-mode scaling.
-        #[serde(default = "default_mean_packet")]
-        mean_packet: ByteSize,
-    },
+    Red(RedSpec),
     /// CHoPCoP's Random Early Marking (issue 22): RED's average and probability, but an NDN
     /// Data that RED would drop early is marked CE instead (an Interest is dropped); the hard
     /// limit drops everything. For NDN scenarios only.
-    Rem {
-        /// Hard capacity, as RED's.
-        size: QueueSize,
-        /// Lower threshold of the average queue.
-        min_th: QueueSize,
-        /// Upper threshold of the average queue.
-        max_th: QueueSize,
-        /// Marking probability at `max_th` (default 0.1).
-        #[serde(default = "default_max_p")]
-        max_p: f64,
-        /// EWMA weight of the average (default 0.002).
-        #[serde(default = "default_red_weight")]
-        weight: f64,
-        /// Gentle mode (default false).
-        #[serde(default)]
-        gentle: bool,
-        /// Typical packet size (default 1500B).
-        #[serde(default = "default_mean_packet")]
-        mean_packet: ByteSize,
-    },
+    Rem(RedSpec),
     /// htsim's `RandomQueue`: drop-tail with a random-drop band at the top (D120).
     Random {
         /// Hard capacity in packets, bytes or time at the link's rate; arrivals beyond it are
@@ -328,6 +288,32 @@ pub enum QueueSpec {
         #[serde(default = "default_random_p")]
         p: f64,
     },
+}
+
+/// The parameters of a RED queue (and of REM, which marks where RED drops).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    /// Hard capacity in packets, bytes or time at the link's rate; arrivals beyond it are
+    /// always dropped.
+    pub size: QueueSize,
+    /// Lower threshold of the average queue (in packets if `size` is; a time is bytes at the
+    /// link's rate).
+    pub min_th: QueueSize,
+    /// Upper threshold of the average queue.
+    pub max_th: QueueSize,
+    /// Drop (REM: marking) probability at `max_th` (default 0.1).
+    #[serde(default = "default_max_p")]
+    pub max_p: f64,
+    /// EWMA weight of the average (default 0.002).
+    #[serde(default = "default_red_weight")]
+    pub weight: f64,
+    /// Gentle mode (default false: the original algorithm).
+    #[serde(default)]
+    pub gentle: bool,
+    /// Typical packet size (default 1500B): idle-time decay and byte-mode scaling.
+    #[serde(default = "default_mean_packet")]
+    pub mean_packet: ByteSize,
 }
 
 fn default_random_p() -> f64 {
