@@ -10,7 +10,8 @@ use crate::lru::LruList;
 use crate::name::Name;
 
 /// How a FAB recognises a flow in a bucket.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum FabKey {
     /// By the flow name stored with the tuple (default).
     #[default]

@@ -35,7 +35,8 @@ use crate::store::ContentStore;
 
 /// How a prefix's Interests choose among the FIB entry's next hops (the in-face excluded,
 /// down faces skipped).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Strategy {
     /// The cheapest next hop (default).
     #[default]
@@ -71,7 +72,8 @@ enum Settled {
 }
 
 /// What a tagged Interest does when its popped face is no next hop or is down.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum TagFallback {
     /// Answer NACK(face-down) (the paper's §4.C.2: the consumer replaces the path).
     #[default]
@@ -81,7 +83,8 @@ pub enum TagFallback {
 }
 
 /// How Data names record the route they took (mmTP over NDN, thesis §6.3).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Labeling {
     /// They do not (default).
     #[default]

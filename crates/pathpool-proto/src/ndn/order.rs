@@ -10,7 +10,8 @@ use std::collections::VecDeque;
 use pathpool_core::hash::FxHashMap;
 
 /// When a producer Data declares the earlier Interests lost.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum LossDetection {
     /// At once: every unanswered Interest sent before it (§5.C).
     #[default]

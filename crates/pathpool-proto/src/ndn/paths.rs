@@ -7,7 +7,8 @@
 use pathpool_core::{Dur, Rng, Time};
 
 /// Which in-use path a review swaps for which unused one (the paper's §4.C and appendix).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Selection {
     /// The in-use path with the least goodput over the last T, for a random unused one (the
     /// paper's evaluation; default).

@@ -7,16 +7,12 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 
-use pathpool_cc::{MpccpConfig, RttScale};
+use pathpool_cc::MpccpConfig;
 use pathpool_core::hash::FxHashMap;
 use pathpool_core::{BufferSize, Dur, Rng, RttConfig};
-use pathpool_ndn::{
-    FabKey, FaceId, Forwarder, ForwarderConfig, Labeling, Name, PafConfig, Strategy, TagFallback,
-    DEFAULT_LIFETIME,
-};
+use pathpool_ndn::{FaceId, Forwarder, ForwarderConfig, Name, PafConfig, DEFAULT_LIFETIME};
 use pathpool_proto::ndn::{
-    AimdConfig, AimdConsumer, AimdLaw, LossDetection, PathSetConfig, PtpConfig, PtpConsumer,
-    Selection,
+    AimdConfig, AimdConsumer, AimdLaw, PathSetConfig, PtpConfig, PtpConsumer,
 };
 use pathpool_topo::{EdgeId, NodeIx};
 
@@ -26,10 +22,7 @@ use super::{at, child, ix, k, STREAM_NDN_CONSUMER, STREAM_NDN_NODE};
 use crate::error::{PathSeg, SpecError};
 use crate::ndn_node::{Logic, NdnConsumer, NdnNet, NdnNode, NdnSizes};
 use crate::sim::{FlowMeta, Simulation};
-use crate::spec::{
-    FlowKind, NdnFabKey, NdnFallback, NdnFlowSpec, NdnLabel, NdnLossDetection, NdnRouting,
-    NdnRttScale, NdnSelection, NdnSpec, NdnStrategy, NdnTransport, PtpSpec, Scenario,
-};
+use crate::spec::{FlowKind, NdnFlowSpec, NdnRouting, NdnSpec, NdnTransport, PtpSpec, Scenario};
 
 fn ndn_field(parts: &[&str]) -> Vec<PathSeg> {
     let mut p = vec![k("ndn")];
@@ -39,16 +32,6 @@ fn ndn_field(parts: &[&str]) -> Vec<PathSeg> {
 
 fn name_at(text: &str, path: Vec<PathSeg>) -> Result<Name, SpecError> {
     Name::parse(text).map_err(|e| SpecError::at(path, e.to_string()))
-}
-
-fn strategy(s: NdnStrategy) -> Strategy {
-    match s {
-        NdnStrategy::BestRoute => Strategy::BestRoute,
-        NdnStrategy::Multicast => Strategy::Multicast,
-        NdnStrategy::EqualWeight => Strategy::EqualWeight,
-        NdnStrategy::Rfa => Strategy::Rfa,
-        NdnStrategy::Paf => Strategy::Paf,
-    }
 }
 
 /// Least-cost distance from every node to the nearest of `targets` over `net`'s links, on
@@ -155,19 +138,10 @@ pub(super) fn add_ndn_nodes(
     };
     let fab = spec.fab.clone().unwrap_or_default();
     let fab_capacity = fab.capacity.unwrap_or(NdnSpec::DEFAULT_FAB_CAPACITY);
-    let fab_key = match fab.key.unwrap_or_default() {
-        NdnFabKey::Stored => FabKey::Stored,
-        NdnFabKey::Prefix => FabKey::Prefix,
-    };
+    let fab_key = fab.key.unwrap_or_default();
     let ptp = spec.ptp.clone().unwrap_or_default();
-    let fallback = match ptp.fallback.unwrap_or_default() {
-        NdnFallback::Nack => TagFallback::Nack,
-        NdnFallback::Name => TagFallback::Name,
-    };
-    let labeling = match spec.label.unwrap_or_default() {
-        NdnLabel::None => Labeling::None,
-        NdnLabel::BranchingPostfix => Labeling::BranchingPostfix,
-    };
+    let fallback = ptp.fallback.unwrap_or_default();
+    let labeling = spec.label.unwrap_or_default();
     let mut cs: Vec<Option<(usize, f64)>> = vec![None; n_nodes];
     for (i, c) in spec.cs.iter().enumerate() {
         let here = |f: &str| at(&[k("ndn"), k("cs"), ix(i), k(f)]);
@@ -221,13 +195,13 @@ pub(super) fn add_ndn_nodes(
             fallback,
         };
         let mut fwd = Forwarder::new(config, Rng::stream(seed, STREAM_NDN_NODE, n as u64));
-        fwd.set_strategy(Name::root(), strategy(spec.strategy.unwrap_or_default()));
+        fwd.set_strategy(Name::root(), spec.strategy.unwrap_or_default());
         for (i, s) in spec.strategies.iter().enumerate() {
             let prefix = name_at(
                 &s.prefix,
                 at(&[k("ndn"), k("strategies"), ix(i), k("prefix")]),
             )?;
-            fwd.set_strategy(prefix, strategy(s.strategy));
+            fwd.set_strategy(prefix, s.strategy);
         }
         let elem = sim.elements.add_ndn_node(n as u32);
         ndn.nodes.push(NdnNode {
@@ -418,27 +392,14 @@ fn ptp_config(
         paths: PathSetConfig {
             max_paths: max_paths as usize,
             period,
-            selection: match spec.selection.unwrap_or_default() {
-                NdnSelection::Bandwidth => Selection::Bandwidth,
-                NdnSelection::Random => Selection::Random,
-                NdnSelection::Hops => Selection::Hops,
-                NdnSelection::Latency => Selection::Latency,
-                NdnSelection::LatencyVariance => Selection::LatencyVariance,
-            },
+            selection: spec.selection.unwrap_or_default(),
         },
         mpccp: MpccpConfig {
             beta,
             rtt_ref,
-            rtt_scale: match spec.rtt_scale.unwrap_or_default() {
-                NdnRttScale::Equation => RttScale::Equation,
-                NdnRttScale::Prose => RttScale::Prose,
-                NdnRttScale::None => RttScale::None,
-            },
+            rtt_scale: spec.rtt_scale.unwrap_or_default(),
         },
-        loss_detection: match spec.loss_detection.unwrap_or_default() {
-            NdnLossDetection::One => LossDetection::One,
-            NdnLossDetection::Two => LossDetection::Two,
-        },
+        loss_detection: spec.loss_detection.unwrap_or_default(),
         ..PtpConfig::default()
     })
 }

@@ -28,8 +28,7 @@ pub use flow::{
 };
 pub use inrpp::InrppSpec;
 pub use ndn::{
-    NdnCsSpec, NdnFabKey, NdnFabSpec, NdnFallback, NdnFibSpec, NdnLabel, NdnLossDetection,
-    NdnProducerSpec, NdnRouting, NdnRttScale, NdnSelection, NdnSpec, NdnStrategy, NdnStrategyEntry,
+    NdnCsSpec, NdnFabSpec, NdnFibSpec, NdnProducerSpec, NdnRouting, NdnSpec, NdnStrategyEntry,
     NdnTransport, PtpSpec,
 };
 pub use rcp::RcpSpec;

@@ -3,7 +3,10 @@
 //! stores, `[[ndn.fib]]` (with `routing = "explicit"`) lists next hops, and flows of
 //! `kind = "ndn"` are consumers.
 
+use pathpool_cc::RttScale;
 use pathpool_core::{ByteSize, Dur};
+use pathpool_ndn::{FabKey, Labeling, Strategy, TagFallback};
+use pathpool_proto::ndn::{LossDetection, Selection};
 use serde::{Deserialize, Serialize};
 
 /// How the FIBs are filled.
@@ -21,23 +24,6 @@ pub enum NdnRouting {
     Explicit,
 }
 
-/// A forwarding strategy.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NdnStrategy {
-    /// The cheapest up next hop.
-    #[default]
-    BestRoute,
-    /// Every up next hop.
-    Multicast,
-    /// Round-robin over the up next hops.
-    EqualWeight,
-    /// RFA: a next hop drawn with probability ∝ 1/(smoothed pending Interests).
-    Rfa,
-    /// PAF: probabilities reinforced by fast Data.
-    Paf,
-}
-
 /// A strategy for the names under a prefix.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -45,18 +31,7 @@ pub struct NdnStrategyEntry {
     /// The prefix.
     pub prefix: String,
     /// Its strategy.
-    pub strategy: NdnStrategy,
-}
-
-/// How a FAB matches its tuples.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NdnFabKey {
-    /// By the flow name stored with the tuple (default).
-    #[default]
-    Stored,
-    /// The paper's key-less test (a tuple's prefix is a prefix of the flow name).
-    Prefix,
+    pub strategy: Strategy,
 }
 
 /// `[ndn.fab]`.
@@ -68,70 +43,7 @@ pub struct NdnFabSpec {
     pub capacity: Option<u64>,
     /// How a tuple matches (default `"stored"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub key: Option<NdnFabKey>,
-}
-
-/// What a tagged Interest does when its popped face does not hold.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NdnFallback {
-    /// NACK(face-down) back to the consumer (§4.C.2; default).
-    #[default]
-    Nack,
-    /// Drop the tag and forward by name (§2.D).
-    Name,
-}
-
-/// How Data names record their routes (mmTP over NDN).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NdnLabel {
-    /// They do not (default).
-    #[default]
-    None,
-    /// Branching nodes append `_R<k>` (thesis §6.3).
-    BranchingPostfix,
-}
-
-/// Which in-use path a PTP review swaps.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NdnSelection {
-    /// The least goodput over the last T, for a random unused path (default).
-    #[default]
-    Bandwidth,
-    /// A random one.
-    Random,
-    /// Fewest hops.
-    Hops,
-    /// Least mean RTT.
-    Latency,
-    /// The window of least RTT variance (eq. 5).
-    LatencyVariance,
-}
-
-/// When a producer Data declares earlier Interests lost.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NdnLossDetection {
-    /// At once (§5.C; default).
-    #[default]
-    One,
-    /// Once two later producer Data came back (§5.E).
-    Two,
-}
-
-/// How MPCCP's increase scales with the path's RTT (erratum 1).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NdnRttScale {
-    /// rtt_p / rtt_ref (eq. 2; default).
-    #[default]
-    Equation,
-    /// rtt_ref / rtt_p (the prose).
-    Prose,
-    /// No scaling.
-    None,
+    pub key: Option<FabKey>,
 }
 
 /// PTP's parameters: `[ndn.ptp]` for every PTP consumer (and the routers' `fallback`), a
@@ -141,7 +53,7 @@ pub enum NdnRttScale {
 pub struct PtpSpec {
     /// The routers' fallback for a tag that does not hold (`[ndn.ptp]` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fallback: Option<NdnFallback>,
+    pub fallback: Option<TagFallback>,
     /// N, the most paths in use (default 10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_paths: Option<u32>,
@@ -156,13 +68,13 @@ pub struct PtpSpec {
     pub probe_rate: Option<f64>,
     /// How a review chooses (default `"bandwidth"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub selection: Option<NdnSelection>,
+    pub selection: Option<Selection>,
     /// Loss detection (default `"one"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loss_detection: Option<NdnLossDetection>,
+    pub loss_detection: Option<LossDetection>,
     /// RTT scaling of the increase (default `"equation"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rtt_scale: Option<NdnRttScale>,
+    pub rtt_scale: Option<RttScale>,
     /// rtt_ref (default 100ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_ref: Option<Dur>,
@@ -230,7 +142,7 @@ pub struct NdnSpec {
     pub routing: NdnRouting,
     /// The strategy of names no `[[ndn.strategies]]` entry covers (default `"best-route"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub strategy: Option<NdnStrategy>,
+    pub strategy: Option<Strategy>,
     /// Strategies by prefix (the longest matching prefix wins).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub strategies: Vec<NdnStrategyEntry>,
@@ -239,7 +151,7 @@ pub struct NdnSpec {
     pub fab: Option<NdnFabSpec>,
     /// Route labels in Data names (default `"none"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<NdnLabel>,
+    pub label: Option<Labeling>,
     /// FISP: each face's Interests shaped to the Data rate of its reverse link, shared fairly
     /// by flow names (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
