@@ -46,7 +46,7 @@ fn bad_ndn_fields_stop_the_run_with_one_message_naming_the_field() {
         ),
         (
             scenario("", &format!("{CONTENT}\ncc = \"lia\"")),
-            "flows[0].cc: not allowed in a kind = \"ndn\" flow",
+            "flows[0].cc: for transport = \"mmtp\" consumers, not \"ptp\" ones",
         ),
     ];
     common::each_is_refused("ndn-input", &cases);

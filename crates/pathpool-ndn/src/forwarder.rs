@@ -25,7 +25,7 @@ use std::hash::Hasher;
 
 use crate::fab::{Fab, FabKey};
 use crate::fib::{Fib, FibEntryId};
-use crate::name::Name;
+use crate::name::{route_rank, Name};
 use crate::packet::{Data, FaceId, Interest, Nack, NackReason};
 use crate::paf::{Paf, PafConfig};
 use crate::pit::{InterestOutcome, Pit};
@@ -94,26 +94,6 @@ pub enum Labeling {
     /// Interest whose last component is `_R<k>` is steered there by the branching node,
     /// which strips it.
     BranchingPostfix,
-}
-
-/// The rank `k` of a `_R<k>` name component.
-fn route_rank(component: &str) -> Option<usize> {
-    component
-        .strip_prefix("_R")?
-        .parse()
-        .ok()
-        .filter(|&k| k > 0)
-}
-
-/// `name` without its trailing `_R<k>` components.
-fn without_labels(name: &Name) -> Name {
-    let c = name.components();
-    let keep = c.len()
-        - c.iter()
-            .rev()
-            .take_while(|x| route_rank(x).is_some())
-            .count();
-    name.prefix(keep)
 }
 
 /// A forwarder's settings.
@@ -423,7 +403,7 @@ impl Forwarder {
     fn flow_of(&self, name: &Name) -> Name {
         match self.config.labeling {
             Labeling::None => name.flow_name(),
-            Labeling::BranchingPostfix => without_labels(name).flow_name(),
+            Labeling::BranchingPostfix => name.without_labels().flow_name(),
         }
     }
 
@@ -438,7 +418,10 @@ impl Forwarder {
         if !self.branching(entry) {
             return None;
         }
-        name.components().last().and_then(|c| route_rank(c))
+        name.components()
+            .last()
+            .and_then(|c| route_rank(c))
+            .map(|k| k as usize)
     }
 
     /// Sends `interest` on `face` now, or when the face's shaper lets it.
@@ -507,11 +490,17 @@ impl Forwarder {
         h.write_u32(face);
         data.route_label = h.finish();
         let probe = data.tag.is_some();
+        let arrived = data.name.clone();
         let key = match self.config.labeling {
-            Labeling::None => data.name.clone(),
+            Labeling::None => arrived.clone(),
             Labeling::BranchingPostfix => self.label(face, &mut data, probe),
         };
         let downstream = self.pit.on_data(now, &key, probe, data.intermediate);
+        if self.config.labeling == Labeling::BranchingPostfix {
+            // A steered Interest went upstream stripped of this node's label: under the
+            // name the Data arrived with.
+            self.upstreams.remove(&(arrived, probe));
+        }
         self.upstreams.remove(&(key.clone(), probe));
         self.settle(&(key, probe), Settled::Answered(face, now));
         if downstream.is_empty() {
@@ -532,7 +521,7 @@ impl Forwarder {
     /// for it, the longest one with fewer trailing labels that one waits for (a downstream
     /// node that asked without steering), the PIT matching the extended name by prefix.
     fn label(&mut self, face: FaceId, data: &mut Data, probe: bool) -> Name {
-        let flow = without_labels(&data.name).flow_name();
+        let flow = data.name.without_labels().flow_name();
         if let Some(entry) = self.fab.lookup(&flow, &self.fib) {
             if self.branching(entry) {
                 if let Some(k) = self
@@ -558,10 +547,12 @@ impl Forwarder {
         key
     }
 
-    /// A NACK arrived at `now`. While another upstream face the Interest went to has not
-    /// refused it, nothing more happens (that face may still bring the Data); otherwise it
-    /// goes to every face the Interest is pending from, and the entry goes.
-    pub fn on_nack(&mut self, now: Time, nack: Nack) {
+    /// A NACK arrived on `face` at `now`. While another upstream face the Interest went to
+    /// has not refused it, nothing more happens (that face may still bring the Data);
+    /// otherwise it goes to every face the Interest is pending from, and the entry goes. At
+    /// a branching node, the NACK of an Interest it steered (and stripped) refuses the
+    /// labelled Interest it came from.
+    pub fn on_nack(&mut self, now: Time, face: FaceId, mut nack: Nack) {
         let key = (nack.name.clone(), nack.probe);
         if let Some(left) = self.upstreams.get_mut(&key) {
             if *left > 1 {
@@ -571,10 +562,36 @@ impl Forwarder {
             self.upstreams.remove(&key);
         }
         self.settle(&key, Settled::Failed);
+        if let Some(steered) = self.steered_name(face, &nack) {
+            nack.name = steered;
+        }
         for f in self.pit.on_nack(now, &nack.name, nack.probe) {
             self.stats.nacks += 1;
             self.out.push_back((f, Packet::Nack(nack.clone())));
         }
+    }
+
+    /// At a branching node, the labelled name of the Interest whose stripped copy `nack`
+    /// refuses on `face`, if such an Interest is pending and no unlabelled one is.
+    fn steered_name(&mut self, face: FaceId, nack: &Nack) -> Option<Name> {
+        if self.config.labeling != Labeling::BranchingPostfix
+            || self.pit.contains(&nack.name, nack.probe)
+        {
+            return None;
+        }
+        let flow = nack.name.without_labels().flow_name();
+        let entry = self.fab.lookup(&flow, &self.fib)?;
+        if !self.branching(entry) {
+            return None;
+        }
+        let k = self
+            .fib
+            .entry(entry)
+            .next_hops
+            .iter()
+            .position(|h| h.face == face)?;
+        let name = nack.name.child(&format!("_R{}", k + 1));
+        self.pit.contains(&name, nack.probe).then_some(name)
     }
 
     /// The next packet to send, with its face.

@@ -127,7 +127,7 @@ impl Net {
                     match pkt {
                         Packet::Interest(i) => fw.on_interest(now, pf, i),
                         Packet::Data(d) => fw.on_data(now, pf, d),
-                        Packet::Nack(x) => fw.on_nack(now, x),
+                        Packet::Nack(x) => fw.on_nack(now, pf, x),
                     }
                 }
             }
@@ -492,6 +492,21 @@ fn branching_nodes_label_data_and_steer_labelled_interests() {
         .collect();
     assert_eq!(got[1], "/c/A/6/_R2/_R1");
     assert!(net.nodes.iter().all(|f| f.pit().is_empty()));
+    // A steered Interest whose next hop is down at 3 (face 3, to 5): node 3 refuses the
+    // name it got, node 2 turns that into the labelled name it was asked for, and the
+    // consumer gets the NACK of the Interest it sent.
+    net.nodes[3].set_face_up(3, false);
+    net.ask(Interest::new(n("/c/A/7/_R2/_R1"), 3));
+    let nacks: Vec<String> = net
+        .apps
+        .iter()
+        .filter_map(|(k, p)| match (k, p) {
+            (1, Packet::Nack(x)) => Some(x.name.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(nacks, ["/c/A/7/_R2/_R1"]);
+    assert!(net.nodes.iter().all(|f| f.pit().is_empty()));
 }
 
 mod properties {
@@ -583,10 +598,10 @@ fn a_nack_goes_downstream_only_once_every_upstream_refused() {
         probe: false,
         reason: NackReason::Duplicate,
     };
-    f.on_nack(now, nack.clone());
+    f.on_nack(now, 1, nack.clone());
     assert!(f.poll_transmit().is_none(), "face 2 may still answer");
     assert_eq!(f.pit().len(), 1);
-    f.on_nack(now, nack);
+    f.on_nack(now, 2, nack);
     assert!(matches!(f.poll_transmit(), Some((3, Packet::Nack(_)))));
     assert_eq!(f.pit().len(), 0);
     // A probe's NACK finds the probe's entry, not a tagged Interest's of the same name.
@@ -599,6 +614,7 @@ fn a_nack_goes_downstream_only_once_every_upstream_refused() {
     for _ in 0..2 {
         f.on_nack(
             now,
+            1,
             Nack {
                 name: n("/c/A/2"),
                 nonce: 8,

@@ -31,7 +31,7 @@ pub use fib::{Fib, FibEntry, FibEntryId, NextHop};
 pub use forwarder::{
     Forwarder, ForwarderConfig, ForwarderStats, Labeling, Packet, Strategy, TagFallback,
 };
-pub use name::{Name, NameError};
+pub use name::{route_rank, Name, NameError};
 pub use packet::{Data, FaceId, Interest, Nack, NackReason, DEFAULT_LIFETIME};
 pub use paf::{Paf, PafConfig};
 pub use pit::{InterestOutcome, Pit, PitStats, DEAD_NONCE_LIFETIME};

@@ -132,6 +132,67 @@ impl Name {
     }
 }
 
+/// The rank `k` of a route label, a `_R<k>` name component (k ≥ 1; thesis §6.3: a
+/// branching router's `k`-th FIB next hop).
+#[must_use]
+pub fn route_rank(component: &str) -> Option<u32> {
+    component
+        .strip_prefix("_R")?
+        .parse()
+        .ok()
+        .filter(|&k| k > 0)
+}
+
+impl Name {
+    /// The number of route labels (`_R<k>` components) at the end of the name.
+    #[must_use]
+    pub fn label_count(&self) -> usize {
+        self.components
+            .iter()
+            .rev()
+            .take_while(|c| route_rank(c).is_some())
+            .count()
+    }
+
+    /// The name without its trailing route labels.
+    #[must_use]
+    pub fn without_labels(&self) -> Name {
+        self.prefix(self.len() - self.label_count())
+    }
+
+    /// The ranks of the trailing route labels, in name order (the label of the branching
+    /// node nearest the producer first).
+    #[must_use]
+    pub fn route_labels(&self) -> Vec<u32> {
+        let n = self.label_count();
+        self.components[self.len() - n..]
+            .iter()
+            .filter_map(|c| route_rank(c))
+            .collect()
+    }
+
+    /// This name with route labels `ranks` appended, in order.
+    #[must_use]
+    pub fn with_labels(&self, ranks: &[u32]) -> Name {
+        let mut parts: Vec<Box<str>> = self.components.to_vec();
+        parts.extend(ranks.iter().map(|k| Box::from(format!("_R{k}"))));
+        Name {
+            components: Arc::from(parts),
+        }
+    }
+
+    /// Bytes the trailing route labels take on the wire: each component's text and its
+    /// type and length octets (NDN's TLV, two octets for a short component).
+    #[must_use]
+    pub fn label_bytes(&self) -> u32 {
+        let n = self.label_count();
+        self.components[self.len() - n..]
+            .iter()
+            .map(|c| c.len() as u32 + 2)
+            .sum()
+    }
+}
+
 fn hash_component(h: &mut FxHasher, c: &str) {
     h.write_usize(c.len());
     h.write(c.as_bytes());
@@ -161,6 +222,26 @@ mod tests {
 
     fn n(s: &str) -> Name {
         Name::parse(s).unwrap()
+    }
+
+    #[test]
+    fn route_labels_are_the_trailing_r_components() {
+        // Thesis §6.3's example: segment 1 of version 1 of `a`, via R's first FIB entry.
+        let name = n("/aueb.gr/a/_v1/_s1/_R1");
+        assert_eq!(name.label_count(), 1);
+        assert_eq!(name.without_labels(), n("/aueb.gr/a/_v1/_s1"));
+        assert_eq!(name.route_labels(), vec![1]);
+        assert_eq!(name.label_bytes(), 5);
+        let two = n("/c/A/7/_R2/_R10");
+        assert_eq!(two.route_labels(), vec![2, 10]);
+        assert_eq!(two.label_bytes(), 5 + 6);
+        assert_eq!(n("/c/A/7").with_labels(&[2, 10]), two);
+        // `_R0`, `_Rx` and a label before the SEQ are not trailing route labels.
+        assert_eq!(n("/c/_R1/7").label_count(), 0);
+        assert_eq!(n("/c/A/_R0").label_count(), 0);
+        assert_eq!(n("/c/A/_Rx").label_count(), 0);
+        assert_eq!(route_rank("_R3"), Some(3));
+        assert_eq!(route_rank("R3"), None);
     }
 
     #[test]

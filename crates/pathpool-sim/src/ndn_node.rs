@@ -16,10 +16,12 @@
 //! * **Timers.** A node's one timer is its forwarder's (PIT expiry, FISP's shapers); a
 //!   consumer's is its own (probes, retransmission timers, path reviews).
 
+use pathpool_cc::AnyController;
 use pathpool_core::hash::FxHashMap;
 use pathpool_core::{Dur, Rng, Time};
 use pathpool_ndn::{Data, FaceId, Forwarder, Interest, Name, Packet as NdnPacket};
-use pathpool_proto::ndn::{AimdConsumer, PtpConsumer, PtpRequest};
+use pathpool_proto::mmtp::{Part, SubflowState, METADATA_SUFFIX};
+use pathpool_proto::ndn::{AimdConsumer, MmtpNdnConsumer, PtpConsumer, PtpRequest};
 
 use crate::packet::Packet;
 use crate::sim::Simulation;
@@ -39,16 +41,22 @@ pub(crate) struct NdnSizes {
 const TAG_ENTRY_BYTES: u32 = 2;
 
 impl NdnSizes {
-    fn of(&self, p: &NdnPacket) -> u32 {
-        match p {
-            NdnPacket::Interest(i) => self.interest + TAG_ENTRY_BYTES * i.tag.len() as u32,
-            NdnPacket::Data(d) => {
-                self.data_header
-                    + d.payload_bytes
-                    + TAG_ENTRY_BYTES * d.tag.as_ref().map_or(0, |t| t.len() as u32)
-            }
-            NdnPacket::Nack(_) => self.interest,
-        }
+    /// `p`'s size on the wire, and the bytes of it that say which path it takes or took:
+    /// PTP's tag, mmTP's route labels.
+    fn of(&self, p: &NdnPacket) -> (u32, u32) {
+        let (base, route) = match p {
+            NdnPacket::Interest(i) => (
+                self.interest,
+                TAG_ENTRY_BYTES * i.tag.len() as u32 + i.name.label_bytes(),
+            ),
+            NdnPacket::Data(d) => (
+                self.data_header + d.payload_bytes,
+                TAG_ENTRY_BYTES * d.tag.as_ref().map_or(0, |t| t.len() as u32)
+                    + d.name.label_bytes(),
+            ),
+            NdnPacket::Nack(k) => (self.interest, k.name.label_bytes()),
+        };
+        (base + route, route)
     }
 }
 
@@ -70,6 +78,8 @@ pub(crate) struct NdnNode {
     pub(crate) consumers: FxHashMap<Name, Vec<u32>>,
     /// Data its producer made.
     pub(crate) produced: u64,
+    /// Bytes of tags and route labels in the packets it sent on its links.
+    pub(crate) route_info_bytes: u64,
 }
 
 impl NdnNode {
@@ -83,9 +93,10 @@ impl NdnNode {
 pub(crate) enum Logic {
     Ptp(Box<PtpConsumer>),
     Aimd(Box<AimdConsumer>),
+    Mmtp(Box<MmtpNdnConsumer<AnyController>>),
 }
 
-/// What the simulator keeps of one PTP path.
+/// What the simulator keeps of one PTP path or mmTP subflow.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PathRecord {
     /// Payload bytes its tagged Interests brought.
@@ -111,7 +122,7 @@ pub(crate) struct NdnConsumer {
     pub(crate) start: Time,
     pub(crate) payload: u32,
     pub(crate) completed_at: Option<Time>,
-    /// PTP's paths, as the simulator saw them.
+    /// PTP's paths or mmTP's subflows, as the simulator saw them.
     pub(crate) paths: Vec<PathRecord>,
 }
 
@@ -121,6 +132,7 @@ impl NdnConsumer {
         let n = match &self.logic {
             Logic::Ptp(c) => c.received(),
             Logic::Aimd(c) => c.received(),
+            Logic::Mmtp(c) => return c.subscriber().progress().bytes_done,
         };
         n * u64::from(self.payload)
     }
@@ -138,6 +150,11 @@ impl NdnConsumer {
                 let s = c.stats();
                 (s.interests, s.timeouts + s.nacks, s.timeouts, 0)
             }
+            Logic::Mmtp(c) => {
+                let s = c.stats();
+                let timeouts = c.subscriber().subflows().iter().map(|f| f.stats().timeouts);
+                (s.interests, s.resends, timeouts.sum(), 0)
+            }
         }
     }
 
@@ -145,6 +162,7 @@ impl NdnConsumer {
         match &self.logic {
             Logic::Ptp(c) => c.is_complete(),
             Logic::Aimd(c) => c.is_complete(),
+            Logic::Mmtp(c) => c.is_complete(),
         }
     }
 
@@ -153,6 +171,7 @@ impl NdnConsumer {
         match &self.logic {
             Logic::Ptp(c) => c.poll_timeout(),
             Logic::Aimd(c) => c.poll_timeout(),
+            Logic::Mmtp(c) => c.poll_timeout(),
         }
         .map(|t| t.max(self.start))
     }
@@ -170,6 +189,18 @@ impl NdnConsumer {
                     Some(seq) => (seq, false, Vec::new()),
                     None => break,
                 },
+                Logic::Mmtp(c) => {
+                    let Some(m) = c.poll_transmit(now) else { break };
+                    let name = match m.part {
+                        Part::Metadata => self.content.child(METADATA_SUFFIX),
+                        Part::Chunk(k) => self.content.child(&k.to_string()),
+                    };
+                    let mut i =
+                        Interest::new(name.with_labels(&m.labels), self.rng.next_u64() as u32);
+                    i.lifetime = self.lifetime;
+                    out.push(i);
+                    continue;
+                }
             };
             let mut i = Interest::new(
                 self.content.child(&seq.to_string()),
@@ -182,18 +213,25 @@ impl NdnConsumer {
         }
     }
 
-    /// Keeps the in-use intervals of PTP's paths up to date at `now`.
+    /// Keeps the in-use intervals of PTP's paths (mmTP's subflows) up to date at `now`.
     fn note_paths(&mut self, now: Time) {
-        let Logic::Ptp(c) = &self.logic else {
-            return;
+        let in_use: Vec<bool> = match &self.logic {
+            Logic::Ptp(c) => c.paths().paths().iter().map(|p| p.in_use).collect(),
+            Logic::Mmtp(c) if !c.is_complete() => c
+                .subscriber()
+                .subflows()
+                .iter()
+                .map(|f| f.state() == SubflowState::Active)
+                .collect(),
+            Logic::Mmtp(c) => vec![false; c.subscriber().subflows().len()],
+            Logic::Aimd(_) => return,
         };
-        let paths = c.paths().paths();
-        if self.paths.len() < paths.len() {
-            self.paths.resize_with(paths.len(), PathRecord::default);
+        if self.paths.len() < in_use.len() {
+            self.paths.resize_with(in_use.len(), PathRecord::default);
         }
-        for (p, info) in paths.iter().enumerate() {
+        for (p, used) in in_use.into_iter().enumerate() {
             let rec = &mut self.paths[p];
-            match (info.in_use, rec.since) {
+            match (used, rec.since) {
                 (true, None) => rec.since = Some(now),
                 (false, Some(t)) => {
                     rec.intervals.push((t, now));
@@ -239,6 +277,17 @@ impl NdnConsumer {
                     c.on_nack(now, s);
                 }
             }
+            (Logic::Mmtp(c), NdnPacket::Data(d)) => {
+                if let Some(part) = part_of(&d.name) {
+                    c.on_data(now, part, &d.name.route_labels());
+                }
+            }
+            (Logic::Mmtp(c), NdnPacket::Nack(n)) => {
+                if let Some(part) = part_of(&n.name) {
+                    let duplicate = n.reason == pathpool_ndn::NackReason::Duplicate;
+                    c.on_nack(part, &n.name.route_labels(), duplicate);
+                }
+            }
             (_, NdnPacket::Interest(_)) => {}
         }
     }
@@ -247,7 +296,18 @@ impl NdnConsumer {
         match &mut self.logic {
             Logic::Ptp(c) => c.handle_timeout(now, &mut self.rng),
             Logic::Aimd(c) => c.handle_timeout(now),
+            Logic::Mmtp(c) => c.handle_timeout(now),
         }
+    }
+}
+
+/// The mmTP part a name asks for: its last component before the route labels, `mm` or a
+/// chunk index.
+fn part_of(name: &Name) -> Option<Part> {
+    let bare = name.without_labels();
+    match bare.components().last()?.as_ref() {
+        METADATA_SUFFIX => Some(Part::Metadata),
+        k => k.parse().ok().map(Part::Chunk),
     }
 }
 
@@ -345,7 +405,7 @@ impl Simulation {
                 d.ce |= pkt.ce();
                 fwd.on_data(now, face, d);
             }
-            NdnPacket::Nack(k) => fwd.on_nack(now, k),
+            NdnPacket::Nack(k) => fwd.on_nack(now, face, k),
         }
         self.ndn_flush(n);
     }
@@ -416,7 +476,8 @@ impl Simulation {
                     break;
                 };
                 if face != 0 {
-                    let size = ndn.sizes.of(&p);
+                    let (size, route) = ndn.sizes.of(&p);
+                    ndn.nodes[n as usize].route_info_bytes += u64::from(route);
                     let hop = ndn.nodes[n as usize].face_route[face as usize];
                     let ect = matches!(p, NdnPacket::Data(_));
                     let slot = ndn.store(p);
@@ -449,7 +510,8 @@ impl Simulation {
                     NdnPacket::Nack(k) => &k.name,
                     NdnPacket::Interest(i) => &i.name,
                 };
-                let Some(cs) = ndn.nodes[n as usize].consumers.get(&name.flow_name()) else {
+                let flow = name.without_labels().flow_name();
+                let Some(cs) = ndn.nodes[n as usize].consumers.get(&flow) else {
                     continue;
                 };
                 for &c in cs {

@@ -329,9 +329,12 @@ fn bad_ndn_input_is_refused_at_its_field() {
         "[ndn]\n[[ndn.cs]]\nnode = \"q\"\ncapacity = 10\n",
     ));
     assert!(e.contains("ndn.cs[0].node: unknown node \"q\""), "{e}");
-    let e = error(&ok.replace("transport = \"ptp\"", "transport = \"ptp\"\ncc = \"lia\""));
+    let e = error(&ok.replace(
+        "transport = \"ptp\"",
+        "transport = \"ptp\"\ntcp = { mss = \"1000B\" }",
+    ));
     assert!(
-        e.contains("flows[0].cc: not allowed in a kind = \"ndn\" flow"),
+        e.contains("flows[0].tcp: not allowed in a kind = \"ndn\" flow"),
         "{e}"
     );
     let e = error(&ok.replace(
@@ -396,6 +399,99 @@ fn a_rem_queue_is_only_for_ndn_scenarios() {
     ));
     assert!(
         e.contains("links[1].queue.type: a \"rem\" queue marks NDN Data"),
+        "{e}"
+    );
+}
+
+/// The PTP paper's diamond (case I of `ptp-diamond`: 5 ms everywhere, max flow 9 Mb/s) with
+/// its explicit FIB (2 → 3, 4, 5; 3 → 4, 5; 4, 5 → 6) and `ndn`.
+fn diamond(ndn: &str, flows: &str) -> String {
+    let mut links = String::new();
+    for (a, b, rate) in [
+        ("1", "2", "20Mbps"),
+        ("2", "3", "3Mbps"),
+        ("2", "4", "1Mbps"),
+        ("2", "5", "5Mbps"),
+        ("3", "4", "2Mbps"),
+        ("3", "5", "1Mbps"),
+        ("4", "6", "10Mbps"),
+        ("5", "6", "10Mbps"),
+        ("6", "7", "20Mbps"),
+    ] {
+        links += &link(a, b, rate, "5ms", "");
+    }
+    let mut fib = String::new();
+    for (node, next) in [
+        ("1", "\"2\""),
+        ("2", "\"3\", \"4\", \"5\""),
+        ("3", "\"4\", \"5\""),
+        ("4", "\"6\""),
+        ("5", "\"6\""),
+        ("6", "\"7\""),
+    ] {
+        fib += &format!("[[ndn.fib]]\nnode = \"{node}\"\nprefix = \"/c\"\nnext = [{next}]\n");
+    }
+    scenario(
+        "30s",
+        &["1", "2", "3", "4", "5", "6", "7"],
+        &links,
+        &format!(
+            "routing = \"explicit\"\n{ndn}\n{}{fib}",
+            producer("7", "/c")
+        ),
+        flows,
+    )
+}
+
+#[test]
+fn mmtp_over_ndn_completes_on_the_diamond_with_a_subflow_per_labelled_route() {
+    let r = run(&diamond(
+        "label = \"branching-postfix\"\nstrategy = \"equal-weight\"",
+        &consumer("1", "/c/A", "4000pkts", "mmtp", ""),
+    ));
+    let f = r.flow("flow0").unwrap();
+    assert_eq!(f.completed, Some(true), "{f:?}");
+    let t = r.ndn_paths.as_ref().unwrap();
+    let (Column::Str(tags), Column::Str(nodes), Column::U64(bytes)) = (
+        column(t, "tag"),
+        column(t, "nodes"),
+        column(t, "payload_bytes"),
+    ) else {
+        panic!()
+    };
+    println!("subflows: {tags:?}\n{nodes:?}\n{bytes:?}");
+    // Subflow 0 is unsteered; the branching nodes 2 and 3 label the four published routes.
+    assert_eq!(tags[0], "");
+    let mut routes: Vec<&str> = nodes[1..].iter().map(String::as_str).collect();
+    routes.sort_unstable();
+    assert_eq!(
+        routes,
+        ["1>2>3>4>6>7", "1>2>3>5>6>7", "1>2>4>6>7", "1>2>5>6>7"]
+    );
+    assert!(bytes[1..].iter().all(|&b| b > 0), "{bytes:?}");
+    assert_eq!(bytes.iter().sum::<u64>(), 4000 * 1024);
+    // Labels cost bytes; node 1 sends steered Interests, node 2 labelled Data.
+    assert!(node_u64(&r, "1", "route_info_bytes") > 0);
+    assert!(node_u64(&r, "2", "route_info_bytes") > 0);
+    println!(
+        "mmTP over NDN on the diamond: {:.2} Mb/s",
+        f.throughput_bps.unwrap_or(0.0) / 1e6
+    );
+}
+
+#[test]
+fn mmtp_over_ndn_is_refused_without_route_labels_and_its_fields_elsewhere() {
+    let e = error(&diamond("", &consumer("1", "/c/A", "40pkts", "mmtp", "")));
+    assert!(
+        e.contains("flows[0].transport: mmTP over NDN needs the branching routers' route labels"),
+        "{e}"
+    );
+    let e = error(&diamond(
+        "",
+        &consumer("1", "/c/A", "40pkts", "ptp", "cc = \"lia\""),
+    ));
+    assert!(
+        e.contains("flows[0].cc: for transport = \"mmtp\" consumers, not \"ptp\" ones"),
         "{e}"
     );
 }

@@ -8,14 +8,17 @@
 //!   NACK's path replaced, at most one change per T (§4.C).
 //! * [`PtpConsumer`]: the PTP consumer joining them with MPCCP, probing and timers.
 //! * [`AimdConsumer`]: the single-window consumers ICP, RAAQM and RIC.
+//! * [`MmtpNdnConsumer`]: mmTP's subscriber over NDN, a subflow per labelled route.
 
 mod aimd;
+mod mmtp;
 mod order;
 mod paths;
 mod ptp;
 mod raaqm;
 
 pub use aimd::{AimdConfig, AimdConsumer, AimdLaw, AimdStats};
+pub use mmtp::{MmtpInterest, MmtpNdnConfig, MmtpNdnConsumer, MmtpNdnStats, DEFAULT_MAX_ROUTES};
 pub use order::{LossDetection, PathOrder, Received};
 pub use paths::{PathChange, PathInfo, PathSet, PathSetConfig, Selection};
 pub use ptp::{PtpConfig, PtpConsumer, PtpRequest, PtpStats};

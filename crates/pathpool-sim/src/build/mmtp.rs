@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use pathpool_core::{BufferSize, Time};
+use pathpool_core::{BufferSize, RttConfig, Time};
 use pathpool_proto::mmtp::{
     ChunkCache, ContentId, Subscriber, SubscriberConfig, DEFAULT_BACKOFF_LIMIT,
 };
@@ -18,7 +18,7 @@ use crate::error::{format_path, PathSeg, SpecError};
 use crate::mmtp_flow::{MmtpConn, MmtpPath, Outage};
 use crate::packet::MAX_SUBFLOWS;
 use crate::sim::{FlowMeta, Simulation, SubflowMeta};
-use crate::spec::{FlowKind, MmtpFlowSpec, Scenario, TmSpec};
+use crate::spec::{FlowKind, MmtpFlowSpec, MmtpSpec, Scenario, TmSpec};
 use crate::tm_control::{Download, PathKey};
 
 /// Each content named so far: its size and chunk size, and the entry that first gave them.
@@ -66,6 +66,36 @@ pub(super) fn add_caches(
         }));
     }
     Ok(())
+}
+
+/// The subscriber's parameters from `mm` (at `path`), its retransmission timer `rtt`'s.
+pub(super) fn subscriber_config(
+    mm: &MmtpSpec,
+    mut rtt: RttConfig,
+    path: &[PathSeg],
+) -> Result<SubscriberConfig, SpecError> {
+    if mm.gap_threshold == Some(0) {
+        return Err(SpecError::at(
+            child(path, "gap_threshold"),
+            "must be at least 1 reply",
+        ));
+    }
+    // mmTP's own bound on the backoff (D117): a silent source is probed, not given up on.
+    rtt.backoff_limit = Some(mm.backoff_limit.unwrap_or(DEFAULT_BACKOFF_LIMIT));
+    let initial_window_chunks = mm.initial_window_chunks.unwrap_or(1);
+    if initial_window_chunks == 0 {
+        return Err(SpecError::at(
+            child(path, "initial_window_chunks"),
+            "must be at least 1",
+        ));
+    }
+    Ok(SubscriberConfig {
+        rtt,
+        initial_window_chunks,
+        first_chunk_with_metadata: mm.first_chunk_with_metadata.unwrap_or(true),
+        selection: mm.selection.unwrap_or_default(),
+        gap_threshold: mm.gap_threshold,
+    })
 }
 
 /// An mmTP download (`kind = "mmtp"`), or `count` copies: a subscriber at `to` pulling
@@ -153,22 +183,14 @@ pub(super) fn add_mmtp_flows(
     let spec = element_tcp_spec(sc, f.tcp.as_ref(), f.cc);
     let mut params = resolve_tcp(&spec, &field("tcp"))?;
     let mm = f.mmtp.clone().unwrap_or_default();
-    if mm.gap_threshold == Some(0) {
+    if mm.max_routes.is_some() {
         return Err(SpecError::at(
-            child(&field("mmtp"), "gap_threshold"),
-            "must be at least 1 reply",
+            child(&field("mmtp"), "max_routes"),
+            "is for mmTP over NDN (kind = \"ndn\", transport = \"mmtp\"); the topology \
+             manager gives a download's paths (tm)",
         ));
     }
-    // mmTP's own bound on the backoff (D117): a silent source is probed, not given up on.
-    let mut rtt = params.sender.rtt;
-    rtt.backoff_limit = Some(mm.backoff_limit.unwrap_or(DEFAULT_BACKOFF_LIMIT));
-    let initial_chunks = mm.initial_window_chunks.unwrap_or(1);
-    if initial_chunks == 0 {
-        return Err(SpecError::at(
-            child(&field("mmtp"), "initial_window_chunks"),
-            "must be at least 1",
-        ));
-    }
+    let config = subscriber_config(&mm, params.sender.rtt, &field("mmtp"))?;
     let chunk_bytes = params.sender.mss;
     if chunk_bytes > u64::from(u32::MAX) {
         return Err(SpecError::at(
@@ -177,7 +199,7 @@ pub(super) fn add_mmtp_flows(
         ));
     }
     // WindowConfig counts segments: one chunk is one segment.
-    params.window.initial_window = u64::from(initial_chunks);
+    params.window.initial_window = u64::from(config.initial_window_chunks);
     let size = match f.size {
         None => {
             return Err(SpecError::at(
@@ -212,13 +234,6 @@ pub(super) fn add_mmtp_flows(
             format!("at most {MAX_SUBFLOWS} paths per download"),
         ));
     }
-    let config = SubscriberConfig {
-        rtt,
-        initial_window_chunks: initial_chunks,
-        first_chunk_with_metadata: mm.first_chunk_with_metadata.unwrap_or(true),
-        selection: mm.selection.unwrap_or_default(),
-        gap_threshold: mm.gap_threshold,
-    };
     entry.each_copy(sim, c, ids, |sim, copy| {
         let (id, start) = (copy.id, copy.start);
         let sub_elem = sim.elements.len() as u32;

@@ -7,17 +7,23 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 
-use pathpool_cc::MpccpConfig;
+use pathpool_cc::{CcKind, CcOptions, MpccpConfig, WindowConfig};
 use pathpool_core::hash::FxHashMap;
 use pathpool_core::{BufferSize, Dur, Rng, RttConfig};
-use pathpool_ndn::{FaceId, Forwarder, ForwarderConfig, Name, PafConfig, DEFAULT_LIFETIME};
+use pathpool_ndn::{
+    FaceId, Forwarder, ForwarderConfig, Labeling, Name, PafConfig, DEFAULT_LIFETIME,
+};
+use pathpool_proto::mmtp::{ContentId, Metadata};
 use pathpool_proto::ndn::{
-    AimdConfig, AimdConsumer, AimdLaw, PathSetConfig, PtpConfig, PtpConsumer,
+    AimdConfig, AimdConsumer, AimdLaw, MmtpNdnConfig, MmtpNdnConsumer, PathSetConfig, PtpConfig,
+    PtpConsumer, DEFAULT_MAX_ROUTES,
 };
 use pathpool_topo::{EdgeId, NodeIx};
 
 use super::entry::Entry;
+use super::mmtp::subscriber_config;
 use super::net::Net;
+use super::tcp_params::{element_tcp_spec, resolve_tcp};
 use super::{at, child, ix, k, STREAM_NDN_CONSUMER, STREAM_NDN_NODE};
 use crate::error::{PathSeg, SpecError};
 use crate::ndn_node::{Logic, NdnConsumer, NdnNet, NdnNode, NdnSizes};
@@ -215,6 +221,7 @@ pub(super) fn add_ndn_nodes(
             produces: Vec::new(),
             consumers: FxHashMap::default(),
             produced: 0,
+            route_info_bytes: 0,
         });
     }
     // Producers, and their own faces in their FIBs.
@@ -404,6 +411,67 @@ fn ptp_config(
     })
 }
 
+/// What an mmTP consumer is built from.
+struct MmtpSetup {
+    config: MmtpNdnConfig,
+    cc: CcKind,
+    window: WindowConfig,
+    options: CcOptions,
+}
+
+/// An NDN flow's mmTP parameters, checked: `Some` for `transport = "mmtp"` (the content
+/// `size_bytes` in chunks of `chunk_bytes`), `None` for the others, which must not have
+/// them.
+fn mmtp_setup(
+    entry: &Entry<'_>,
+    f: &NdnFlowSpec,
+    transport: NdnTransport,
+    size_bytes: u64,
+    chunk_bytes: u32,
+    rtt: RttConfig,
+) -> Result<Option<MmtpSetup>, SpecError> {
+    if transport != NdnTransport::Mmtp {
+        for (field, given) in [("cc", f.cc.is_some()), ("mmtp", f.mmtp.is_some())] {
+            if given {
+                return Err(SpecError::at(
+                    entry.field(field),
+                    format!(
+                        "for transport = \"mmtp\" consumers, not {:?} ones",
+                        transport.name()
+                    ),
+                ));
+            }
+        }
+        return Ok(None);
+    }
+    let labels = entry.sc.ndn.as_ref().and_then(|n| n.label);
+    if labels != Some(Labeling::BranchingPostfix) {
+        return Err(SpecError::at(
+            entry.field("transport"),
+            "mmTP over NDN needs the branching routers' route labels: set ndn.label = \
+             \"branching-postfix\" (thesis §6.3)",
+        ));
+    }
+    let tcp = element_tcp_spec(entry.sc, None, Some(f.cc.unwrap_or(CcKind::Nmcc)));
+    let params = resolve_tcp(&tcp, &[k("tcp")])?;
+    let mm = f.mmtp.clone().unwrap_or_default();
+    let subscriber = subscriber_config(&mm, rtt, &entry.field("mmtp"))?;
+    let mut window = params.window;
+    // WindowConfig counts segments: one chunk is one segment.
+    window.initial_window = u64::from(subscriber.initial_window_chunks);
+    Ok(Some(MmtpSetup {
+        config: MmtpNdnConfig {
+            subscriber,
+            // The simulator carries no payload: the hash is of nothing, and never checked.
+            metadata: Metadata::new(size_bytes, chunk_bytes, [0; 32], "simulated content"),
+            max_routes: mm.max_routes.map_or(DEFAULT_MAX_ROUTES, |r| r as usize),
+        },
+        cc: params.cc,
+        window,
+        options: params.options,
+    }))
+}
+
 /// Adds an NDN entry's consumers; PTP's retransmission timers have `rtt`'s bounds (the
 /// scenario's `[tcp]`).
 pub(super) fn add_ndn_flows(
@@ -484,6 +552,7 @@ pub(super) fn add_ndn_flows(
             ));
         }
     }
+    let mmtp = mmtp_setup(entry, f, transport, packets * payload, payload as u32, rtt)?;
     let base = spec.ptp.clone().unwrap_or_default();
     let merged = f.ptp.as_ref().map_or(base.clone(), |p| p.or(&base));
     let field_of = |name: &str| {
@@ -505,12 +574,20 @@ pub(super) fn add_ndn_flows(
     entry.each_copy(sim, &f.common, ids, |sim, copy| {
         let ndn = sim.elements.ndn.as_deref_mut().expect("built with [ndn]");
         let c = ndn.consumers.len() as u32;
-        let (logic, lifetime) = match transport {
-            NdnTransport::Ptp => (
+        let (logic, lifetime) = match (transport, &mmtp) {
+            (NdnTransport::Ptp, _) => (
                 Logic::Ptp(Box::new(PtpConsumer::new(ptp, copy.start))),
                 DEFAULT_LIFETIME,
             ),
-            t => {
+            (NdnTransport::Mmtp, Some(m)) => (
+                Logic::Mmtp(Box::new(MmtpNdnConsumer::new(
+                    ContentId::from_name(&content.to_string()),
+                    m.config.clone(),
+                    m.cc.build_with(m.window, m.options),
+                ))),
+                DEFAULT_LIFETIME,
+            ),
+            (t, _) => {
                 let law = match t {
                     NdnTransport::Raaqm => AimdLaw::Raaqm,
                     NdnTransport::Ric => AimdLaw::Ric,

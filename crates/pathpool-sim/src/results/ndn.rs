@@ -36,6 +36,7 @@ impl Simulation {
         t.push("nacks_sent", u64s(&|n| n.fwd.stats().nacks));
         t.push("tags_followed", u64s(&|n| n.fwd.stats().tags_followed));
         t.push("tags_broken", u64s(&|n| n.fwd.stats().tags_broken));
+        t.push("route_info_bytes", u64s(&|n| n.route_info_bytes));
         let cs = |f: &dyn Fn(pathpool_ndn::CsStats) -> u64| {
             Column::OptU64(
                 nodes
@@ -54,7 +55,8 @@ impl Simulation {
         Some(t)
     }
 
-    /// The `ndn_paths` table, with PTP consumers: each path a consumer's probes found.
+    /// The `ndn_paths` table: each path a PTP consumer's probes found, each subflow of an
+    /// mmTP consumer.
     pub(crate) fn ndn_paths_table(&self) -> Option<Table> {
         let ndn = self.elements.ndn.as_deref()?;
         let end = self.net.now;
@@ -74,10 +76,32 @@ impl Simulation {
             let Some(c) = consumer_of(ndn, &self.elements, f.sink) else {
                 continue;
             };
-            let Logic::Ptp(ptp) = &c.logic else {
-                continue;
+            let rows: Vec<PathRow> = match &c.logic {
+                Logic::Ptp(ptp) => ptp
+                    .paths()
+                    .paths()
+                    .iter()
+                    .enumerate()
+                    .map(|(p, info)| PathRow {
+                        tag: info
+                            .tag
+                            .iter()
+                            .rev()
+                            .map(u32::to_string)
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                        nodes: path_nodes(ndn, c.node, &info.tag),
+                        bytes: c.paths.get(p).map_or(0, |r| r.bytes),
+                        in_use: info.in_use,
+                        broken: info.broken,
+                        mean_rtt: info.mean_rtt_s(),
+                        cwnd: ptp.mpccp().path(p).cwnd,
+                    })
+                    .collect(),
+                Logic::Mmtp(m) => mmtp_rows(ndn, c, m),
+                Logic::Aimd(_) => continue,
             };
-            for (p, info) in ptp.paths().paths().iter().enumerate() {
+            for (p, row) in rows.into_iter().enumerate() {
                 let rec = c.paths.get(p).cloned().unwrap_or_default();
                 let mut spans: Vec<(Time, Time)> = rec.intervals.clone();
                 if let Some(t) = rec.since {
@@ -89,15 +113,8 @@ impl Simulation {
                     .sum();
                 flow.push(f.id.clone());
                 index.push(p as u64);
-                tag.push(
-                    info.tag
-                        .iter()
-                        .rev()
-                        .map(u32::to_string)
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                );
-                nodes.push(path_nodes(ndn, c.node, &info.tag));
+                tag.push(row.tag);
+                nodes.push(row.nodes);
                 intervals.push(
                     spans
                         .iter()
@@ -106,12 +123,12 @@ impl Simulation {
                         .join(" "),
                 );
                 in_use_s.push(used);
-                bytes.push(rec.bytes);
-                goodput.push((used > 0.0).then(|| rec.bytes as f64 * 8.0 / used));
-                in_use_at_end.push(info.in_use);
-                broken.push(info.broken);
-                mean_rtt.push(info.mean_rtt_s());
-                cwnd.push(ptp.mpccp().path(p).cwnd);
+                bytes.push(row.bytes);
+                goodput.push((used > 0.0).then(|| row.bytes as f64 * 8.0 / used));
+                in_use_at_end.push(row.in_use);
+                broken.push(row.broken);
+                mean_rtt.push(row.mean_rtt);
+                cwnd.push(row.cwnd);
             }
         }
         let mut t = Table::new("ndn_paths");
@@ -129,6 +146,81 @@ impl Simulation {
         t.push("cwnd_at_end", Column::F64(cwnd));
         Some(t)
     }
+}
+
+/// One row of `ndn_paths`, besides its flow, index and intervals.
+struct PathRow {
+    tag: String,
+    nodes: String,
+    bytes: u64,
+    in_use: bool,
+    broken: bool,
+    mean_rtt: Option<f64>,
+    cwnd: f64,
+}
+
+/// An mmTP consumer's subflows: the tag column holds a subflow's route labels (empty for
+/// the unsteered subflow 0), in use while active, broken once a NACK removed it; the
+/// window in chunks.
+fn mmtp_rows(
+    ndn: &NdnNet,
+    c: &crate::ndn_node::NdnConsumer,
+    m: &pathpool_proto::ndn::MmtpNdnConsumer<pathpool_cc::AnyController>,
+) -> Vec<PathRow> {
+    use pathpool_cc::MultipathController;
+    use pathpool_proto::mmtp::SubflowState;
+    let sub = m.subscriber();
+    let chunk = sub.metadata().map_or(1, |md| md.chunk_bytes).max(1);
+    sub.subflows()
+        .iter()
+        .zip(m.routes())
+        .map(|(sf, labels)| PathRow {
+            tag: labels
+                .iter()
+                .map(|k| format!("_R{k}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            nodes: if labels.is_empty() {
+                String::new()
+            } else {
+                route_nodes(ndn, c, labels)
+            },
+            bytes: sf.stats().bytes_delivered,
+            in_use: sf.state() == SubflowState::Active && !m.is_complete(),
+            broken: sf.state() == SubflowState::Removed,
+            mean_rtt: sf.srtt().map(|d| d.as_secs_f64()),
+            cwnd: sf
+                .controller_path()
+                .map_or(0.0, |p| m.controller().window(p) as f64 / f64::from(chunk)),
+        })
+        .collect()
+}
+
+/// The nodes a steered Interest with route labels `labels` crosses from the consumer to a
+/// producer: one next hop at a node with one, the last label's at a branching node.
+fn route_nodes(ndn: &NdnNet, c: &crate::ndn_node::NdnConsumer, labels: &[u32]) -> String {
+    let mut left = labels.to_vec();
+    let mut at = c.node;
+    let mut out = vec![ndn.nodes[at as usize].name.clone()];
+    for _ in 0..ndn.nodes.len() {
+        let node = &ndn.nodes[at as usize];
+        let fib = node.fwd.fib();
+        let Some(entry) = fib.lpm(&c.content) else {
+            break;
+        };
+        let hops = &fib.entry(entry).next_hops;
+        let hop = if hops.len() >= 2 {
+            left.pop().and_then(|k| hops.get(k as usize - 1))
+        } else {
+            hops.first()
+        };
+        match hop.map(|h| h.face) {
+            Some(face) if face != 0 => at = node.face_neighbour[face as usize],
+            _ => break,
+        }
+        out.push(ndn.nodes[at as usize].name.clone());
+    }
+    out.join(">")
 }
 
 fn consumer_of<'a>(

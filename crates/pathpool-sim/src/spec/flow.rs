@@ -123,7 +123,7 @@ const FIELD_KINDS: [(&str, Kinds); 32] = [
     ("receive_buffer", TCP),
     ("opportunistic_retransmission", TCP),
     ("penalisation", TCP),
-    ("cc", TCP | MMTP),
+    ("cc", TCP | MMTP | NDN),
     ("tcp", TCP | MMTP),
     ("rate", UDP),
     ("packet_size", UDP | TFRC),
@@ -132,7 +132,7 @@ const FIELD_KINDS: [(&str, Kinds); 32] = [
     ("periods", ONOFF),
     ("sources", MMTP),
     ("outages", MMTP),
-    ("mmtp", MMTP),
+    ("mmtp", MMTP | NDN),
     ("content", MMTP | NDN),
     ("tfrc", TFRC),
     ("transport", NDN),
@@ -244,8 +244,8 @@ impl FlowKind {
             }
             (
                 FlowKind::Ndn,
-                "cc" | "tcp" | "receive_buffer" | "opportunistic_retransmission" | "penalisation",
-            ) => "an NDN consumer's window is its transport's (transport, ptp)",
+                "tcp" | "receive_buffer" | "opportunistic_retransmission" | "penalisation",
+            ) => "an NDN consumer's window is its transport's (transport, ptp, cc, mmtp)",
             (FlowKind::Ndn, "rate" | "packet_size") => {
                 "NDN Data carry ndn.payload bytes, fetched as the window allows"
             }
@@ -472,6 +472,10 @@ pub struct NdnFlowSpec {
     pub transport: Option<NdnTransport>,
     /// PTP's parameters for this consumer, over `[ndn.ptp]`.
     pub ptp: Option<PtpSpec>,
+    /// With `transport = "mmtp"`: the coupled controller of its subflows (default NMCC).
+    pub cc: Option<CcKind>,
+    /// With `transport = "mmtp"`: the subscriber's parameters.
+    pub mmtp: Option<MmtpSpec>,
 }
 
 /// How on/off periods are drawn.

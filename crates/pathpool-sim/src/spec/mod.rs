@@ -373,6 +373,10 @@ pub struct MmtpSpec {
     /// `[tcp]`'s RTO fields apply as well; `backoff_limit` = `tcp.max_rto` is TCP's backoff.
     #[serde(default)]
     pub backoff_limit: Option<Dur>,
+    /// mmTP over NDN (`kind = "ndn"`, `transport = "mmtp"`): the most routes steered at
+    /// once, each a subflow, besides the unsteered subflow 0 (default 8; D327).
+    #[serde(default)]
+    pub max_routes: Option<u32>,
 }
 
 /// One subflow of a multipath connection.

@@ -203,6 +203,9 @@ pub enum NdnTransport {
     Ric,
     /// ICP: one window, cut on timeouts.
     Icp,
+    /// mmTP's subscriber (thesis §6.3): a subflow per route the branching routers' labels
+    /// reveal, coupled by `cc` (default NMCC); needs `ndn.label = "branching-postfix"`.
+    Mmtp,
 }
 
 impl NdnTransport {
@@ -214,6 +217,7 @@ impl NdnTransport {
             NdnTransport::Raaqm => "raaqm",
             NdnTransport::Ric => "ric",
             NdnTransport::Icp => "icp",
+            NdnTransport::Mmtp => "mmtp",
         }
     }
 }

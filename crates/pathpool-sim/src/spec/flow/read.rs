@@ -4,6 +4,7 @@
 //! names the field, and `crate::diagnose` points the error at it). Compiling a flow therefore
 //! never sees a field that does not apply (issue 19, D190).
 
+use pathpool_cc::CcKind;
 use pathpool_core::{BufferSize, ByteSize, Dur, Rate};
 use pathpool_proto::mptcp::Scheduler;
 use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
@@ -20,6 +21,18 @@ use crate::spec::{
 
 /// The reader's message for a field that a flow of kind `kind` does not take: `field `x`: `
 /// and then what a person reads at the field (see [`NotTaken`]).
+/// A download's `cc` (mmTP's, or mmTP over NDN's): a window controller, not INRPP's or
+/// RCP's, which are single-path TCP's.
+fn window_cc<E: de::Error>(cc: Option<FlowCc>) -> Result<Option<CcKind>, E> {
+    match cc {
+        Some(c @ (FlowCc::Inrpp | FlowCc::Rcp)) => Err(E::custom(format!(
+            "field `cc`: \"{}\" is for single-path TCP flows, not mmTP downloads",
+            c.name()
+        ))),
+        other => Ok(other.and_then(FlowCc::window)),
+    }
+}
+
 fn not_taken(field: &str, kind: FlowKind) -> String {
     let why = kind
         .why_not(field)
@@ -187,16 +200,7 @@ impl Read {
                 common: udp.common,
                 size: self.size,
                 tm: self.tm,
-                cc: match self.cc {
-                    Some(c @ (FlowCc::Inrpp | FlowCc::Rcp)) => {
-                        return Err(E::custom(format!(
-                            "field `cc`: \"{}\" is for single-path TCP flows, not mmTP \
-                             downloads",
-                            c.name()
-                        )))
-                    }
-                    other => other.and_then(FlowCc::window),
-                },
+                cc: window_cc(self.cc)?,
                 tcp: self.tcp,
                 sources: self.sources,
                 outages: self.outages,
@@ -218,6 +222,8 @@ impl Read {
                 content: self.content,
                 transport: self.transport,
                 ptp: self.ptp,
+                cc: window_cc(self.cc)?,
+                mmtp: self.mmtp,
             }),
         })
     }
