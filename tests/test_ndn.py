@@ -55,3 +55,87 @@ def test_runs_without_ndn_have_no_ndn_tables() -> None:
     )
     r = s.run(seed=1, progress=False)
     assert r.ndn_nodes.empty and r.ndn_paths.empty
+
+
+def _tree_built(flows: list[pp.types.Flow]) -> pp.Scenario:
+    """The tree of :func:`_tree`, with the builders."""
+    links = [
+        pp.link(a, b, rate=rate, delay="5ms")
+        for a, b, rate in [
+            ("1", "2", "100Mbps"),
+            ("2", "3", "100Mbps"),
+            ("2", "4", "100Mbps"),
+            ("3", "5", "10Mbps"),
+            ("3", "6", "20Mbps"),
+            ("4", "7", "30Mbps"),
+            ("4", "8", "40Mbps"),
+        ]
+    ]
+    return pp.Scenario(
+        duration="5s",
+        routers=[str(k) for k in range(1, 9)],
+        links=links,
+        ndn=pp.ndn(producers=[pp.ndn_producer(p, "/c") for p in ["5", "6", "7", "8"]]),
+        flows=flows,
+    )
+
+
+def test_the_builders_describe_the_files_scenario() -> None:
+    built = _tree_built([pp.ndn_consumer("1", "/c/A", size="100000pkts")])
+    a = built.run(seed=1, progress=False)
+    b = _tree().run(seed=1, progress=False)
+    assert a.flows["bytes_delivered"].tolist() == b.flows["bytes_delivered"].tolist()
+    assert a.ndn_paths["nodes"].tolist() == b.ndn_paths["nodes"].tolist()
+
+
+def _diamond(transport: pp.types.NdnTransport, label: bool) -> pp.Scenario:
+    """The PTP paper's diamond (case I) with its explicit FIB."""
+    rates = {"12": 20, "23": 3, "24": 1, "25": 5, "34": 2, "35": 1, "46": 10, "56": 10, "67": 20}
+    fib = {"1": ["2"], "2": ["3", "4", "5"], "3": ["4", "5"], "4": ["6"], "5": ["6"], "6": ["7"]}
+    return pp.Scenario(
+        duration="30s",
+        routers=[str(k) for k in range(1, 8)],
+        links=[pp.link(k[0], k[1], rate=f"{r}Mbps", delay="5ms") for k, r in rates.items()],
+        ndn=pp.ndn(
+            routing="explicit",
+            strategy="equal-weight",
+            label="branching-postfix" if label else None,
+            producers=[pp.ndn_producer("7", "/c")],
+            fib=[pp.ndn_fib(n, "/c", nexts) for n, nexts in fib.items()],
+        ),
+        flows=[pp.ndn_consumer("1", "/c/A", size_packets=3000, transport=transport)],
+    )
+
+
+def test_mmtp_over_ndn_on_the_diamond_has_a_row_per_subflow() -> None:
+    r = _diamond("mmtp", label=True).run(seed=1, progress=False)
+    assert r.flows["completed"].tolist() == [True]
+    paths = r.ndn_paths
+    assert paths["tag"].iloc[0] == ""
+    assert sorted(paths["nodes"].iloc[1:]) == [
+        "1>2>3>4>6>7",
+        "1>2>3>5>6>7",
+        "1>2>4>6>7",
+        "1>2>5>6>7",
+    ]
+    assert int(paths["payload_bytes"].sum()) == 3000 * 1024
+    assert r.ndn_nodes.set_index("node").loc["2", "route_info_bytes"] > 0
+
+
+def test_mmtp_over_ndn_without_route_labels_is_refused_naming_the_field() -> None:
+    try:
+        _diamond("mmtp", label=False).check()
+    except pp.ScenarioError as e:
+        assert "flows[0].transport" in str(e)
+        assert 'ndn.label = "branching-postfix"' in str(e)
+    else:
+        raise AssertionError("expected a ScenarioError")
+
+
+def test_the_ndn_builders_examples_hold() -> None:
+    import doctest
+
+    import pathpool._ndn
+
+    result = doctest.testmod(pathpool._ndn)
+    assert result.attempted > 0 and result.failed == 0

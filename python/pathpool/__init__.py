@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from . import _pathpool, types
+from ._ndn import ndn, ndn_consumer, ndn_cs, ndn_fib, ndn_producer, ndn_strategy, ptp, rem
 from ._pathpool import ScenarioError
 from ._sweep import IdenticalReplicatesWarning, sweep
 from .reproduce import Reproduction, reproduce, reproductions
@@ -119,11 +120,19 @@ __all__ = [
     "link",
     "load",
     "measure",
+    "ndn",
+    "ndn_consumer",
+    "ndn_cs",
+    "ndn_fib",
+    "ndn_producer",
+    "ndn_strategy",
     "pareto",
     "poisson",
+    "ptp",
     "random_drop",
     "read_results",
     "red",
+    "rem",
     "reproduce",
     "reproductions",
     "run",

@@ -58,6 +58,7 @@ from .types import (
     Mmtp,
     MpFairnessMode,
     MultiPriorityOptions,
+    Ndn,
     NmccOptions,
     Outage,
     ParetoSizes,
@@ -614,6 +615,7 @@ class Scenario:
         measure: Measure | None = None,
         routing: Routing | None = None,
         caches: Iterable[Cache] = (),
+        ndn: Ndn | None = None,
         name: str | None = None,
         description: str | None = None,
         seed: int | None = None,
@@ -635,6 +637,7 @@ class Scenario:
                 "measure": _measure(measure) if measure is not None else None,
                 "routing": dict(routing) if routing is not None else None,
                 "caches": [dict(x) for x in caches] or None,
+                "ndn": dict(ndn) if ndn is not None else None,
             }
         )
         self._init(data, None, "<scenario>")

@@ -19,7 +19,7 @@ Quantity = Union[str, int, float]
 # Closed vocabularies (the scenario reference's tables list them)
 
 #: ``[[flows]].kind``.
-FlowKind = Literal["tcp", "udp-cbr", "udp-onoff", "mmtp", "tfrc"]
+FlowKind = Literal["tcp", "udp-cbr", "udp-onoff", "mmtp", "tfrc", "ndn"]
 #: ``[tcp].cc`` and a flow's ``cc``: single-path controllers, then the multipath family.
 CongestionControl = Literal[
     "newreno",
@@ -62,6 +62,16 @@ PartialAckTimer = Literal["impatient", "slow-but-steady"]
 FlightEstimate = Literal["pipe", "flight-size"]
 #: ``mmtp.selection``.
 ChunkSelection = Literal["fast", "scan"]
+#: ``[ndn].routing``: how FIBs are filled.
+NdnRouting = Literal["all-paths", "shortest", "explicit"]
+#: ``[ndn].strategy``: how a node chooses among next hops.
+NdnStrategy = Literal["best-route", "multicast", "equal-weight", "rfa", "paf"]
+#: ``[ndn].label``: route labels in Data names (mmTP over NDN).
+NdnLabel = Literal["none", "branching-postfix"]
+#: An NDN consumer's ``transport``.
+NdnTransport = Literal["ptp", "raaqm", "ric", "icp", "mmtp"]
+#: ``ptp.selection``: how PTP's review picks paths.
+PtpSelection = Literal["bandwidth", "random", "hops", "latency", "latency-variance"]
 #: ``table=`` of a sweep: the results table gathered.
 SweepTable = Literal["flows", "links", "subflows", "caches", "summary"]
 
@@ -77,7 +87,7 @@ class DropTailQueue(TypedDict):
 
 
 class _RedQueueRequired(TypedDict):
-    type: Literal["red"]
+    type: Literal["red", "rem"]
     size: Quantity
     min_th: Quantity
     max_th: Quantity
@@ -87,7 +97,8 @@ class _RedQueueRequired(TypedDict):
 
 
 class RedQueue(_RedQueueRequired, total=False):
-    """``{ type = "red", size, min_th, max_th, ... }`` (Floyd & Jacobson 1993)."""
+    """``{ type = "red", size, min_th, max_th, ... }`` (Floyd & Jacobson 1993); with
+    ``type = "rem"``, REM: the same rule marks NDN Data instead of dropping them."""
 
     mean_packet: Quantity
 
@@ -274,6 +285,7 @@ class Mmtp(TypedDict, total=False):
     selection: ChunkSelection
     gap_threshold: int
     backoff_limit: Quantity
+    max_routes: int
 
 
 class Tfrc(TypedDict, total=False):
@@ -291,6 +303,79 @@ class Tfrc(TypedDict, total=False):
     resend_on: Literal["highest-rate", "same"]
     nominal_cap: Literal["connection", "subflow"]
     first_interval: Literal["connection", "subflow"]
+
+
+class Ptp(TypedDict, total=False):
+    """``[ndn.ptp]`` (every PTP consumer's defaults, and the routers' ``fallback``), or a
+    consumer's ``ptp`` table over it (without ``fallback``)."""
+
+    fallback: Literal["nack", "name"]
+    max_paths: int
+    period: Quantity
+    beta: float
+    probe_rate: float
+    selection: PtpSelection
+    loss_detection: Literal["one", "two"]
+    rtt_scale: Literal["equation", "prose", "none"]
+    rtt_ref: Quantity
+
+
+class NdnProducer(TypedDict):
+    """A ``[[ndn.producers]]`` entry: node ``node`` serves the names under ``prefix``."""
+
+    node: str
+    prefix: str
+
+
+class _NdnContentStoreRequired(TypedDict):
+    node: str
+    capacity: int
+
+
+class NdnContentStore(_NdnContentStoreRequired, total=False):
+    """A ``[[ndn.cs]]`` entry: a content store of ``capacity`` Data packets."""
+
+    admit: float
+
+
+class NdnFibEntry(TypedDict):
+    """An ``[[ndn.fib]]`` entry (with ``routing = "explicit"``): next hops, cheapest first."""
+
+    node: str
+    prefix: str
+    next: list[str]
+
+
+class NdnStrategyEntry(TypedDict):
+    """An ``[[ndn.strategies]]`` entry: the strategy of the names under ``prefix``."""
+
+    prefix: str
+    strategy: NdnStrategy
+
+
+class NdnFab(TypedDict, total=False):
+    """``[ndn].fab``."""
+
+    capacity: int
+    key: Literal["stored", "prefix"]
+
+
+class Ndn(TypedDict, total=False):
+    """The ``[ndn]`` table (see :func:`pathpool.ndn`)."""
+
+    routing: NdnRouting
+    strategy: NdnStrategy
+    strategies: list[NdnStrategyEntry]
+    fab: NdnFab
+    label: NdnLabel
+    fisp: bool
+    interest_size: Quantity
+    data_header: Quantity
+    payload: Quantity
+    ptp: Ptp
+    producers: list[NdnProducer]
+    cs: list[NdnContentStore]
+    fib: list[NdnFibEntry]
 
 
 Flow = TypedDict(
@@ -326,6 +411,8 @@ Flow = TypedDict(
         "mmtp": Mmtp,
         "content": str,
         "tfrc": Tfrc,
+        "transport": NdnTransport,
+        "ptp": Ptp,
     },
     total=False,
 )
@@ -451,12 +538,24 @@ __all__ = [
     "Measure",
     "Mmtp",
     "MpFairnessMode",
+    "Ndn",
+    "NdnContentStore",
+    "NdnFab",
+    "NdnFibEntry",
+    "NdnLabel",
+    "NdnProducer",
+    "NdnRouting",
+    "NdnStrategy",
+    "NdnStrategyEntry",
+    "NdnTransport",
     "NmccOptions",
     "Outage",
     "ParetoSizes",
     "PartialAckTimer",
     "Periods",
     "Poisson",
+    "Ptp",
+    "PtpSelection",
     "Quantity",
     "Queue",
     "RandomDropQueue",
