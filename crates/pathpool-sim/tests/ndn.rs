@@ -495,3 +495,41 @@ fn mmtp_over_ndn_is_refused_without_route_labels_and_its_fields_elsewhere() {
         "{e}"
     );
 }
+
+/// The thesis's caching weakness of mmTP over NDN (§6.3): on the tree with node 0 behind
+/// node 1 and a store at node 1, a second consumer at 0 of the content a first one fetched
+/// finds it all in the store with PTP, whose names are the content's, and only the part
+/// fetched on the same route with mmTP, whose Data names carry their route labels.
+#[test]
+fn route_labels_keep_a_second_mmtp_consumer_from_the_store_between_branching_and_receiver() {
+    let hits = |transport: &str, ndn: &str| {
+        let flows = consumer("0", "/c/A", "5000pkts", transport, "id = \"a\"")
+            + &consumer(
+                "0",
+                "/c/A",
+                "5000pkts",
+                transport,
+                "id = \"b\"\nstart = \"15s\"",
+            );
+        let text = tree(
+            &format!("{ndn}\n[[ndn.cs]]\nnode = \"1\"\ncapacity = 20000\n"),
+            &flows,
+        )
+        .replace("routers = [\"1\"", "routers = [\"0\", \"1\"")
+        .replace("[ndn]", &(link("0", "1", "100Mbps", "5ms", "") + "[ndn]"));
+        let r = run(&text);
+        for id in ["a", "b"] {
+            let f = r.flow(id).unwrap();
+            assert_eq!(f.completed, Some(true), "{transport} {f:?}");
+        }
+        node_u64(&r, "1", "cs_hits")
+    };
+    let ptp = hits("ptp", "");
+    let mmtp = hits(
+        "mmtp",
+        "label = \"branching-postfix\"\nstrategy = \"equal-weight\"",
+    );
+    println!("node 1's store answered {ptp} Interests with PTP, {mmtp} with mmTP over NDN");
+    assert!(ptp >= 4750, "{ptp}");
+    assert!(mmtp < 3750, "{mmtp}");
+}
