@@ -139,3 +139,37 @@ def test_the_ndn_builders_examples_hold() -> None:
 
     result = doctest.testmod(pathpool._ndn)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_traced_ndn_paths_have_a_time_series_and_a_plot(tmp_path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import subprocess
+    import sys
+
+    traced = _tree().set("measure.trace_cwnd", True)
+    r = traced.run(seed=1, progress=False)
+    ts = r.ndn_path_timeseries
+    assert sorted(ts["path"].unique()) == [0, 1, 2, 3]
+    # Every path's payload only grows, and never past what ndn_paths counts at the end.
+    final = r.ndn_paths.set_index("path")["payload_bytes"]
+    for p, d in ts.groupby("path"):
+        assert d["payload_bytes"].is_monotonic_increasing
+        assert d["payload_bytes"].iloc[-1] <= final[p]
+        assert d["cwnd"].min() >= 1.0
+    ax = r.plot.ndn_paths(column="goodput_bps")
+    assert len(ax.lines) == 4
+    assert all("1>2>" in str(line.get_label()) for line in ax.lines)
+    r.save(tmp_path / "out")
+    png = tmp_path / "paths.png"
+    args = ["plot", str(tmp_path / "out"), "--kind", "ndn-paths", "-o", str(png)]
+    cli = subprocess.run(
+        [sys.executable, "-m", "pathpool", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    assert _tree().run(seed=1, progress=False).ndn_path_timeseries.empty

@@ -57,6 +57,7 @@ def ndn(
     data_header: Quantity | None = None,
     payload: Quantity | None = None,
     ptp: Ptp | None = None,
+    raaqm: str | None = None,
 ) -> Ndn:
     """The ``[ndn]`` table: every node becomes an NDN node (pass it as ``Scenario(ndn=...)``).
 
@@ -65,7 +66,8 @@ def ndn(
     ``strategy`` forwards the names no entry of ``strategies`` (:func:`ndn_strategy`)
     covers; ``content_stores`` (:func:`ndn_cs`) put stores at nodes; ``label =
     "branching-postfix"`` turns on mmTP's route labels; ``ptp`` (:func:`ptp`) gives every PTP
-    consumer's defaults and the routers' ``fallback``. Sizes are strings with a unit.
+    consumer's defaults and the routers' ``fallback``; ``raaqm`` picks RAAQM consumers'
+    constants (``"ndnsim"``, default, or Cisco's ``"hicn"``). Sizes are strings with a unit.
 
     >>> ndn(producers=[ndn_producer("p", "/c")], strategy="rfa", fab_capacity=0)
     {'strategy': 'rfa', 'fab': {'capacity': 0}, 'producers': [{'node': 'p', 'prefix': '/c'}]}
@@ -85,6 +87,7 @@ def ndn(
                 "data_header": _size(data_header),
                 "payload": _size(payload),
                 "ptp": dict(ptp) if ptp is not None else None,
+                "raaqm": raaqm,
                 "producers": [dict(x) for x in producers] or None,
                 "cs": [dict(x) for x in content_stores] or None,
                 "fib": [dict(x) for x in fib] or None,

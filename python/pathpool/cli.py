@@ -13,7 +13,7 @@ import sysconfig
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-PLOT_KINDS = ("throughput", "cwnd", "subflows", "queue")
+PLOT_KINDS = ("throughput", "cwnd", "subflows", "ndn-paths", "queue")
 
 
 def _choice(what: str, allowed: Sequence[str]) -> Callable[[str], str]:
@@ -33,13 +33,16 @@ def _choice(what: str, allowed: Sequence[str]) -> Callable[[str], str]:
 
 
 def _plot(argv: list[str]) -> int:
-    from .plot import SUBFLOW_COLUMNS
+    from .plot import NDN_PATH_COLUMNS, SUBFLOW_COLUMNS
+
+    columns = list(SUBFLOW_COLUMNS) + [c for c in NDN_PATH_COLUMNS if c not in SUBFLOW_COLUMNS]
 
     parser = argparse.ArgumentParser(
         prog="pathpool plot",
         description="Plot a results directory written by `pathpool run`: goodput per flow, "
         "congestion windows (a multipath or mmTP flow's is the sum of its subflows'), each "
-        "subflow of the multipath and mmTP flows, or queue lengths.",
+        "subflow of the multipath and mmTP flows, each path of the NDN consumers, or queue "
+        "lengths.",
     )
     parser.add_argument("results", type=Path, help="results directory")
     parser.add_argument("-o", "--out", type=Path, help="image file (default: RESULTS/KIND.png)")
@@ -52,10 +55,11 @@ def _plot(argv: list[str]) -> int:
     parser.add_argument("--flows", nargs="*", help="only these flows")
     parser.add_argument(
         "--column",
-        type=_choice("subflow column", list(SUBFLOW_COLUMNS)),
-        default="cwnd_bytes",
-        metavar="{" + ",".join(SUBFLOW_COLUMNS) + "}",
-        help="--kind subflows: what to draw (default cwnd_bytes)",
+        type=_choice("column", columns),
+        metavar="{" + ",".join(columns) + "}",
+        help="--kind subflows: what to draw (default cwnd_bytes; "
+        f"{', '.join(SUBFLOW_COLUMNS)}); --kind ndn-paths: the same (default cwnd; "
+        f"{', '.join(NDN_PATH_COLUMNS)})",
     )
     parser.add_argument(
         "--links", nargs="*", help="--kind queue: these links (default: the busiest)"
@@ -81,7 +85,9 @@ def _plot(argv: list[str]) -> int:
         elif args.kind == "cwnd":
             res.plot.cwnd(ax=ax, flows=args.flows)
         elif args.kind == "subflows":
-            res.plot.subflows(ax=ax, flows=args.flows, column=args.column)
+            res.plot.subflows(ax=ax, flows=args.flows, column=args.column or "cwnd_bytes")
+        elif args.kind == "ndn-paths":
+            res.plot.ndn_paths(ax=ax, flows=args.flows, column=args.column or "cwnd")
         else:
             res.plot.queue(ax=ax, links=args.links)
     except ValueError as e:

@@ -26,6 +26,14 @@ SUBFLOW_COLUMNS: dict[str, tuple[str, float]] = {
     "alg_value": ("", 1.0),
 }
 
+#: The quantities ``ndn_paths()`` can draw, with their axis label and scale.
+NDN_PATH_COLUMNS: dict[str, tuple[str, float]] = {
+    "cwnd": ("cwnd (Interests or chunks)", 1.0),
+    "ssthresh": ("ssthresh (Interests or chunks)", 1.0),
+    "srtt_s": ("smoothed RTT (ms)", 1e-3),
+    "goodput_bps": ("goodput (Mb/s)", 1e6),
+}
+
 _NO_TRACE = "run with measure.trace_cwnd = true (--set measure.trace_cwnd=true)"
 
 
@@ -195,6 +203,52 @@ class ResultsPlot:
         ax.set_xlabel("time (s)")
         ax.set_ylabel(label)
         ax.set_title("Subflows")
+        ax.grid(True, alpha=0.3)
+        _legend(ax, n)
+        return ax
+
+    def ndn_paths(
+        self,
+        ax: Axes | None = None,
+        flows: Sequence[str] | None = None,
+        column: str = "cwnd",
+    ) -> Axes:
+        """One line per path of the NDN consumers over time, while in use, labelled
+        ``flow/path nodes`` (a PTP path, or an mmTP-over-NDN subflow): ``column`` is
+        ``"cwnd"`` (default: Interests for PTP, chunks for mmTP), ``"ssthresh"``,
+        ``"srtt_s"`` or ``"goodput_bps"``. Needs ``[ndn]`` and measure.trace_cwnd."""
+        if column not in NDN_PATH_COLUMNS:
+            raise ValueError(
+                f"unknown column {column}; expected one of {', '.join(NDN_PATH_COLUMNS)}"
+            )
+        ts = self._r.ndn_path_timeseries
+        if not len(ts):
+            if not len(self._r.ndn_paths):
+                raise ValueError("no NDN paths: the run has no PTP or mmTP-over-NDN consumer")
+            raise ValueError(f"no NDN path trace: {_NO_TRACE}")
+        ids = _select(ts["flow"].tolist(), flows, "NDN consumers")
+        known = self._r.ndn_paths
+        nodes = {
+            (str(f), int(p)): str(n)
+            for f, p, n in zip(known["flow"], known["path"], known["nodes"])
+        }
+        label, scale = NDN_PATH_COLUMNS[column]
+        ax = _axes(ax)
+        n = 0
+        for fid in ids:
+            d = ts[ts["flow"] == fid]
+            for p in sorted(d["path"].unique()):
+                e = d[d["path"] == p].sort_values("time_s")
+                if column == "goodput_bps":
+                    y = e["payload_bytes"].diff() * 8 / e["time_s"].diff()
+                else:
+                    y = e[column]
+                via = nodes.get((fid, int(p))) or "unsteered"
+                ax.plot(e["time_s"], y / scale, label=f"{fid}/{p} {via}", linewidth=1.0)
+                n += 1
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel(label)
+        ax.set_title("NDN paths")
         ax.grid(True, alpha=0.3)
         _legend(ax, n)
         return ax

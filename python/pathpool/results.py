@@ -50,8 +50,11 @@ class Results:
             ``completed``, ``mean_fct_s`` and ``not_completed``; empty otherwise.
         ndn_nodes: with ``[ndn]``, one row per NDN node (Data produced, PIT, content-store,
             FAB and NACK counters); empty otherwise.
-        ndn_paths: with PTP consumers, one row per path a consumer's probes found (tag,
-            nodes, in-use intervals, goodput, mean RTT, final cwnd); empty otherwise.
+        ndn_paths: with PTP or mmTP consumers, one row per path a PTP consumer's probes
+            found or subflow of an mmTP consumer (tag, nodes, in-use intervals, goodput, mean
+            RTT, final cwnd); empty otherwise.
+        ndn_path_timeseries: with ``[ndn]`` and ``measure(trace_cwnd=True)``, each path in
+            use at each sample (cwnd, ssthresh, srtt, payload so far); empty otherwise.
         summary: the ``summary.json`` document as a dict.
 
     Column definitions: ``docs/metrics.md``.
@@ -73,6 +76,7 @@ class Results:
     afct_bins: pd.DataFrame
     ndn_nodes: pd.DataFrame
     ndn_paths: pd.DataFrame
+    ndn_path_timeseries: pd.DataFrame
     summary: dict[str, Any]
 
     def __init__(
@@ -103,6 +107,7 @@ class Results:
         # Only NDN runs have the NDN tables.
         self.ndn_nodes = frames.get("ndn_nodes", pd.DataFrame())
         self.ndn_paths = frames.get("ndn_paths", pd.DataFrame())
+        self.ndn_path_timeseries = frames.get("ndn_path_timeseries", pd.DataFrame())
         self.summary = summary
         self._handle = handle
         self._text = text
@@ -139,6 +144,7 @@ class Results:
                 "afct_bins",
                 "ndn_nodes",
                 "ndn_paths",
+                "ndn_path_timeseries",
             )
             if (d / f"{n}.parquet").exists()
         ]

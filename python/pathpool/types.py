@@ -373,6 +373,7 @@ class Ndn(TypedDict, total=False):
     data_header: Quantity
     payload: Quantity
     ptp: Ptp
+    raaqm: Literal["ndnsim", "hicn"]
     producers: list[NdnProducer]
     cs: list[NdnContentStore]
     fib: list[NdnFibEntry]

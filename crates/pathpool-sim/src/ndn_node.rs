@@ -107,6 +107,20 @@ pub(crate) struct PathRecord {
     pub(crate) intervals: Vec<(Time, Time)>,
 }
 
+/// An in-use path's (or active mmTP subflow's) state at a sample, for `ndn_path_timeseries`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PathSample {
+    pub(crate) path: u32,
+    /// The window, Interests (PTP's MPCCP) or chunks (mmTP's controller).
+    pub(crate) cwnd: f64,
+    /// Infinite before the first loss.
+    pub(crate) ssthresh: f64,
+    /// NaN before the first sample.
+    pub(crate) srtt_s: f64,
+    /// Payload bytes it brought so far.
+    pub(crate) bytes: u64,
+}
+
 /// One consumer.
 #[derive(Clone, Debug)]
 pub(crate) struct NdnConsumer {
@@ -210,6 +224,54 @@ impl NdnConsumer {
             i.probe = probe;
             i.tag = tag;
             out.push(i);
+        }
+    }
+
+    /// The state of its paths in use now (none for a single-window consumer), in path order.
+    pub(crate) fn sample_paths(&self, out: &mut Vec<PathSample>) {
+        let srtt = |d: Option<Dur>| d.map_or(f64::NAN, |d| d.as_secs_f64());
+        match &self.logic {
+            Logic::Ptp(c) => {
+                for (p, info) in c.paths().paths().iter().enumerate() {
+                    if !info.in_use {
+                        continue;
+                    }
+                    let m = c.mpccp().path(p);
+                    out.push(PathSample {
+                        path: p as u32,
+                        cwnd: m.cwnd,
+                        ssthresh: m.ssthresh,
+                        srtt_s: srtt(m.srtt),
+                        bytes: self.paths.get(p).map_or(0, |r| r.bytes),
+                    });
+                }
+            }
+            Logic::Mmtp(c) => {
+                use pathpool_cc::MultipathController;
+                let sub = c.subscriber();
+                let chunk = sub
+                    .metadata()
+                    .map_or(1.0, |m| f64::from(m.chunk_bytes.max(1)));
+                for (j, sf) in sub.subflows().iter().enumerate() {
+                    let (SubflowState::Active, Some(path)) = (sf.state(), sf.controller_path())
+                    else {
+                        continue;
+                    };
+                    let m = c.controller().metrics(path);
+                    out.push(PathSample {
+                        path: j as u32,
+                        cwnd: m.cwnd as f64 / chunk,
+                        ssthresh: if m.ssthresh == u64::MAX {
+                            f64::INFINITY
+                        } else {
+                            m.ssthresh as f64 / chunk
+                        },
+                        srtt_s: srtt(sf.srtt()),
+                        bytes: sf.stats().bytes_delivered,
+                    });
+                }
+            }
+            Logic::Aimd(_) => {}
         }
     }
 

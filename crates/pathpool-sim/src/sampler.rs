@@ -87,6 +87,35 @@ pub(crate) struct SubflowSeries {
     pub(crate) alg_value: Vec<f64>,
 }
 
+/// Per-path time series of NDN consumers (`trace_cwnd`): one row per path in use (PTP) or
+/// active subflow (mmTP over NDN) per tick.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NdnPathSeries {
+    pub(crate) time_s: Vec<f64>,
+    pub(crate) flow: Vec<u32>,
+    pub(crate) path: Vec<u64>,
+    pub(crate) cwnd: Vec<f64>,
+    pub(crate) ssthresh: Vec<f64>,
+    pub(crate) srtt_s: Vec<f64>,
+    pub(crate) payload_bytes: Vec<u64>,
+}
+
+impl NdnPathSeries {
+    fn trace(&mut self, t: f64, flow: u32, consumer: &crate::ndn_node::NdnConsumer) {
+        let mut paths = Vec::new();
+        consumer.sample_paths(&mut paths);
+        for p in paths {
+            self.time_s.push(t);
+            self.flow.push(flow);
+            self.path.push(u64::from(p.path));
+            self.cwnd.push(p.cwnd);
+            self.ssthresh.push(p.ssthresh);
+            self.srtt_s.push(p.srtt_s);
+            self.payload_bytes.push(p.bytes);
+        }
+    }
+}
+
 /// Per-link time series, one row per link per tick.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LinkSeries {
@@ -116,6 +145,7 @@ pub(crate) struct Sampler {
     pub(crate) flow_series: FlowSeries,
     pub(crate) link_series: LinkSeries,
     pub(crate) subflow_series: SubflowSeries,
+    pub(crate) ndn_path_series: NdnPathSeries,
     last_link: Vec<(u64, u64)>,
     /// The sampled Jain index, with `measure.fairness_interval` (`crate::fairness`).
     pub(crate) fairness: Option<FairnessSampler>,
@@ -147,6 +177,7 @@ impl Sampler {
             flow_series: FlowSeries::default(),
             link_series: LinkSeries::default(),
             subflow_series: SubflowSeries::default(),
+            ndn_path_series: NdnPathSeries::default(),
             last_link: Vec::new(),
             fairness: None,
             router_series: None,
@@ -275,6 +306,9 @@ impl Sampler {
                 s.srtt_s.push(srtt);
                 if let Some(conn) = elements.multipath(f.source) {
                     self.trace_subflows(t, i as u32, f, conn);
+                }
+                if let Some(c) = elements.ndn_consumer_at(f.sink) {
+                    self.ndn_path_series.trace(t, i as u32, c);
                 }
             }
         }

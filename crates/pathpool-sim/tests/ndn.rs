@@ -533,3 +533,21 @@ fn route_labels_keep_a_second_mmtp_consumer_from_the_store_between_branching_and
     assert!(ptp >= 4750, "{ptp}");
     assert!(mmtp < 3750, "{mmtp}");
 }
+
+#[test]
+fn raaqm_runs_with_the_ndnsim_or_hicn_constants() {
+    let flows = consumer("c", "/c/A", "1000000pkts", "raaqm", "");
+    let ndnsim = run(&line("", "", &flows));
+    let hicn = run(&line("", "raaqm = \"hicn\"\n", &flows));
+    let (a, b) = (
+        ndnsim.flow("flow0").unwrap().throughput_bps.unwrap(),
+        hicn.flow("flow0").unwrap().throughput_bps.unwrap(),
+    );
+    println!(
+        "RAAQM: {:.2} Mb/s (ndnSIM's constants), {:.2} Mb/s (hicn's)",
+        a / 1e6,
+        b / 1e6
+    );
+    assert_ne!(a, b, "the variant changes the run");
+    assert!(error(&line("", "raaqm = \"cisco\"\n", &flows)).contains("ndn.raaqm"));
+}

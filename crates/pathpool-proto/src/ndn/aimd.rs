@@ -5,7 +5,8 @@
 //!
 //! * **ICP** (timer-based, the paper's [23]; cited, not compared): an Interest timeout;
 //! * **RAAQM** (Sol. 2 and 4): each Data, with probability p from its route's last 30 RTTs
-//!   ([`RouteRtts`]: p = 1e-5 + 0.02·(R − R_min)/(R_max − R_min)), and a timeout;
+//!   ([`RouteRtts`]: p = 1e-5 + 0.02·(R − R_min)/(R_max − R_min)), and a timeout; its cuts
+//!   multiply the window by its variant's β (1/2, or hicn's 0.8);
 //! * **RIC**, CHoPCoP's receiver (Sol. 3): a Data marked CE by a router's REM queue, and a
 //!   timeout.
 //!
@@ -21,7 +22,7 @@ use pathpool_core::hash::FxHashMap;
 use pathpool_core::rtt::{RttConfig, RttEstimator};
 use pathpool_core::{Dur, Rng, Time};
 
-use super::raaqm::RouteRtts;
+use super::raaqm::{RaaqmParams, RaaqmVariant, RouteRtts};
 
 /// Which consumer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,10 +47,13 @@ pub struct AimdConfig {
     pub timeout: Dur,
     /// The window's largest value, Interests.
     pub max_window: f64,
+    /// RAAQM's constants (for the other laws, unused).
+    pub raaqm: RaaqmParams,
 }
 
 impl AimdConfig {
-    /// `law` fetching `packets` SEQs with a 1 s timeout and no window limit below 10⁶.
+    /// `law` fetching `packets` SEQs with a 1 s timeout and no window limit below 10⁶;
+    /// RAAQM with the ndnSIM port's constants.
     #[must_use]
     pub fn new(law: AimdLaw, packets: u64) -> Self {
         AimdConfig {
@@ -57,6 +61,19 @@ impl AimdConfig {
             packets,
             timeout: Dur::from_secs(1),
             max_window: 1e6,
+            raaqm: RaaqmVariant::Ndnsim.params(),
+        }
+    }
+
+    /// RAAQM fetching `packets` SEQs with `variant`'s constants (and its lifetime as the
+    /// timeout).
+    #[must_use]
+    pub fn raaqm(packets: u64, variant: RaaqmVariant) -> Self {
+        let raaqm = variant.params();
+        AimdConfig {
+            timeout: raaqm.lifetime,
+            raaqm,
+            ..AimdConfig::new(AimdLaw::Raaqm, packets)
         }
     }
 }
@@ -186,14 +203,19 @@ impl AimdConsumer {
         Some(seq)
     }
 
-    /// Halves the window (at least to 1), at most once per RTT unless `always`.
+    /// Halves the window (RAAQM: times β), at least to 1, at most once per RTT unless
+    /// `always`.
     fn cut(&mut self, now: Time, always: bool) {
         let rtt = self.rtt.srtt().unwrap_or(self.config.timeout);
         if !always && self.last_cut.is_some_and(|t| now < t + rtt) {
             return;
         }
         self.last_cut = Some(now);
-        self.window = (self.window / 2.0).max(1.0);
+        let beta = match self.config.law {
+            AimdLaw::Raaqm => self.config.raaqm.beta,
+            AimdLaw::Icp | AimdLaw::Ric => 0.5,
+        };
+        self.window = (self.window * beta).max(1.0);
         self.stats.cuts += 1;
     }
 
@@ -220,7 +242,11 @@ impl AimdConsumer {
             AimdLaw::Icp => {}
             AimdLaw::Raaqm => {
                 if let Some(r) = sample {
-                    let prob = self.routes.entry(route_label).or_default().sample(r);
+                    let prob = self
+                        .routes
+                        .entry(route_label)
+                        .or_default()
+                        .sample(r, &self.config.raaqm);
                     if rng.bernoulli(prob) {
                         self.cut(now, true);
                     }

@@ -22,4 +22,7 @@ pub use mmtp::{MmtpInterest, MmtpNdnConfig, MmtpNdnConsumer, MmtpNdnStats, DEFAU
 pub use order::{LossDetection, PathOrder, Received};
 pub use paths::{PathChange, PathInfo, PathSet, PathSetConfig, Selection};
 pub use ptp::{PtpConfig, PtpConsumer, PtpRequest, PtpStats};
-pub use raaqm::{raaqm_drop_probability, RouteRtts, RAAQM_P_MAX, RAAQM_P_MIN, RAAQM_SAMPLES};
+pub use raaqm::{
+    raaqm_drop_probability, RaaqmParams, RaaqmVariant, RouteRtts, RAAQM_P_MAX, RAAQM_P_MIN,
+    RAAQM_SAMPLES,
+};

@@ -588,12 +588,13 @@ pub(super) fn add_ndn_flows(
                 DEFAULT_LIFETIME,
             ),
             (t, _) => {
-                let law = match t {
-                    NdnTransport::Raaqm => AimdLaw::Raaqm,
-                    NdnTransport::Ric => AimdLaw::Ric,
-                    _ => AimdLaw::Icp,
+                let config = match t {
+                    NdnTransport::Raaqm => {
+                        AimdConfig::raaqm(packets, spec.raaqm.unwrap_or_default())
+                    }
+                    NdnTransport::Ric => AimdConfig::new(AimdLaw::Ric, packets),
+                    _ => AimdConfig::new(AimdLaw::Icp, packets),
                 };
-                let config = AimdConfig::new(law, packets);
                 (
                     Logic::Aimd(Box::new(AimdConsumer::new(config))),
                     config.timeout,

@@ -100,6 +100,7 @@ impl Simulation {
             mp_fairness,
             ndn_nodes: self.ndn_nodes_table(),
             ndn_paths: self.ndn_paths_table(),
+            ndn_path_timeseries: self.ndn_path_series_table(),
         }
     }
 

@@ -241,9 +241,12 @@ pub struct Results {
     pub mp_fairness: Option<Vec<MpFairness>>,
     /// One row per NDN node: PIT, content store, FAB and NACK counters (with `[ndn]`).
     pub ndn_nodes: Option<Table>,
-    /// One row per path each PTP consumer found: its tag, nodes, in-use intervals, goodput
-    /// and window (with PTP consumers).
+    /// One row per path each PTP consumer found, or subflow of an mmTP consumer: its tag,
+    /// nodes, in-use intervals, goodput and window (with PTP or mmTP consumers).
     pub ndn_paths: Option<Table>,
+    /// Each NDN consumer's paths in use at each sample: window, threshold, smoothed RTT and
+    /// payload so far (with `[ndn]` and `measure.trace_cwnd`).
+    pub ndn_path_timeseries: Option<Table>,
 }
 
 impl Results {

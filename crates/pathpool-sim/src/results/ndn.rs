@@ -1,5 +1,5 @@
-//! The NDN tables (issue 22): `ndn_nodes`, one row per node, and `ndn_paths`, one row per
-//! path of each PTP consumer.
+//! The NDN tables (issue 22): `ndn_nodes`, one row per node, `ndn_paths`, one row per path
+//! of each PTP consumer or subflow of each mmTP consumer, and `ndn_path_timeseries`.
 
 use pathpool_core::Time;
 
@@ -55,6 +55,32 @@ impl Simulation {
         Some(t)
     }
 
+    /// The `ndn_path_timeseries` table, with `[ndn]` and `measure.trace_cwnd`.
+    pub(crate) fn ndn_path_series_table(&self) -> Option<Table> {
+        self.elements.ndn.as_ref()?;
+        if !self.sampler.traces_cwnd() {
+            return None;
+        }
+        let s = &self.sampler.ndn_path_series;
+        let mut t = Table::new("ndn_path_timeseries");
+        t.push("time_s", Column::F64(s.time_s.clone()));
+        t.push(
+            "flow",
+            Column::Str(
+                s.flow
+                    .iter()
+                    .map(|&f| self.flows[f as usize].id.clone())
+                    .collect(),
+            ),
+        );
+        t.push("path", Column::U64(s.path.clone()));
+        t.push("cwnd", Column::F64(s.cwnd.clone()));
+        t.push("ssthresh", Column::F64(s.ssthresh.clone()));
+        t.push("srtt_s", Column::F64(s.srtt_s.clone()));
+        t.push("payload_bytes", Column::U64(s.payload_bytes.clone()));
+        Some(t)
+    }
+
     /// The `ndn_paths` table: each path a PTP consumer's probes found, each subflow of an
     /// mmTP consumer.
     pub(crate) fn ndn_paths_table(&self) -> Option<Table> {
@@ -73,7 +99,7 @@ impl Simulation {
         let mut mean_rtt = Vec::new();
         let mut cwnd = Vec::new();
         for f in self.flows.iter() {
-            let Some(c) = consumer_of(ndn, &self.elements, f.sink) else {
+            let Some(c) = self.elements.ndn_consumer_at(f.sink) else {
                 continue;
             };
             let rows: Vec<PathRow> = match &c.logic {
@@ -98,7 +124,7 @@ impl Simulation {
                         cwnd: ptp.mpccp().path(p).cwnd,
                     })
                     .collect(),
-                Logic::Mmtp(m) => mmtp_rows(ndn, c, m),
+                Logic::Mmtp(m) => mmtp_rows(ndn, c, m.as_ref()),
                 Logic::Aimd(_) => continue,
             };
             for (p, row) in rows.into_iter().enumerate() {
@@ -221,17 +247,6 @@ fn route_nodes(ndn: &NdnNet, c: &crate::ndn_node::NdnConsumer, labels: &[u32]) -
         out.push(ndn.nodes[at as usize].name.clone());
     }
     out.join(">")
-}
-
-fn consumer_of<'a>(
-    ndn: &'a NdnNet,
-    elements: &crate::kinds::Elements,
-    elem: u32,
-) -> Option<&'a crate::ndn_node::NdnConsumer> {
-    match elements.slot(elem) {
-        crate::kinds::Slot::NdnApp(c) => ndn.consumers.get(c as usize),
-        _ => None,
-    }
 }
 
 /// The nodes a tag leads through from `from` (its top, the last face, first).

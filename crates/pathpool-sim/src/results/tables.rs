@@ -248,7 +248,8 @@ impl Results {
     /// router_flow_timeseries with `measure.trace_routers`, interarrival with
     /// `measure.interarrival`, sequence_trace with `measure.trace_sequences`, mp_fairness when
     /// `measure.mp_fairness` asks for it, afct_bins when `measure.afct_bins_per_decade`
-    /// does, and ndn_nodes and ndn_paths with `[ndn]`.
+    /// does, ndn_nodes and ndn_paths with `[ndn]`, and ndn_path_timeseries with `[ndn]` and
+    /// `measure.trace_cwnd`.
     #[must_use]
     pub fn tables(&self) -> Vec<Table> {
         let mut all = vec![
@@ -269,6 +270,7 @@ impl Results {
         all.extend(self.afct_bins_table());
         all.extend(self.ndn_nodes.clone());
         all.extend(self.ndn_paths.clone());
+        all.extend(self.ndn_path_timeseries.clone());
         all
     }
 }

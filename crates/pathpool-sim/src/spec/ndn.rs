@@ -6,7 +6,7 @@
 use pathpool_cc::RttScale;
 use pathpool_core::{ByteSize, Dur};
 use pathpool_ndn::{FabKey, Labeling, Strategy, TagFallback};
-use pathpool_proto::ndn::{LossDetection, Selection};
+use pathpool_proto::ndn::{LossDetection, RaaqmVariant, Selection};
 use serde::{Deserialize, Serialize};
 
 /// How the FIBs are filled.
@@ -168,6 +168,9 @@ pub struct NdnSpec {
     /// PTP's parameters for every PTP consumer, and the routers' fallback.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ptp: Option<PtpSpec>,
+    /// RAAQM consumers' constants: `"ndnsim"` (default) or `"hicn"` (Cisco's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raaqm: Option<RaaqmVariant>,
     /// The producers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub producers: Vec<NdnProducerSpec>,
