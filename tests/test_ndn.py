@@ -13,17 +13,21 @@ routers = ["1", "2", "3", "4", "5", "6", "7", "8"]
 """
 
 
+#: The PTP paper's tree: links and rates (5 ms each).
+TREE_LINKS = [
+    ("1", "2", "100Mbps"),
+    ("2", "3", "100Mbps"),
+    ("2", "4", "100Mbps"),
+    ("3", "5", "10Mbps"),
+    ("3", "6", "20Mbps"),
+    ("4", "7", "30Mbps"),
+    ("4", "8", "40Mbps"),
+]
+
+
 def _tree() -> pp.Scenario:
     text = TREE
-    for a, b, rate in [
-        ("1", "2", "100Mbps"),
-        ("2", "3", "100Mbps"),
-        ("2", "4", "100Mbps"),
-        ("3", "5", "10Mbps"),
-        ("3", "6", "20Mbps"),
-        ("4", "7", "30Mbps"),
-        ("4", "8", "40Mbps"),
-    ]:
+    for a, b, rate in TREE_LINKS:
         text += f'[[links]]\nbetween = ["{a}", "{b}"]\nrate = "{rate}"\ndelay = "5ms"\n'
     for p in ["5", "6", "7", "8"]:
         text += f'[[ndn.producers]]\nnode = "{p}"\nprefix = "/c"\n'
@@ -59,18 +63,7 @@ def test_runs_without_ndn_have_no_ndn_tables() -> None:
 
 def _tree_built(flows: list[pp.types.Flow]) -> pp.Scenario:
     """The tree of :func:`_tree`, with the builders."""
-    links = [
-        pp.link(a, b, rate=rate, delay="5ms")
-        for a, b, rate in [
-            ("1", "2", "100Mbps"),
-            ("2", "3", "100Mbps"),
-            ("2", "4", "100Mbps"),
-            ("3", "5", "10Mbps"),
-            ("3", "6", "20Mbps"),
-            ("4", "7", "30Mbps"),
-            ("4", "8", "40Mbps"),
-        ]
-    ]
+    links = [pp.link(a, b, rate=rate, delay="5ms") for a, b, rate in TREE_LINKS]
     return pp.Scenario(
         duration="5s",
         routers=[str(k) for k in range(1, 9)],

@@ -219,15 +219,7 @@ impl Simulation {
         let s = &self.sampler.subflow_series;
         let mut t = Table::new("subflow_timeseries");
         t.push("time_s", Column::F64(s.time_s.clone()));
-        t.push(
-            "flow",
-            Column::Str(
-                s.flow
-                    .iter()
-                    .map(|&f| self.flows[f as usize].id.clone())
-                    .collect(),
-            ),
-        );
+        t.push("flow", self.flow_ids(&s.flow));
         t.push("subflow", Column::U64(s.subflow.clone()));
         t.push("acked_bytes", Column::U64(s.acked_bytes.clone()));
         t.push("cwnd_bytes", Column::F64(s.cwnd_bytes.clone()));
@@ -394,20 +386,22 @@ impl Simulation {
             .collect()
     }
 
+    /// The ids of flows given by index, as a table column.
+    pub(crate) fn flow_ids(&self, flows: &[u32]) -> Column {
+        Column::Str(
+            flows
+                .iter()
+                .map(|&f| self.flows[f as usize].id.clone())
+                .collect(),
+        )
+    }
+
     fn flow_series_table(&self) -> Table {
         let s = &self.sampler.flow_series;
         let (time_s, goodput_bps) = s.time_and_goodput(self.flows.len());
         let mut t = Table::new("flow_timeseries");
         t.push("time_s", Column::F64(time_s));
-        t.push(
-            "flow",
-            Column::Str(
-                s.flow
-                    .iter()
-                    .map(|&f| self.flows[f as usize].id.clone())
-                    .collect(),
-            ),
-        );
+        t.push("flow", self.flow_ids(&s.flow));
         t.push("delivered_bytes", Column::U64(s.delivered_bytes.clone()));
         t.push("goodput_bps", Column::F64(goodput_bps));
         if self.sampler.traces_cwnd() {

@@ -64,15 +64,7 @@ impl Simulation {
         let s = &self.sampler.ndn_path_series;
         let mut t = Table::new("ndn_path_timeseries");
         t.push("time_s", Column::F64(s.time_s.clone()));
-        t.push(
-            "flow",
-            Column::Str(
-                s.flow
-                    .iter()
-                    .map(|&f| self.flows[f as usize].id.clone())
-                    .collect(),
-            ),
-        );
+        t.push("flow", self.flow_ids(&s.flow));
         t.push("path", Column::U64(s.path.clone()));
         t.push("cwnd", Column::F64(s.cwnd.clone()));
         t.push("ssthresh", Column::F64(s.ssthresh.clone()));
