@@ -140,7 +140,7 @@ links = [
     ])
     .output()
     .unwrap();
-    let _down = Down(bed.clone());
+    let down = Down(bed.clone());
     assert!(up.status.success(), "{}", text(&up));
     let downloads = dir.join("downloads");
     fs::create_dir_all(&downloads).unwrap();
@@ -213,6 +213,8 @@ links = [
     assert_eq!(fs::read(&out).unwrap(), previous);
     assert_eq!(leftovers(&out).len(), 1, "only the killed run's");
     eprintln!("SIGKILL left {}; Ctrl-C said: {said}", leftover.display());
+    // The testbed goes down while its pid file is still there to say what to stop.
+    drop(down);
     let _ = fs::remove_dir_all(&dir);
 }
 
