@@ -237,17 +237,19 @@ impl Mpccp {
     }
 
     /// A packet of path `p` timed out at `now`, its RTO being `rto`: the window falls to 1
-    /// and slow start begins, unless a timeout did so less than an RTO ago.
-    pub fn on_timeout(&mut self, p: usize, now: Time, rto: Dur) {
+    /// and slow start begins, unless a timeout did so less than an RTO ago. Returns whether
+    /// it did.
+    pub fn on_timeout(&mut self, p: usize, now: Time, rto: Dur) -> bool {
         let path = &mut self.paths[p];
         if path.last_timeout.is_some_and(|t| now < t + rto) {
-            return;
+            return false;
         }
         path.last_timeout = Some(now);
         path.ssthresh = (path.cwnd / 2.0).max(MIN_SSTHRESH);
         path.cwnd = 1.0;
         path.recovered = 0;
         path.phase = MpccpPhase::SlowStart;
+        true
     }
 }
 
@@ -310,14 +312,14 @@ mod tests {
         assert_eq!(m.path(0).phase, MpccpPhase::CongestionAvoidance);
         let mut m = with(&[(20.0, 100)]);
         let now = Time::from_ms(5000);
-        m.on_timeout(0, now, Dur::from_secs(1));
+        assert!(m.on_timeout(0, now, Dur::from_secs(1)));
         assert_eq!(
             (m.path(0).ssthresh, m.path(0).cwnd, m.path(0).phase),
             (10.0, 1.0, MpccpPhase::SlowStart)
         );
         // Another of the path's packets times out within the RTO: nothing more.
         m.paths[0].cwnd = 4.0;
-        m.on_timeout(0, now + Dur::from_ms(500), Dur::from_secs(1));
+        assert!(!m.on_timeout(0, now + Dur::from_ms(500), Dur::from_secs(1)));
         assert_eq!(m.path(0).cwnd, 4.0);
     }
 
@@ -373,7 +375,9 @@ mod tests {
                 match e {
                     0 | 1 => m.on_data(p, e == 0),
                     2 => m.on_loss(p),
-                    _ => m.on_timeout(p, now, Dur::from_ms(200)),
+                    _ => {
+                        m.on_timeout(p, now, Dur::from_ms(200));
+                    }
                 }
                 let after = m.path(p);
                 prop_assert!(after.cwnd >= 1.0);

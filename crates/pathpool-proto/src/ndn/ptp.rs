@@ -11,9 +11,10 @@
 //!   runs loss detection by order ([`PathOrder`]); losses cut the window once, otherwise the
 //!   window grows. A Data from an intermediate node (flag 1) only marks its SEQ received and
 //!   grows the window. Both lower the path's in-flight count, as detected losses do.
-//! * **Timeouts.** Each Interest has its path's RTO (RFC 6298): on expiry the SEQ is resent
-//!   on that path and MPCCP cuts to 1, at most once per RTO; the RTO backs off. An
-//!   unanswered probe's SEQ is resent on a path after `probe_timeout`.
+//! * **Timeouts.** Each Interest has its path's RTO when it left (RFC 6298): on expiry the
+//!   SEQ is resent on that path and MPCCP cuts to 1, at most once per RTO, and only that cut
+//!   backs the RTO off, as TCP's one timer backs off once per expiry (D329). An unanswered
+//!   probe's SEQ is resent on a path after `probe_timeout`.
 //! * **NACKs.** A NACK disables its path (replaced within the path set's rules); the SEQs in
 //!   flight on it go to the other paths.
 //!
@@ -404,6 +405,12 @@ impl PtpConsumer {
         self.apply(changes);
     }
 
+    /// Path `p`'s retransmission timeout now (its back-off included).
+    #[must_use]
+    pub fn rto(&self, p: usize) -> Dur {
+        self.rtts[p].rto()
+    }
+
     /// When [`handle_timeout`](Self::handle_timeout) is next due.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Time> {
@@ -436,8 +443,9 @@ impl PtpConsumer {
                 Some(p) => {
                     self.order.on_timeout(seq);
                     let rto = self.rtts[p].rto();
-                    self.mpccp.on_timeout(p, now, rto);
-                    self.rtts[p].back_off();
+                    if self.mpccp.on_timeout(p, now, rto) {
+                        self.rtts[p].back_off();
+                    }
                     self.resend_on[p].push_back(seq);
                 }
             }

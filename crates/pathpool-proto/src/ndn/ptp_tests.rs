@@ -161,4 +161,7 @@ fn a_silent_tail_times_out_to_a_window_of_one_and_completes() {
         "{p:?}"
     );
     assert_eq!(s.timeouts, 30, "{s:?}");
+    // The 30 expiries are one episode: the RTO (200 ms, the floor) backed off once, not
+    // thirty times to the 60-s ceiling (D329).
+    assert_eq!(c.rto(0), Dur::from_ms(400));
 }
