@@ -63,6 +63,18 @@ def _select(values: Sequence[str], wanted: Sequence[str] | None, what: str) -> l
     return list(wanted)
 
 
+def _column(column: str, allowed: dict[str, tuple[str, float]]) -> tuple[str, float]:
+    """The axis label and scale of ``column``, one of ``allowed``."""
+    if column not in allowed:
+        raise ValueError(f"unknown column {column}; expected one of {', '.join(allowed)}")
+    return allowed[column]
+
+
+def _per_second(e: pd.DataFrame, counter: str) -> pd.Series:
+    """The rate (bit/s) of byte counter ``counter`` between consecutive samples of ``e``."""
+    return e[counter].diff() * 8 / e["time_s"].diff()
+
+
 def _legend(ax: Axes, n: int) -> None:
     if n <= 12:
         ax.legend(loc="best", fontsize="small", ncol=2 if n > 6 else 1)
@@ -163,10 +175,7 @@ class ResultsPlot:
         ``"ssthresh_bytes"``, ``"srtt_s"``, ``"goodput_bps"`` (acknowledged payload per
         sample interval) or ``"alg_value"`` (the algorithm's state: LIA's alpha, NMCC's m,
         ...). Needs measure.trace_cwnd."""
-        if column not in SUBFLOW_COLUMNS:
-            raise ValueError(
-                f"unknown column {column}; expected one of {', '.join(SUBFLOW_COLUMNS)}"
-            )
+        label, scale = _column(column, SUBFLOW_COLUMNS)
         st = self._r.subflow_timeseries
         if not len(st):
             if not len(self._r.subflows):
@@ -176,7 +185,6 @@ class ResultsPlot:
             raise ValueError(f"no subflow trace: {_NO_TRACE}")
         ids = _select(st["flow"].tolist(), flows, "multipath or mmTP flows")
         paths = self._path_of()
-        label, scale = SUBFLOW_COLUMNS[column]
         if column == "alg_value":
             known = st[st["flow"].isin(ids) & st["alg_value"].notna()]
             if not len(known):
@@ -192,8 +200,7 @@ class ResultsPlot:
             for sf in sorted(d["subflow"].unique()):
                 e = d[d["subflow"] == sf].sort_values("time_s")
                 if column == "goodput_bps":
-                    dt = e["time_s"].diff()
-                    y = e["acked_bytes"].diff() * 8 / dt
+                    y = _per_second(e, "acked_bytes")
                 else:
                     y = e[column]
                 path = paths.get((fid, int(sf)))
@@ -217,10 +224,7 @@ class ResultsPlot:
         ``flow/path nodes`` (a PTP path, or an mmTP-over-NDN subflow): ``column`` is
         ``"cwnd"`` (default: Interests for PTP, chunks for mmTP), ``"ssthresh"``,
         ``"srtt_s"`` or ``"goodput_bps"``. Needs ``[ndn]`` and measure.trace_cwnd."""
-        if column not in NDN_PATH_COLUMNS:
-            raise ValueError(
-                f"unknown column {column}; expected one of {', '.join(NDN_PATH_COLUMNS)}"
-            )
+        label, scale = _column(column, NDN_PATH_COLUMNS)
         ts = self._r.ndn_path_timeseries
         if not len(ts):
             if not len(self._r.ndn_paths):
@@ -232,7 +236,6 @@ class ResultsPlot:
             (str(f), int(p)): str(n)
             for f, p, n in zip(known["flow"], known["path"], known["nodes"])
         }
-        label, scale = NDN_PATH_COLUMNS[column]
         ax = _axes(ax)
         n = 0
         for fid in ids:
@@ -240,7 +243,7 @@ class ResultsPlot:
             for p in sorted(d["path"].unique()):
                 e = d[d["path"] == p].sort_values("time_s")
                 if column == "goodput_bps":
-                    y = e["payload_bytes"].diff() * 8 / e["time_s"].diff()
+                    y = _per_second(e, "payload_bytes")
                 else:
                     y = e[column]
                 via = nodes.get((fid, int(p))) or "unsteered"
