@@ -7,7 +7,7 @@ A plot that would have nothing to draw raises ``ValueError`` saying what the run
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -73,6 +73,30 @@ def _column(column: str, allowed: dict[str, tuple[str, float]]) -> tuple[str, fl
 def _per_second(e: pd.DataFrame, counter: str) -> pd.Series:
     """The rate (bit/s) of byte counter ``counter`` between consecutive samples of ``e``."""
     return e[counter].diff() * 8 / e["time_s"].diff()
+
+
+def _draw_series(
+    ax: Axes,
+    ts: pd.DataFrame,
+    ids: Sequence[str],
+    key: str,
+    column: str,
+    counter: str,
+    scale: float,
+    name: Callable[[str, int], str],
+) -> int:
+    """One line per (flow, ``key``) of time series ``ts`` for the flows ``ids``: ``column``
+    divided by ``scale``, or for ``"goodput_bps"`` the rate of byte counter ``counter``;
+    labelled ``name(flow, key)``. Returns the number of lines."""
+    n = 0
+    for fid in ids:
+        d = ts[ts["flow"] == fid]
+        for k in sorted(d[key].unique()):
+            e = d[d[key] == k].sort_values("time_s")
+            y = _per_second(e, counter) if column == "goodput_bps" else e[column]
+            ax.plot(e["time_s"], y / scale, label=name(fid, int(k)), linewidth=1.0)
+            n += 1
+    return n
 
 
 def _legend(ax: Axes, n: int) -> None:
@@ -194,19 +218,12 @@ class ResultsPlot:
                 )
             label = str(known["alg_var"].iloc[0])
         ax = _axes(ax)
-        n = 0
-        for fid in ids:
-            d = st[st["flow"] == fid]
-            for sf in sorted(d["subflow"].unique()):
-                e = d[d["subflow"] == sf].sort_values("time_s")
-                if column == "goodput_bps":
-                    y = _per_second(e, "acked_bytes")
-                else:
-                    y = e[column]
-                path = paths.get((fid, int(sf)))
-                name = f"{fid}/{sf} {path}" if path else f"{fid}/{sf}"
-                ax.plot(e["time_s"], y / scale, label=name, linewidth=1.0)
-                n += 1
+
+        def name(fid: str, sf: int) -> str:
+            path = paths.get((fid, sf))
+            return f"{fid}/{sf} {path}" if path else f"{fid}/{sf}"
+
+        n = _draw_series(ax, st, ids, "subflow", column, "acked_bytes", scale, name)
         ax.set_xlabel("time (s)")
         ax.set_ylabel(label)
         ax.set_title("Subflows")
@@ -237,18 +254,16 @@ class ResultsPlot:
             for f, p, n in zip(known["flow"], known["path"], known["nodes"])
         }
         ax = _axes(ax)
-        n = 0
-        for fid in ids:
-            d = ts[ts["flow"] == fid]
-            for p in sorted(d["path"].unique()):
-                e = d[d["path"] == p].sort_values("time_s")
-                if column == "goodput_bps":
-                    y = _per_second(e, "payload_bytes")
-                else:
-                    y = e[column]
-                via = nodes.get((fid, int(p))) or "unsteered"
-                ax.plot(e["time_s"], y / scale, label=f"{fid}/{p} {via}", linewidth=1.0)
-                n += 1
+        n = _draw_series(
+            ax,
+            ts,
+            ids,
+            "path",
+            column,
+            "payload_bytes",
+            scale,
+            lambda fid, p: f"{fid}/{p} {nodes.get((fid, p)) or 'unsteered'}",
+        )
         ax.set_xlabel("time (s)")
         ax.set_ylabel(label)
         ax.set_title("NDN paths")
