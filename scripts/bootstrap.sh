@@ -3,7 +3,8 @@
 # Idempotent: a second run only rebuilds what changed. Used by `make demo` and `make test`.
 #
 #   system packages (apt-get, when missing): python3, python3-venv, a C compiler, curl,
-#   chromium and chromium-driver (for the HTML reports' browser test)
+#   chromium and chromium-driver (for the HTML reports' browser test), clang, pkg-config,
+#   libelf-dev and zlib1g-dev (for pathpool-linux's BPF programs)
 #   Rust (rustup, when cargo is missing), a virtualenv in .venv with the Python dependencies,
 #   and pathpool built in release mode (PATHPOOL_PROFILE names another Cargo profile; `make
 #   test` uses fast-test, D229): the `pathpool` binary and the extension module (maturin
@@ -17,6 +18,12 @@ command -v python3 >/dev/null 2>&1 || missing+=(python3)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
 command -v curl >/dev/null 2>&1 || missing+=(curl ca-certificates)
+# pathpool-linux (D330): clang compiles its BPF programs; libbpf-sys builds libbpf against
+# libelf and zlib, found with pkg-config.
+command -v clang >/dev/null 2>&1 || missing+=(clang)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+[ -e /usr/include/libelf.h ] || missing+=(libelf-dev)
+[ -e /usr/include/zlib.h ] || missing+=(zlib1g-dev)
 # The HTML reports' test drives a real headless browser (tests/test_report_html.py): Debian's
 # Chromium and its chromedriver, not a browser download of Selenium's or Playwright's own.
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)

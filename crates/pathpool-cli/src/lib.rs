@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand};
 pub mod bench;
 pub mod detours;
 pub mod keygen;
+pub mod linux;
 pub mod overlay;
 pub mod python;
 pub mod reproduce;
@@ -83,6 +84,14 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<OsString>,
     },
+    /// Coupled congestion control (NMCC, LIA, OLIA, BALIA) for Linux's own MPTCP, as BPF
+    /// programs: load, unload, status, groups (docs/linux.md).
+    #[command(disable_help_flag = true)]
+    Linux {
+        /// Arguments of `pathpool-linux` (see `pathpool linux --help`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<OsString>,
+    },
     /// Internal: run one benchmark case in this process and print its figures as JSON.
     #[command(hide = true)]
     BenchCase {
@@ -124,6 +133,10 @@ pub fn run_cli(args: Vec<OsString>) -> u8 {
         Command::Testbed(args) => testbed::testbed_command(&args),
         Command::Keygen(args) => keygen::keygen_command(&args),
         Command::BenchCase { index, scale } => bench::bench_case_command(index, scale),
+        Command::Linux { args } => match linux::linux(&args) {
+            Ok(code) => return code,
+            Err(e) => Err(e),
+        },
         Command::Plot { args } => match python::plot(&args) {
             Ok(code) => return code,
             Err(e) => Err(e),

@@ -90,7 +90,7 @@ pub fn plot(args: &[OsString]) -> Result<u8, CliError> {
 
 /// A child's exit status as this command's (a child killed by a signal: 128 + the signal,
 /// as a shell reports it).
-fn exit_code(status: ExitStatus) -> u8 {
+pub(crate) fn exit_code(status: ExitStatus) -> u8 {
     use std::os::unix::process::ExitStatusExt;
     status
         .code()

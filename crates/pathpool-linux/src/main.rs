@@ -1,0 +1,273 @@
+//! `pathpool-linux`: what `pathpool linux` runs (docs/linux.md).
+
+use std::net::{IpAddr, SocketAddr};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use pathpool_linux::groups::{self, Target};
+use pathpool_linux::{loader, status, transfer, Algorithm, LinuxError};
+
+/// Coupled congestion control (NMCC, LIA, OLIA, BALIA) for Linux's own MPTCP.
+#[derive(Parser, Debug)]
+#[command(name = "pathpool linux", bin_name = "pathpool linux", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Load the programs and register pp_nmcc, pp_lia, pp_olia, pp_balia (root).
+    Load {
+        /// Only these algorithms (comma-separated: nmcc, lia, olia, balia); default all.
+        #[arg(long, value_delimiter = ',')]
+        algorithms: Vec<String>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Unregister them and wait for the kernel to free the programs (root).
+    Unload {
+        /// Seconds to wait for sockets that ran the programs to let go of them.
+        #[arg(long, default_value_t = 5.0)]
+        wait: f64,
+    },
+    /// Each coupled connection: subflows, windows, RTTs and the coupling (alpha, epsilon, m).
+    Status {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The coupling groups: the network's path-overlap information.
+    Groups {
+        #[command(subcommand)]
+        command: GroupsCommand,
+    },
+    /// Send bulk data for a while over MPTCP (or TCP) with a chosen congestion control.
+    Send {
+        /// Where to (address:port).
+        #[arg(long)]
+        to: SocketAddr,
+        /// How long, seconds.
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+        /// The congestion control (`pp_lia`, `cubic`, ...).
+        #[arg(long, default_value = "pp_nmcc")]
+        cc: String,
+        /// Plain TCP instead of MPTCP.
+        #[arg(long)]
+        tcp: bool,
+    },
+    /// Receive and count: one JSON line per connection as it ends.
+    Sink {
+        /// Address and port to listen on.
+        #[arg(long)]
+        listen: SocketAddr,
+        /// How many connections to take before exiting.
+        #[arg(long, default_value_t = 1)]
+        connections: usize,
+        /// A plain TCP listener instead of MPTCP (an MPTCP one also takes TCP).
+        #[arg(long)]
+        tcp: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum GroupsCommand {
+    /// Put one subflow (--token, --subflow) or an address pair (--from, --to) in a group.
+    Set {
+        #[command(flatten)]
+        target: TargetArgs,
+        /// The group (subflows without an entry are in group 0).
+        #[arg(long)]
+        group: u32,
+    },
+    /// Remove one entry, or every entry with --all.
+    Clear {
+        #[command(flatten)]
+        target: TargetArgs,
+        /// Remove every entry.
+        #[arg(long, conflicts_with_all = ["token", "subflow", "from", "to"])]
+        all: bool,
+    },
+    /// List the entries.
+    List,
+}
+
+#[derive(Args, Debug)]
+struct TargetArgs {
+    /// A connection's token, in hex as `status` prints it.
+    #[arg(long, value_parser = parse_token, requires = "subflow", conflicts_with_all = ["from", "to"])]
+    token: Option<u32>,
+    /// The subflow id within the connection.
+    #[arg(long, requires = "token")]
+    subflow: Option<u32>,
+    /// Local address of an address-pair entry.
+    #[arg(long, requires = "to")]
+    from: Option<IpAddr>,
+    /// Remote address of an address-pair entry.
+    #[arg(long, requires = "from")]
+    to: Option<IpAddr>,
+}
+
+fn parse_token(s: &str) -> Result<u32, String> {
+    u32::from_str_radix(s.trim_start_matches("0x"), 16).map_err(|_| {
+        format!("`{s}` is not a token: tokens are 32-bit hex numbers, as `status` prints them")
+    })
+}
+
+impl TargetArgs {
+    fn target(&self) -> Option<Target> {
+        match (self.token, self.subflow, self.from, self.to) {
+            (Some(token), Some(subflow_id), _, _) => Some(Target::Subflow { token, subflow_id }),
+            (_, _, Some(source), Some(destination)) => Some(Target::Addresses {
+                source,
+                destination,
+            }),
+            _ => None,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("pathpool linux: {e}");
+            ExitCode::from(e.exit_code() as u8)
+        }
+    }
+}
+
+fn json<T: serde::Serialize>(v: &T) -> Result<(), LinuxError> {
+    let s = serde_json::to_string_pretty(v).map_err(|e| LinuxError::Failed(e.to_string()))?;
+    println!("{s}");
+    Ok(())
+}
+
+fn run(command: Command) -> Result<(), LinuxError> {
+    match command {
+        Command::Load {
+            algorithms,
+            json: as_json,
+        } => {
+            let chosen = algorithms
+                .iter()
+                .map(|a| a.parse::<Algorithm>())
+                .collect::<Result<Vec<_>, _>>()?;
+            let report = loader::load(&chosen)?;
+            if as_json {
+                return json(&report);
+            }
+            for (a, progs) in &report.algorithms {
+                let total: u32 = progs.values().sum();
+                println!(
+                    "registered {} ({total} instructions verified)",
+                    a.kernel_name()
+                );
+                for (name, insns) in progs {
+                    println!("  {name:<16} {insns:>6}");
+                }
+            }
+            println!(
+                "pinned under {}; select one per socket with TCP_CONGESTION, per route with `ip \
+                 route ... congctl`",
+                report.pin_dir.display()
+            );
+            Ok(())
+        }
+        Command::Unload { wait } => {
+            if !(wait.is_finite() && wait >= 0.0) {
+                return Err(LinuxError::BadInput(format!(
+                    "--wait {wait}: give a number of seconds, 0 or more"
+                )));
+            }
+            let report = loader::unload(Duration::from_secs_f64(wait))?;
+            if report.unregistered.is_empty() {
+                println!("nothing was registered");
+            } else {
+                println!("unregistered {}", report.unregistered.join(", "));
+            }
+            if !report.still_held.is_empty() {
+                println!(
+                    "the kernel still holds {} program(s) for sockets that ran them ({}); they \
+                     are freed when those sockets close",
+                    report.still_held.len(),
+                    report.still_held.join(", ")
+                );
+            }
+            Ok(())
+        }
+        Command::Status { json: as_json } => {
+            let conns = status::connections()?;
+            if as_json {
+                return json(&conns);
+            }
+            if conns.is_empty() {
+                println!(
+                    "loaded ({}); no MPTCP connection uses them now",
+                    loader::loaded()
+                        .iter()
+                        .map(|a| a.kernel_name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            } else {
+                print!("{}", status::render(&conns));
+            }
+            Ok(())
+        }
+        Command::Send {
+            to,
+            seconds,
+            cc,
+            tcp,
+        } => {
+            if !(seconds.is_finite() && seconds > 0.0) {
+                return Err(LinuxError::BadInput(format!(
+                    "--seconds {seconds}: give a positive number of seconds"
+                )));
+            }
+            let t = transfer::send(to, Duration::from_secs_f64(seconds), !tcp, &cc)?;
+            json(&t)
+        }
+        Command::Sink {
+            listen,
+            connections,
+            tcp,
+        } => transfer::sink(listen, connections, !tcp).map(|_| ()),
+        Command::Groups { command } => match command {
+            GroupsCommand::Set { target, group } => {
+                let t = target.target().ok_or_else(|| {
+                    LinuxError::BadInput(
+                        "say which subflows: --token T --subflow S, or --from ADDR --to ADDR"
+                            .into(),
+                    )
+                })?;
+                groups::set(&t, group)?;
+                println!("{} -> group {group}", groups::describe(&t));
+                Ok(())
+            }
+            GroupsCommand::Clear { target, all } => {
+                let t = target.target();
+                if t.is_none() && !all {
+                    return Err(LinuxError::BadInput(
+                        "say which entry: --token T --subflow S, --from ADDR --to ADDR, or --all"
+                            .into(),
+                    ));
+                }
+                let n = groups::clear(t.as_ref())?;
+                println!("removed {n} entr{}", if n == 1 { "y" } else { "ies" });
+                Ok(())
+            }
+            GroupsCommand::List => {
+                for (t, g) in groups::list()? {
+                    println!("{:<48} group {g}", groups::describe(&t));
+                }
+                Ok(())
+            }
+        },
+    }
+}
