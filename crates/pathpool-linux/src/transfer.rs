@@ -13,6 +13,8 @@ use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::LinuxError;
 
+const AVAILABLE: &str = "/proc/sys/net/ipv4/tcp_available_congestion_control";
+
 /// What one connection carried.
 #[derive(Clone, Debug, Serialize)]
 pub struct Transferred {
@@ -43,11 +45,6 @@ fn io_error(what: &str, e: &io::Error) -> LinuxError {
             "{what}: {e}; this kernel does not offer MPTCP (net.mptcp.enabled = 0 or no \
              CONFIG_MPTCP)"
         ))
-    } else if e.kind() == io::ErrorKind::NotFound {
-        LinuxError::BadInput(format!(
-            "{what}: no such congestion control; `pathpool linux load` registers pp_nmcc, \
-             pp_lia, pp_olia and pp_balia"
-        ))
     } else {
         LinuxError::Failed(format!("{what}: {e}"))
     }
@@ -64,6 +61,17 @@ pub fn send(
     cc: &str,
 ) -> Result<Transferred, LinuxError> {
     let kind = if mptcp { "MPTCP" } else { "TCP" };
+    // An MPTCP socket accepts any name before it connects (the kernel applies it to the
+    // subflows later), so the name is checked against the kernel's list here.
+    let available = std::fs::read_to_string(AVAILABLE).unwrap_or_default();
+    if !available.split_whitespace().any(|n| n == cc) {
+        return Err(LinuxError::BadInput(format!(
+            "--cc {cc}: no such congestion control in this kernel (it has: {}); `pathpool \
+             linux load` registers pp_nmcc, pp_lia, pp_olia and pp_balia, `modprobe \
+             tcp_<name>` loads a kernel module's",
+            available.trim()
+        )));
+    }
     let sock = socket(to, mptcp).map_err(|e| io_error(&format!("an {kind} socket"), &e))?;
     sock.set_tcp_congestion(cc.as_bytes())
         .map_err(|e| io_error(&format!("TCP_CONGESTION {cc}"), &e))?;
