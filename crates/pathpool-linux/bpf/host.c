@@ -64,14 +64,14 @@ static pp_fp pp_host_fp(double x)
 	return pp_fp_norm((__u64)(x * 1099511627776.0), -40);
 }
 
-double pp_host_nmcc_m2(const struct pp_group *v, double prev)
+double pp_host_nmcc_m2(const struct pp_group *v, double prev, uint32_t flags)
 {
-	return pp_host_fp_value(pp_nmcc_m2(v, pp_host_fp(prev)));
+	return pp_host_fp_value(pp_nmcc_m2(v, pp_host_fp(prev), flags));
 }
 
-double pp_host_nmcc_mt(const struct pp_group *v, double m2)
+double pp_host_nmcc_mt(const struct pp_group *v, double m2, uint32_t flags)
 {
-	return pp_host_fp_value(pp_nmcc_mt(v, pp_host_fp(m2)));
+	return pp_host_fp_value(pp_nmcc_mt(v, pp_host_fp(m2), flags));
 }
 
 double pp_host_nmcc_ca_increase(const struct pp_group *v, int i, double m2)
@@ -79,10 +79,11 @@ double pp_host_nmcc_ca_increase(const struct pp_group *v, int i, double m2)
 	return pp_host_fp_value(pp_nmcc_ca_increase(&v->v[i & 7], pp_host_fp(m2)));
 }
 
-uint64_t pp_host_nmcc_ssthresh(const struct pp_group *v, int i, double m2, int members,
-			       uint64_t group_losses)
+uint64_t pp_host_nmcc_ssthresh(const struct pp_group *v, int i, double m2,
+			       uint64_t group_losses, uint32_t flags, uint32_t floor)
 {
-	return pp_nmcc_loss_ssthresh(v, i, pp_host_fp(m2), members, group_losses);
+	return pp_nmcc_loss_ssthresh(v, i, pp_host_fp(m2), group_losses > 1,
+				     PP_NMCC_OPTIONS(flags, floor));
 }
 
 double pp_host_fp_roundtrip(uint64_t a, uint64_t b, int op)

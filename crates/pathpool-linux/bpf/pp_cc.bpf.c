@@ -50,6 +50,13 @@ struct {
 } pp_conns SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pp_config);
+} pp_config SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, struct pp_sub_key);
@@ -79,6 +86,16 @@ struct pp_priv {
 _Static_assert(sizeof(struct pp_priv) <= 104, "icsk_ca_priv holds 104 bytes");
 _Static_assert(sizeof(struct pp_slot) == 112, "src/maps.rs SLOT_BYTES");
 _Static_assert(sizeof(struct pp_addr_key) == 36, "src/maps.rs ADDR_KEY_BYTES");
+
+/* The options `load` wrote (zero: the defaults). */
+PP_INLINE struct pp_config pp_options(void)
+{
+	struct pp_config none = {};
+	__u32 zero = 0;
+	struct pp_config *c = bpf_map_lookup_elem(&pp_config, &zero);
+
+	return c ? *c : none;
+}
 
 PP_INLINE struct tcp_sock *pp_tcp(struct sock *sk)
 {
@@ -307,11 +324,13 @@ __attribute__((noinline)) int pp_store_m2(struct pp_conn *conn, __u32 group, pp_
 	return 0;
 }
 
-PP_INLINE pp_fp pp_m2_of(struct pp_slot *s, int members)
+PP_INLINE pp_fp pp_m2_of(struct pp_slot *s, int members, __u32 flags)
 {
+	__u64 n = members > 0 ? members : 1;
+
 	if (!s->value_q32)
-		/* m² = N before RTT samples (paper footnote 6). */
-		return pp_fp_from_u64(members > 0 ? members : 1);
+		/* m² = N before RTT samples (paper footnote 6), or m = N (the thesis). */
+		return pp_fp_from_u64(flags & PP_NMCC_M_IS_N ? n * n : n);
 	return pp_fp_norm(s->value_q32, -32);
 }
 
@@ -352,6 +371,7 @@ PP_INLINE void pp_pkts_acked(struct sock *sk, const struct ack_sample *sample, _
 	struct pp_conn *conn;
 	struct pp_slot *s;
 	__u64 group_losses;
+	__u32 flags;
 	int members;
 
 	conn = pp_connection(sk, algorithm, &s);
@@ -367,8 +387,9 @@ PP_INLINE void pp_pkts_acked(struct sock *sk, const struct ack_sample *sample, _
 		p->reset_shadow = 0;
 	}
 	/* ESTIMATE_M on every ACK (nmcc.rs on_ack). */
+	flags = pp_options().nmcc_flags;
 	members = pp_view_of(conn, s->group, 1, &g, &group_losses);
-	pp_store_m2(conn, s->group, pp_nmcc_m2(&g, pp_m2_of(s, members)));
+	pp_store_m2(conn, s->group, pp_nmcc_m2(&g, pp_m2_of(s, members, flags), flags));
 }
 
 PP_INLINE void pp_nmcc_grow(struct sock *sk, struct pp_conn *conn, struct pp_slot *s,
@@ -379,13 +400,15 @@ PP_INLINE void pp_nmcc_grow(struct sock *sk, struct pp_conn *conn, struct pp_slo
 	struct pp_group g;
 	__u64 group_losses;
 	int members, i = pp_index(p);
+	__u32 flags = pp_options().nmcc_flags;
 	pp_fp m2, inc, w;
 
 	members = pp_view_of(conn, s->group, 1, &g, &group_losses);
-	m2 = pp_m2_of(s, members);
+	m2 = pp_m2_of(s, members, flags);
 	w = pp_fp_from_u64(tp->snd_cwnd);
-	if (members <= 1) {
-		/* Alone in its group: Reno (paper §4.2, hybrid dispatch), the shadow following. */
+	if (members <= 1 || (flags & PP_NMCC_UNFRIENDLY_SS && tp->snd_cwnd < tp->snd_ssthresh)) {
+		/* Alone in its group: Reno (paper §4.2, hybrid dispatch), the shadow following;
+		 * without friendly slow start, the kernel's slow start (nmcc.rs slow_start). */
 		int ss = tp->snd_cwnd < tp->snd_ssthresh;
 
 		p->shadow = pp_fp_add(p->shadow, pp_fp_div(pp_fp_mul(ss ? p->shadow : pp_fp_from_u64(1),
@@ -393,7 +416,7 @@ PP_INLINE void pp_nmcc_grow(struct sock *sk, struct pp_conn *conn, struct pp_slo
 		tcp_reno_cong_avoid(sk, 0, acked);
 		return;
 	}
-	if (pp_nmcc_in_ss(&g.v[i], m2)) {
+	if (pp_nmcc_in_ss(&g.v[i], m2, flags)) {
 		/* Friendly slow start, towards the shadow window (Alg. 2 l.3), at most acked
 		 * segments per ACK (the kernel's slow start) and not past ssthresh. */
 		__u32 room = tp->snd_ssthresh > tp->snd_cwnd ? tp->snd_ssthresh - tp->snd_cwnd : 1;
@@ -417,7 +440,7 @@ PP_INLINE void pp_cong_avoid(struct sock *sk, __u32 ack, __u32 acked, __u32 algo
 	struct pp_conn *conn;
 	struct pp_slot *s;
 	__u64 group_losses;
-	int members, negative = 0, i;
+	int negative = 0, i;
 	pp_fp inc, alpha = pp_fp_from_u64(1);
 	__s32 eps_num;
 	__u32 eps_den;
@@ -442,7 +465,7 @@ PP_INLINE void pp_cong_avoid(struct sock *sk, __u32 ack, __u32 acked, __u32 algo
 	}
 	s->flags &= ~PP_SLOT_SLOW_START;
 	i = pp_index(p);
-	members = pp_view_of(conn, s->group, 0, &g, &group_losses);
+	pp_view_of(conn, s->group, 0, &g, &group_losses);
 	g.v[i].cwnd = tp->snd_cwnd;
 	if (algorithm == PP_ALG_LIA) {
 		inc = pp_lia_increase(&g, i, &alpha);
@@ -486,8 +509,12 @@ PP_INLINE __u32 pp_ssthresh(struct sock *sk, __u32 algorithm)
 	if (algorithm == PP_ALG_NMCC) {
 		i = pp_index(p);
 		p->reset_shadow = 1;
+		struct pp_config o = pp_options();
+
 		members = pp_view_of(conn, s->group, 1, &g, &group_losses);
-		return pp_nmcc_loss_ssthresh(&g, i, pp_m2_of(s, members), members, group_losses);
+		return pp_nmcc_loss_ssthresh(&g, i, pp_m2_of(s, members, o.nmcc_flags),
+					     group_losses > 1,
+					     PP_NMCC_OPTIONS(o.nmcc_flags, o.nmcc_window_floor));
 	}
 	return tcp_reno_ssthresh(sk);
 }

@@ -250,24 +250,34 @@ PP_FUNC __u64 pp_balia_loss_ssthresh(const struct pp_group *g, int i)
 	return left > 1 ? left : 1;
 }
 
-/* NMCC (thesis Alg. 2; pathpool-cc nmcc.rs) with friendly slow start (the default). */
-PP_INLINE int pp_nmcc_in_ss(const struct pp_view *v, pp_fp m2)
+/*
+ * NMCC (thesis Alg. 2; pathpool-cc nmcc.rs). Its named choices (NmccConfig) as flags, zero
+ * being the simulator's defaults.
+ */
+#define PP_NMCC_UNFRIENDLY_SS 1u /* friendly_slow_start = false */
+#define PP_NMCC_NO_MT 2u	 /* loss_time_factor = false */
+#define PP_NMCC_NO_CLAMP 4u	 /* clamp_mt = false */
+#define PP_NMCC_M_IS_N 8u	 /* initial_m = "m-is-n" */
+
+/* In slow start: cwnd < ssthresh/m² when friendly (Alg. 1 l.2), else cwnd < ssthresh. */
+PP_INLINE int pp_nmcc_in_ss(const struct pp_view *v, pp_fp m2, __u32 flags)
 {
-	/* cwnd < ssthresh/m² (Alg. 1 l.2) */
+	if (flags & PP_NMCC_UNFRIENDLY_SS)
+		return v->cwnd < v->ssthresh;
 	return pp_fp_lt(pp_fp_from_u64(v->cwnd), pp_fp_div(pp_fp_from_u64(v->ssthresh), m2));
 }
 
 /* Ω_j: cwnd/r² in slow start, 1/r² (one segment) in congestion avoidance (eq. 4.5/4.7). */
-PP_INLINE pp_fp pp_nmcc_omega(const struct pp_view *v, pp_fp m2)
+PP_INLINE pp_fp pp_nmcc_omega(const struct pp_view *v, pp_fp m2, __u32 flags)
 {
 	pp_fp r = pp_fp_from_u64(v->rtt_us);
-	__u64 x = pp_nmcc_in_ss(v, m2) ? v->cwnd : 1;
+	__u64 x = pp_nmcc_in_ss(v, m2, flags) ? v->cwnd : 1;
 
 	return pp_fp_div(pp_fp_from_u64(x), pp_fp_mul(r, r));
 }
 
 /* ESTIMATE_M: m² = ΣΩ/Ω_max over the members, the phase test using prev (eq. 4.9). */
-PP_FUNC pp_fp pp_nmcc_m2(const struct pp_group *g, pp_fp prev)
+PP_FUNC pp_fp pp_nmcc_m2(const struct pp_group *g, pp_fp prev, __u32 flags)
 {
 	const struct pp_view *v;
 	pp_fp total = 0, max = 0;
@@ -286,7 +296,7 @@ PP_FUNC pp_fp pp_nmcc_m2(const struct pp_group *g, pp_fp prev)
 		any = 1;
 		if (!v[j].rtt_us)
 			return prev;
-		o = pp_nmcc_omega(&v[j], prev);
+		o = pp_nmcc_omega(&v[j], prev, flags);
 		total = pp_fp_add(total, o);
 		max = pp_fp_max(max, o);
 	}
@@ -299,7 +309,7 @@ PP_FUNC pp_fp pp_nmcc_m2(const struct pp_group *g, pp_fp prev)
  * m_t (thesis eq. 4.17): p_max (Σ w/r)² / Σ p w²/r², p_j = 1/interval_j, p_max that of the
  * member with the largest Ω; clamped to [1, n]. 1 where undefined.
  */
-PP_FUNC pp_fp pp_nmcc_mt(const struct pp_group *g, pp_fp m2)
+PP_FUNC pp_fp pp_nmcc_mt(const struct pp_group *g, pp_fp m2, __u32 flags)
 {
 	const struct pp_view *v;
 	pp_fp one = pp_fp_from_u64(1);
@@ -325,7 +335,7 @@ PP_FUNC pp_fp pp_nmcc_mt(const struct pp_group *g, pp_fp m2)
 			return one;
 		r = pp_fp_from_u64(v[j].rtt_us);
 		w = pp_fp_from_u64(v[j].cwnd);
-		o = pp_nmcc_omega(&v[j], m2);
+		o = pp_nmcc_omega(&v[j], m2, flags);
 		rate = pp_fp_div(w, r);
 		sum_rate = pp_fp_add(sum_rate, rate);
 		l = v[j].interval;
@@ -343,6 +353,8 @@ PP_FUNC pp_fp pp_nmcc_mt(const struct pp_group *g, pp_fp m2)
 		return one;
 	mt = pp_fp_div(pp_fp_mul(p_max, pp_fp_mul(sum_rate, sum_rate)), sum_weighted);
 	n_fp = pp_fp_from_u64(n ? n : 1);
+	if (flags & PP_NMCC_NO_CLAMP)
+		return mt;
 	if (pp_fp_lt(mt, one))
 		return one;
 	if (pp_fp_lt(n_fp, mt))
@@ -362,28 +374,41 @@ PP_INLINE pp_fp pp_nmcc_ss_increase(const struct pp_view *v, pp_fp shadow, pp_fp
 	return pp_fp_div(shadow, pp_fp_mul(pp_fp_from_u64(v->cwnd), m2));
 }
 
-/* ssthresh after a loss: w − (w/2)·m_t once the group has lost before, at least 2. */
-PP_FUNC __u64 pp_nmcc_loss_ssthresh(const struct pp_group *g, int i, pp_fp m2, int members,
-				   __u64 group_losses)
+/* NMCC's options packed for pp_nmcc_loss_ssthresh: PP_NMCC_* flags, the floor above them. */
+#define PP_NMCC_OPTIONS(flags, floor) ((flags) | ((floor) << 8))
+
+/*
+ * ssthresh after a loss: w − (w/2)·m_t once the group has lost before (`lost_before`; m_t = 1
+ * without the loss-time factor), at least the window floor (segments; 0 means 2). A subflow
+ * alone in its group halves, at least 2. (BPF functions take at most five arguments.)
+ */
+PP_FUNC __u64 pp_nmcc_loss_ssthresh(const struct pp_group *g, int i, pp_fp m2, int lost_before,
+				   __u32 options)
 {
 	const struct pp_view *v;
 	pp_fp w, mt = pp_fp_from_u64(1);
+	__u32 flags = options & 0xff, floor = options >> 8;
 	__u64 left;
+	int members = 0, j;
 
 	if (!g)
 		return 2;
 	v = g->v;
 	i &= PP_MAX_SUBFLOWS - 1;
 	w = pp_fp_from_u64(v[i].cwnd);
-
+	PP_NO_UNROLL
+	for (j = 0; j < PP_MAX_SUBFLOWS; j++)
+		members += v[j].member != 0;
 	if (members <= 1) {
 		left = v[i].cwnd >> 1;
 		return left > 2 ? left : 2;
 	}
-	if (group_losses > 1)
-		mt = pp_nmcc_mt(g, m2);
+	if (lost_before && !(flags & PP_NMCC_NO_MT))
+		mt = pp_nmcc_mt(g, m2, flags);
+	if (!floor)
+		floor = 2;
 	left = pp_fp_to_fixed(pp_fp_sub(w, pp_fp_mul(pp_fp_div(w, pp_fp_from_u64(2)), mt)), 0);
-	return left > 2 ? left : 2;
+	return left > floor ? left : floor;
 }
 
 #endif /* PP_COUPLED_H */

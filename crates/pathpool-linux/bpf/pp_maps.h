@@ -43,6 +43,12 @@ struct pp_slot {
 	__u8 daddr[16];
 };
 
+/* pp_config[0]: options fixed by `load`; all zero gives the simulator's defaults. */
+struct pp_config {
+	__u32 nmcc_flags;	 /* PP_NMCC_* of pp_coupled.h */
+	__u32 nmcc_window_floor; /* segments; 0 means 2 */
+};
+
 /* pp_conns: token -> connection. */
 struct pp_conn {
 	struct pp_slot slot[PP_MAX_SUBFLOWS];

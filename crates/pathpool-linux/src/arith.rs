@@ -35,10 +35,17 @@ extern "C" {
     fn pp_host_olia_increase(v: *const View, i: i32, epsilon: *mut f64) -> f64;
     fn pp_host_balia_increase(v: *const View, i: i32, alpha: *mut f64) -> f64;
     fn pp_host_balia_ssthresh(v: *const View, i: i32) -> u64;
-    fn pp_host_nmcc_m2(v: *const View, prev: f64) -> f64;
-    fn pp_host_nmcc_mt(v: *const View, m2: f64) -> f64;
+    fn pp_host_nmcc_m2(v: *const View, prev: f64, flags: u32) -> f64;
+    fn pp_host_nmcc_mt(v: *const View, m2: f64, flags: u32) -> f64;
     fn pp_host_nmcc_ca_increase(v: *const View, i: i32, m2: f64) -> f64;
-    fn pp_host_nmcc_ssthresh(v: *const View, i: i32, m2: f64, members: i32, losses: u64) -> u64;
+    fn pp_host_nmcc_ssthresh(
+        v: *const View,
+        i: i32,
+        m2: f64,
+        losses: u64,
+        flags: u32,
+        floor: u32,
+    ) -> u64;
     fn pp_host_fp_roundtrip(a: u64, b: u64, op: i32) -> f64;
 }
 
@@ -81,18 +88,20 @@ pub fn balia_ssthresh(v: &Views, i: usize) -> u64 {
     unsafe { pp_host_balia_ssthresh(v.as_ptr(), index(i)) }
 }
 
-/// NMCC's m² from the members, the phase test using `prev`.
+/// NMCC's m² from the members, the phase test using `prev` (`flags`: [`NmccOptions::flags`]).
+///
+/// [`NmccOptions::flags`]: crate::loader::NmccOptions::flags
 #[must_use]
-pub fn nmcc_m2(v: &Views, prev: f64) -> f64 {
+pub fn nmcc_m2(v: &Views, prev: f64, flags: u32) -> f64 {
     // SAFETY: as above.
-    unsafe { pp_host_nmcc_m2(v.as_ptr(), prev) }
+    unsafe { pp_host_nmcc_m2(v.as_ptr(), prev, flags) }
 }
 
 /// NMCC's loss-time factor m_t.
 #[must_use]
-pub fn nmcc_mt(v: &Views, m2: f64) -> f64 {
+pub fn nmcc_mt(v: &Views, m2: f64, flags: u32) -> f64 {
     // SAFETY: as above.
-    unsafe { pp_host_nmcc_mt(v.as_ptr(), m2) }
+    unsafe { pp_host_nmcc_mt(v.as_ptr(), m2, flags) }
 }
 
 /// NMCC's congestion-avoidance increase per acknowledged segment.
@@ -102,11 +111,17 @@ pub fn nmcc_ca_increase(v: &Views, i: usize, m2: f64) -> f64 {
     unsafe { pp_host_nmcc_ca_increase(v.as_ptr(), index(i), m2) }
 }
 
-/// NMCC's ssthresh after a loss, segments.
+/// NMCC's ssthresh after a loss, segments, given the group's congestion events so far.
 #[must_use]
-pub fn nmcc_ssthresh(v: &Views, i: usize, m2: f64, members: i32, group_losses: u64) -> u64 {
+pub fn nmcc_ssthresh(
+    v: &Views,
+    i: usize,
+    m2: f64,
+    group_losses: u64,
+    (flags, floor): (u32, u32),
+) -> u64 {
     // SAFETY: as above.
-    unsafe { pp_host_nmcc_ssthresh(v.as_ptr(), index(i), m2, members, group_losses) }
+    unsafe { pp_host_nmcc_ssthresh(v.as_ptr(), index(i), m2, group_losses, flags, floor) }
 }
 
 /// One software-float operation on two integers (0 add, 1 sub, 2 mul, 3 div).

@@ -200,7 +200,7 @@ fn nmcc_m2_mt_increase_and_ssthresh_match_the_simulator() {
     }
     let prev = nmcc.m2(&paths, 0);
     assert_eq!(prev, 2.0, "m² = N before estimates (footnote 6)");
-    let m2 = nmcc_m2(&v, prev);
+    let m2 = nmcc_m2(&v, prev, 0);
     assert!(close(m2, nmcc.estimate_m2(&paths, 0), 1e-8), "m² {m2}");
     assert!(close(m2, 1.25, 1e-8), "the paper's m² = 1.25, m = 1.118");
     // Losses: path 0 after 300 segments, path 1 after 100 and again 200 later.
@@ -213,7 +213,7 @@ fn nmcc_m2_mt_increase_and_ssthresh_match_the_simulator() {
     v[0].interval = 300;
     v[1].interval = 200;
     let m2 = nmcc.m2(&paths, 0);
-    let mt = nmcc_mt(&v, m2);
+    let mt = nmcc_mt(&v, m2, 0);
     assert!(
         close(mt, nmcc.loss_time_factor(&paths, 0), 1e-7),
         "m_t {mt}"
@@ -225,19 +225,33 @@ fn nmcc_m2_mt_increase_and_ssthresh_match_the_simulator() {
             "increase {i}"
         );
         let sim = nmcc.ssthresh_after_loss(&paths, i, paths[i].cwnd);
-        assert_eq!(nmcc_ssthresh(&v, i, m2, 2, 3), sim / MSS, "ssthresh {i}");
+        assert_eq!(
+            nmcc_ssthresh(&v, i, m2, 3, (0, 0)),
+            sim / MSS,
+            "ssthresh {i}"
+        );
     }
 }
 
 #[test]
 fn nmcc_alone_halves_like_reno_and_before_the_second_loss_does_not_use_mt() {
-    let v = views(&[(30, 10_000), (30, 10_000)]);
-    assert_eq!(nmcc_ssthresh(&v, 0, 1.0, 1, 0), 15, "alone: cwnd/2");
+    let mut v = views(&[(30, 10_000), (30, 10_000)]);
     assert_eq!(
-        nmcc_ssthresh(&v, 0, 2.0, 2, 1),
+        nmcc_ssthresh(&v, 0, 2.0, 1, (0, 0)),
         15,
         "first loss of the group: m_t = 1"
     );
+    v[0].interval = 100;
+    v[1].interval = 100;
+    // Equal paths: m_t = 2, so the subflow gives its whole window (the group's halves).
+    assert_eq!(nmcc_ssthresh(&v, 0, 2.0, 2, (0, 0)), 2, "the floor");
+    assert_eq!(
+        nmcc_ssthresh(&v, 0, 2.0, 2, (2, 0)),
+        15,
+        "loss_time_factor = false"
+    );
+    v[1].member = 0;
+    assert_eq!(nmcc_ssthresh(&v, 0, 1.0, 5, (0, 0)), 15, "alone: cwnd/2");
 }
 
 fn group() -> impl Strategy<Value = Vec<(u32, u32)>> {
@@ -263,6 +277,86 @@ proptest! {
         let mut nmcc = Nmcc::new(NmccConfig::default());
         nmcc.on_paths_changed(&paths);
         let prev = nmcc.m2(&paths, i);
-        prop_assert!(close(nmcc_m2(&v, prev), nmcc.estimate_m2(&paths, i), 1e-6));
+        prop_assert!(close(nmcc_m2(&v, prev, 0), nmcc.estimate_m2(&paths, i), 1e-6));
     }
+}
+
+/// The simulator's configuration with the same named choices.
+fn sim_config(o: &crate::loader::NmccOptions) -> NmccConfig {
+    NmccConfig {
+        friendly_slow_start: o.friendly_slow_start,
+        loss_time_factor: o.loss_time_factor,
+        clamp_mt: o.clamp_mt,
+        initial_m: if o.initial_m_is_n {
+            pathpool_cc::NmccInitialM::MIsN
+        } else {
+            pathpool_cc::NmccInitialM::MSquaredIsN
+        },
+        window_floor: u64::from(o.window_floor),
+        ..NmccConfig::default()
+    }
+}
+
+#[test]
+fn nmcc_named_choices_match_the_simulator_configured_the_same_way() {
+    use crate::loader::NmccOptions;
+    let spec = [(20, 5_000), (30, 10_000), (8, 20_000)];
+    let mut paths = sim_paths(&spec);
+    let mut v = views(&spec);
+    for (p, view) in paths.iter_mut().zip(v.iter_mut()) {
+        p.ssthresh = 100 * MSS;
+        view.ssthresh = 100;
+    }
+    for text in [
+        "friendly_slow_start=false",
+        "loss_time_factor=false",
+        "clamp_mt=false",
+        "initial_m=m-is-n",
+        "window_floor=5",
+        "loss_time_factor=false,window_floor=3,friendly_slow_start=false",
+    ] {
+        let o = NmccOptions::parse(text).expect("valid options");
+        let mut nmcc = Nmcc::new(sim_config(&o));
+        nmcc.on_paths_changed(&paths);
+        let prev = nmcc.m2(&paths, 0);
+        assert!(
+            close(prev, if text.contains("m-is-n") { 9.0 } else { 3.0 }, 0.0),
+            "{text}"
+        );
+        let m2 = nmcc_m2(&v, prev, o.flags());
+        assert!(
+            close(m2, nmcc.estimate_m2(&paths, 0), 1e-8),
+            "{text}: m² {m2}"
+        );
+        for (j, kb) in [(0usize, 300u64), (1, 100), (2, 50)] {
+            nmcc.on_ack(&paths, j, kb * MSS);
+            nmcc.on_loss(&paths, j, false);
+            v[j].interval = kb;
+        }
+        let m2 = nmcc.m2(&paths, 0);
+        let mt = nmcc_mt(&v, m2, o.flags());
+        assert!(
+            close(mt, nmcc.loss_time_factor(&paths, 0), 1e-7),
+            "{text}: m_t {mt}"
+        );
+        for i in 0..3 {
+            let sim = nmcc.ssthresh_after_loss(&paths, i, paths[i].cwnd) / MSS;
+            let kernel = nmcc_ssthresh(&v, i, m2, 3, (o.flags(), o.window_floor));
+            assert_eq!(kernel, sim, "{text}: ssthresh {i}");
+        }
+        for view in &mut v {
+            view.interval = 0;
+        }
+    }
+}
+
+#[test]
+fn nmcc_options_name_the_field_that_is_wrong() {
+    use crate::loader::NmccOptions;
+    let e = |t: &str| NmccOptions::parse(t).unwrap_err().to_string();
+    assert!(e("loss_time_factor=maybe").contains("loss_time_factor: `maybe`"));
+    assert!(e("shadow_update=per-rtt").contains("not available in the kernel"));
+    assert!(e("speed=11").contains("unknown NMCC option `speed`"));
+    assert!(e("window_floor=0").contains("window_floor"));
+    assert!(e("initial_m").contains("KEY=VALUE"));
 }

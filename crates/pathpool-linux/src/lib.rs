@@ -18,6 +18,8 @@
 #![warn(missing_docs)]
 
 pub mod arith;
+pub mod bed;
+pub mod bench;
 pub mod error;
 pub mod groups;
 pub mod loader;

@@ -16,7 +16,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use libbpf_rs::query::ProgInfoIter;
-use libbpf_rs::{MapCore, ObjectBuilder, PrintLevel};
+use libbpf_rs::{MapCore, MapFlags, ObjectBuilder, PrintLevel};
 use serde::Serialize;
 
 use crate::LinuxError;
@@ -24,7 +24,7 @@ use crate::LinuxError;
 /// Where the maps and the struct_ops links are pinned (a bpffs directory).
 pub const PIN_DIR: &str = "/sys/fs/bpf/pathpool";
 /// The maps user space reads and writes, pinned under [`PIN_DIR`].
-pub const SHARED_MAPS: [&str; 3] = ["pp_conns", "pp_groups_sub", "pp_groups_addr"];
+pub const SHARED_MAPS: [&str; 4] = ["pp_conns", "pp_groups_sub", "pp_groups_addr", "pp_config"];
 
 /// The object `build.rs` compiled (empty when clang was missing at build time).
 const OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/pp_cc.bpf.o"));
@@ -82,6 +82,112 @@ impl FromStr for Algorithm {
     }
 }
 
+/// NMCC's named choices (the simulator's `tcp.nmcc`, D331), fixed at `load`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct NmccOptions {
+    /// Friendly slow start (Alg. 2's shadow window); false: the kernel's slow start.
+    pub friendly_slow_start: bool,
+    /// The loss-time factor m_t (thesis eq. 4.17); false: halve like TCP (the paper's runs).
+    pub loss_time_factor: bool,
+    /// Clamp m_t to [1, group size].
+    pub clamp_mt: bool,
+    /// m = N before RTT samples (the thesis) instead of m² = N (the paper's footnote 6).
+    pub initial_m_is_n: bool,
+    /// Smallest ssthresh after an m_t cut, segments.
+    pub window_floor: u32,
+}
+
+impl Default for NmccOptions {
+    fn default() -> Self {
+        NmccOptions {
+            friendly_slow_start: true,
+            loss_time_factor: true,
+            clamp_mt: true,
+            initial_m_is_n: false,
+            window_floor: 2,
+        }
+    }
+}
+
+impl NmccOptions {
+    /// Parses `KEY=VALUE,...` with the simulator's `tcp.nmcc` names.
+    ///
+    /// # Errors
+    /// An unknown key, a value of the wrong kind, or a choice the programs do not offer.
+    pub fn parse(text: &str) -> Result<NmccOptions, LinuxError> {
+        let mut o = NmccOptions::default();
+        for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let Some((key, value)) = item.split_once('=') else {
+                return Err(LinuxError::BadInput(format!(
+                    "--nmcc `{item}`: write options as KEY=VALUE, e.g. loss_time_factor=false"
+                )));
+            };
+            let flag = |v: &str| match v {
+                "true" => Ok(true),
+                "false" => Ok(false),
+                _ => Err(LinuxError::BadInput(format!(
+                    "--nmcc {key}: `{v}` is not true or false"
+                ))),
+            };
+            match key {
+                "friendly_slow_start" => o.friendly_slow_start = flag(value)?,
+                "loss_time_factor" => o.loss_time_factor = flag(value)?,
+                "clamp_mt" => o.clamp_mt = flag(value)?,
+                "initial_m" => {
+                    o.initial_m_is_n = match value {
+                        "m-squared-is-n" => false,
+                        "m-is-n" => true,
+                        _ => {
+                            return Err(LinuxError::BadInput(format!(
+                                "--nmcc initial_m: `{value}` is not m-squared-is-n or m-is-n"
+                            )))
+                        }
+                    }
+                }
+                "window_floor" => {
+                    o.window_floor = value.parse().ok().filter(|&f| f >= 1).ok_or_else(|| {
+                        LinuxError::BadInput(format!(
+                            "--nmcc window_floor: `{value}` is not a whole number of segments, 1 \
+                             or more"
+                        ))
+                    })?;
+                }
+                "shadow_update" | "loss_estimator" => {
+                    return Err(LinuxError::BadInput(format!(
+                        "--nmcc {key}: not available in the kernel programs, which update the \
+                         shadow window per ACK and estimate loss rates from inter-loss intervals \
+                         (the simulator's defaults)"
+                    )))
+                }
+                _ => {
+                    return Err(LinuxError::BadInput(format!(
+                        "unknown NMCC option `{key}`: the options are friendly_slow_start, \
+                         loss_time_factor, clamp_mt, initial_m and window_floor"
+                    )))
+                }
+            }
+        }
+        Ok(o)
+    }
+
+    /// The `PP_NMCC_*` flags of `bpf/pp_coupled.h`.
+    #[must_use]
+    pub fn flags(&self) -> u32 {
+        u32::from(!self.friendly_slow_start)
+            | u32::from(!self.loss_time_factor) << 1
+            | u32::from(!self.clamp_mt) << 2
+            | u32::from(self.initial_m_is_n) << 3
+    }
+
+    /// `struct pp_config`.
+    fn encode(&self) -> [u8; 8] {
+        let mut b = [0u8; 8];
+        b[..4].copy_from_slice(&self.flags().to_ne_bytes());
+        b[4..].copy_from_slice(&self.window_floor.to_ne_bytes());
+        b
+    }
+}
+
 /// What `load` did.
 #[derive(Clone, Debug, Serialize)]
 pub struct LoadReport {
@@ -90,6 +196,8 @@ pub struct LoadReport {
     pub algorithms: Vec<(Algorithm, BTreeMap<String, u32>)>,
     /// The pin directory.
     pub pin_dir: PathBuf,
+    /// NMCC's choices.
+    pub nmcc: NmccOptions,
 }
 
 /// What `unload` did.
@@ -180,12 +288,12 @@ pub fn loaded() -> Vec<Algorithm> {
         .collect()
 }
 
-/// Registers `algorithms` (all four when empty).
+/// Registers `algorithms` (all four when empty) with NMCC's choices `nmcc`.
 ///
 /// # Errors
 /// [`preflight`]'s, an algorithm already registered, the verifier refusing a program (with
 /// its log), or a registration refused by the kernel. Nothing stays pinned or registered.
-pub fn load(algorithms: &[Algorithm]) -> Result<LoadReport, LinuxError> {
+pub fn load(algorithms: &[Algorithm], nmcc: NmccOptions) -> Result<LoadReport, LinuxError> {
     preflight()?;
     let chosen: Vec<Algorithm> = if algorithms.is_empty() {
         Algorithm::ALL.to_vec()
@@ -213,14 +321,14 @@ pub fn load(algorithms: &[Algorithm]) -> Result<LoadReport, LinuxError> {
             a.kernel_name()
         )));
     }
-    let result = load_pinned(&chosen);
+    let result = load_pinned(&chosen, nmcc);
     if result.is_err() {
         remove_pins();
     }
     result
 }
 
-fn load_pinned(chosen: &[Algorithm]) -> Result<LoadReport, LinuxError> {
+fn load_pinned(chosen: &[Algorithm], nmcc: NmccOptions) -> Result<LoadReport, LinuxError> {
     LIBBPF_LOG
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -247,6 +355,14 @@ fn load_pinned(chosen: &[Algorithm]) -> Result<LoadReport, LinuxError> {
                 .map_err(|e| LinuxError::Failed(format!("cannot pin map {name}: {e}")))?;
         }
     }
+    // The options before any registration, so that no socket runs without them.
+    let config = object
+        .maps()
+        .find(|m| m.name() == "pp_config")
+        .ok_or_else(|| LinuxError::Failed("the object has no pp_config".into()))?;
+    config
+        .update(&0u32.to_ne_bytes(), &nmcc.encode(), MapFlags::ANY)
+        .map_err(|e| LinuxError::Failed(format!("cannot write the NMCC options: {e}")))?;
     for a in chosen {
         let mut map = object
             .maps_mut()
@@ -269,6 +385,7 @@ fn load_pinned(chosen: &[Algorithm]) -> Result<LoadReport, LinuxError> {
             .map(|a| (*a, insns.get(a).cloned().unwrap_or_default()))
             .collect(),
         pin_dir: PathBuf::from(PIN_DIR),
+        nmcc,
     })
 }
 

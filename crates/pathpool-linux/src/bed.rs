@@ -1,0 +1,328 @@
+//! Network-namespace test beds for kernel MPTCP, built with `ip` and `tc` and deleted on
+//! drop: the tests, `pathpool linux bench` and the experiments use them.
+//!
+//! [`SharedBottleneck`]: the same client's two interfaces into a router namespace, whose one
+//! `tbf`-limited link leads to the server: both subflows and any competitor share it.
+//!
+//! [`TwoPaths`]: a client namespace with two interfaces, each joined by a veth pair to the
+//! server namespace, optionally limited by `tbf` on the client's egress (the data
+//! direction). Path 1 is 10.9.1.1 → 10.9.1.2, path 2 10.9.2.1 → 10.9.2.2; the client's second
+//! address is an MPTCP `subflow` endpoint, so a connection to 10.9.1.2 opens a second subflow
+//! from 10.9.2.1 over path 2.
+
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::Duration;
+
+use crate::LinuxError;
+
+/// The server's address and port on path 1.
+pub const SERVER: &str = "10.9.1.2:5201";
+
+/// Runs a command, failing with its output.
+///
+/// # Errors
+/// When it cannot start or exits non-zero.
+pub fn must(args: &[&str]) -> Result<String, LinuxError> {
+    let out = Command::new(args[0])
+        .args(&args[1..])
+        .output()
+        .map_err(|e| LinuxError::Unsupported(format!("cannot run {}: {e}", args[0])))?;
+    if !out.status.success() {
+        return Err(LinuxError::Failed(format!(
+            "`{}` failed: {}{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Two disjoint paths between a client and a server namespace.
+#[derive(Debug)]
+pub struct TwoPaths {
+    /// The client namespace.
+    pub client: String,
+    /// The server namespace.
+    pub server: String,
+}
+
+impl TwoPaths {
+    /// Builds the bed; `rate` (a `tc` rate such as `50mbit`) limits each path, `None` leaves
+    /// the veth pairs at full speed. Names are unique to this process and `tag`.
+    ///
+    /// # Errors
+    /// When a command fails (no `ip`, no MPTCP, not root).
+    pub fn new(tag: &str, rate: Option<&str>) -> Result<TwoPaths, LinuxError> {
+        let pid = std::process::id();
+        let bed = TwoPaths {
+            client: format!("pp{tag}c{pid}"),
+            server: format!("pp{tag}s{pid}"),
+        };
+        let (c, s) = (bed.client.as_str(), bed.server.as_str());
+        for n in [c, s] {
+            let _ = Command::new("ip").args(["netns", "del", n]).output();
+            must(&["ip", "netns", "add", n])?;
+            must(&["ip", "-n", n, "link", "set", "lo", "up"])?;
+        }
+        for k in 1..=2 {
+            let (ci, si) = (format!("c{k}"), format!("s{k}"));
+            must(&[
+                "ip", "link", "add", &ci, "netns", c, "type", "veth", "peer", "name", &si, "netns",
+                s,
+            ])?;
+            must(&[
+                "ip",
+                "-n",
+                c,
+                "addr",
+                "add",
+                &format!("10.9.{k}.1/24"),
+                "dev",
+                &ci,
+            ])?;
+            must(&[
+                "ip",
+                "-n",
+                s,
+                "addr",
+                "add",
+                &format!("10.9.{k}.2/24"),
+                "dev",
+                &si,
+            ])?;
+            must(&["ip", "-n", c, "link", "set", &ci, "up"])?;
+            must(&["ip", "-n", s, "link", "set", &si, "up"])?;
+            if let Some(rate) = rate {
+                // About 16 ms of queue at 50 Mb/s: enough for one flow to fill the path.
+                must(&[
+                    "ip", "netns", "exec", c, "tc", "qdisc", "add", "dev", &ci, "root", "tbf",
+                    "rate", rate, "burst", "16kb", "limit", "100kb",
+                ])?;
+            }
+        }
+        for n in [c, s] {
+            must(&[
+                "ip",
+                "netns",
+                "exec",
+                n,
+                "ip",
+                "mptcp",
+                "limits",
+                "set",
+                "subflow",
+                "2",
+                "add_addr_accepted",
+                "2",
+            ])?;
+        }
+        must(&[
+            "ip", "netns", "exec", c, "ip", "mptcp", "endpoint", "add", "10.9.2.1", "dev", "c2",
+            "subflow",
+        ])?;
+        Ok(bed)
+    }
+
+    /// `ip netns exec NS ARGS`.
+    #[must_use]
+    pub fn exec(ns: &str, args: &[&str]) -> Command {
+        let mut cmd = Command::new("ip");
+        cmd.args(["netns", "exec", ns]).args(args);
+        cmd
+    }
+
+    /// Starts a sink for one connection on the server and a `seconds`-long sender with `cc`
+    /// (MPTCP unless `tcp`) on the client, both running `program` (pathpool-linux).
+    ///
+    /// # Errors
+    /// When either cannot start.
+    pub fn transfer(
+        &self,
+        program: &str,
+        cc: &str,
+        seconds: f64,
+        tcp: bool,
+    ) -> Result<(Child, Child), LinuxError> {
+        let start = |ns: &str, args: &[&str]| {
+            Self::exec(ns, args)
+                .stdout(Stdio::piped())
+                .spawn()
+                .map_err(|e| LinuxError::Failed(format!("cannot start {program}: {e}")))
+        };
+        let sink = start(&self.server, &[program, "sink", "--listen", SERVER])?;
+        thread::sleep(Duration::from_millis(300));
+        let secs = seconds.to_string();
+        let mut args = vec![
+            program,
+            "send",
+            "--to",
+            SERVER,
+            "--seconds",
+            &secs,
+            "--cc",
+            cc,
+        ];
+        if tcp {
+            args.push("--tcp");
+        }
+        let send = start(&self.client, &args)?;
+        Ok((sink, send))
+    }
+}
+
+impl Drop for TwoPaths {
+    fn drop(&mut self) {
+        for n in [&self.client, &self.server] {
+            let _ = Command::new("ip").args(["netns", "del", n]).output();
+        }
+    }
+}
+
+/// The server's address and port behind the shared bottleneck.
+pub const SHARED_SERVER: &str = "10.9.3.2:5201";
+
+/// A client with two interfaces (10.9.1.1, 10.9.2.1) into a router, and one `tbf` link
+/// (100 kB of queue) from the router to the server (10.9.3.2). Subflow 1 leaves through the
+/// first interface, the MPTCP `subflow` endpoint's through the second; plain TCP from the
+/// client takes the first.
+#[derive(Debug)]
+pub struct SharedBottleneck {
+    /// The client namespace.
+    pub client: String,
+    /// The router namespace.
+    pub router: String,
+    /// The server namespace.
+    pub server: String,
+}
+
+impl SharedBottleneck {
+    /// Builds the bed with the bottleneck at `rate` (a `tc` rate).
+    ///
+    /// # Errors
+    /// When a command fails.
+    pub fn new(tag: &str, rate: &str) -> Result<SharedBottleneck, LinuxError> {
+        let pid = std::process::id();
+        let bed = SharedBottleneck {
+            client: format!("pp{tag}c{pid}"),
+            router: format!("pp{tag}r{pid}"),
+            server: format!("pp{tag}s{pid}"),
+        };
+        let (c, r, s) = (
+            bed.client.as_str(),
+            bed.router.as_str(),
+            bed.server.as_str(),
+        );
+        for n in [c, r, s] {
+            let _ = Command::new("ip").args(["netns", "del", n]).output();
+            must(&["ip", "netns", "add", n])?;
+            must(&["ip", "-n", n, "link", "set", "lo", "up"])?;
+        }
+        for (a, na, b, nb, net) in [
+            ("c1", c, "r1", r, 1),
+            ("c2", c, "r2", r, 2),
+            ("r3", r, "s3", s, 3),
+        ] {
+            must(&[
+                "ip", "link", "add", a, "netns", na, "type", "veth", "peer", "name", b, "netns", nb,
+            ])?;
+            let (ha, hb) = if net == 3 { (1, 2) } else { (1, 254) };
+            must(&[
+                "ip",
+                "-n",
+                na,
+                "addr",
+                "add",
+                &format!("10.9.{net}.{ha}/24"),
+                "dev",
+                a,
+            ])?;
+            must(&[
+                "ip",
+                "-n",
+                nb,
+                "addr",
+                "add",
+                &format!("10.9.{net}.{hb}/24"),
+                "dev",
+                b,
+            ])?;
+            must(&["ip", "-n", na, "link", "set", a, "up"])?;
+            must(&["ip", "-n", nb, "link", "set", b, "up"])?;
+        }
+        must(&[
+            "ip",
+            "netns",
+            "exec",
+            r,
+            "sysctl",
+            "-qw",
+            "net.ipv4.ip_forward=1",
+        ])?;
+        // Each interface has its own route to the server, the second by metric: a subflow
+        // bound to c2 takes it.
+        must(&[
+            "ip",
+            "-n",
+            c,
+            "route",
+            "add",
+            "10.9.3.0/24",
+            "via",
+            "10.9.1.254",
+            "dev",
+            "c1",
+            "metric",
+            "100",
+        ])?;
+        must(&[
+            "ip",
+            "-n",
+            c,
+            "route",
+            "add",
+            "10.9.3.0/24",
+            "via",
+            "10.9.2.254",
+            "dev",
+            "c2",
+            "metric",
+            "200",
+        ])?;
+        must(&["ip", "-n", s, "route", "add", "default", "via", "10.9.3.1"])?;
+        must(&[
+            "ip", "netns", "exec", r, "tc", "qdisc", "add", "dev", "r3", "root", "tbf", "rate",
+            rate, "burst", "16kb", "limit", "100kb",
+        ])?;
+        for n in [c, s] {
+            must(&[
+                "ip",
+                "netns",
+                "exec",
+                n,
+                "ip",
+                "mptcp",
+                "limits",
+                "set",
+                "subflow",
+                "2",
+                "add_addr_accepted",
+                "2",
+            ])?;
+        }
+        must(&[
+            "ip", "netns", "exec", c, "ip", "mptcp", "endpoint", "add", "10.9.2.1", "dev", "c2",
+            "subflow",
+        ])?;
+        Ok(bed)
+    }
+}
+
+impl Drop for SharedBottleneck {
+    fn drop(&mut self) {
+        for n in [&self.client, &self.router, &self.server] {
+            let _ = Command::new("ip").args(["netns", "del", n]).output();
+        }
+    }
+}
