@@ -39,6 +39,63 @@ pub fn must(args: &[&str]) -> Result<String, LinuxError> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// Fresh namespaces of these names, each with its loopback up (an old one of the same name,
+/// left by a run that was killed, is deleted first).
+fn namespaces(names: &[&str]) -> Result<(), LinuxError> {
+    for n in names {
+        delete_namespace(n);
+        must(&["ip", "netns", "add", n])?;
+        must(&["ip", "-n", n, "link", "set", "lo", "up"])?;
+    }
+    Ok(())
+}
+
+fn delete_namespace(name: &str) {
+    let _ = Command::new("ip").args(["netns", "del", name]).output();
+}
+
+/// A veth pair from `a` in namespace `na` (address `addr_a`, with its prefix) to `b` in `nb`,
+/// both ends up.
+fn veth(
+    (a, na, addr_a): (&str, &str, &str),
+    (b, nb, addr_b): (&str, &str, &str),
+) -> Result<(), LinuxError> {
+    must(&[
+        "ip", "link", "add", a, "netns", na, "type", "veth", "peer", "name", b, "netns", nb,
+    ])?;
+    for (dev, ns, addr) in [(a, na, addr_a), (b, nb, addr_b)] {
+        must(&["ip", "-n", ns, "addr", "add", addr, "dev", dev])?;
+        must(&["ip", "-n", ns, "link", "set", dev, "up"])?;
+    }
+    Ok(())
+}
+
+/// Two subflows per connection on both ends, the client's 10.9.2.1 (on `c2`) an MPTCP
+/// `subflow` endpoint.
+fn mptcp_endpoints(client: &str, server: &str) -> Result<(), LinuxError> {
+    for n in [client, server] {
+        must(&[
+            "ip",
+            "netns",
+            "exec",
+            n,
+            "ip",
+            "mptcp",
+            "limits",
+            "set",
+            "subflow",
+            "2",
+            "add_addr_accepted",
+            "2",
+        ])?;
+    }
+    must(&[
+        "ip", "netns", "exec", client, "ip", "mptcp", "endpoint", "add", "10.9.2.1", "dev", "c2",
+        "subflow",
+    ])?;
+    Ok(())
+}
+
 /// Two disjoint paths between a client and a server namespace.
 #[derive(Debug)]
 pub struct TwoPaths {
@@ -61,39 +118,13 @@ impl TwoPaths {
             server: format!("pp{tag}s{pid}"),
         };
         let (c, s) = (bed.client.as_str(), bed.server.as_str());
-        for n in [c, s] {
-            let _ = Command::new("ip").args(["netns", "del", n]).output();
-            must(&["ip", "netns", "add", n])?;
-            must(&["ip", "-n", n, "link", "set", "lo", "up"])?;
-        }
+        namespaces(&[c, s])?;
         for k in 1..=2 {
             let (ci, si) = (format!("c{k}"), format!("s{k}"));
-            must(&[
-                "ip", "link", "add", &ci, "netns", c, "type", "veth", "peer", "name", &si, "netns",
-                s,
-            ])?;
-            must(&[
-                "ip",
-                "-n",
-                c,
-                "addr",
-                "add",
-                &format!("10.9.{k}.1/24"),
-                "dev",
-                &ci,
-            ])?;
-            must(&[
-                "ip",
-                "-n",
-                s,
-                "addr",
-                "add",
-                &format!("10.9.{k}.2/24"),
-                "dev",
-                &si,
-            ])?;
-            must(&["ip", "-n", c, "link", "set", &ci, "up"])?;
-            must(&["ip", "-n", s, "link", "set", &si, "up"])?;
+            veth(
+                (&ci, c, &format!("10.9.{k}.1/24")),
+                (&si, s, &format!("10.9.{k}.2/24")),
+            )?;
             if let Some(rate) = rate {
                 // About 16 ms of queue at 50 Mb/s: enough for one flow to fill the path.
                 must(&[
@@ -102,26 +133,7 @@ impl TwoPaths {
                 ])?;
             }
         }
-        for n in [c, s] {
-            must(&[
-                "ip",
-                "netns",
-                "exec",
-                n,
-                "ip",
-                "mptcp",
-                "limits",
-                "set",
-                "subflow",
-                "2",
-                "add_addr_accepted",
-                "2",
-            ])?;
-        }
-        must(&[
-            "ip", "netns", "exec", c, "ip", "mptcp", "endpoint", "add", "10.9.2.1", "dev", "c2",
-            "subflow",
-        ])?;
+        mptcp_endpoints(c, s)?;
         Ok(bed)
     }
 
@@ -175,7 +187,7 @@ impl TwoPaths {
 impl Drop for TwoPaths {
     fn drop(&mut self) {
         for n in [&self.client, &self.server] {
-            let _ = Command::new("ip").args(["netns", "del", n]).output();
+            delete_namespace(n);
         }
     }
 }
@@ -214,42 +226,17 @@ impl SharedBottleneck {
             bed.router.as_str(),
             bed.server.as_str(),
         );
-        for n in [c, r, s] {
-            let _ = Command::new("ip").args(["netns", "del", n]).output();
-            must(&["ip", "netns", "add", n])?;
-            must(&["ip", "-n", n, "link", "set", "lo", "up"])?;
-        }
+        namespaces(&[c, r, s])?;
         for (a, na, b, nb, net) in [
             ("c1", c, "r1", r, 1),
             ("c2", c, "r2", r, 2),
             ("r3", r, "s3", s, 3),
         ] {
-            must(&[
-                "ip", "link", "add", a, "netns", na, "type", "veth", "peer", "name", b, "netns", nb,
-            ])?;
             let (ha, hb) = if net == 3 { (1, 2) } else { (1, 254) };
-            must(&[
-                "ip",
-                "-n",
-                na,
-                "addr",
-                "add",
-                &format!("10.9.{net}.{ha}/24"),
-                "dev",
-                a,
-            ])?;
-            must(&[
-                "ip",
-                "-n",
-                nb,
-                "addr",
-                "add",
-                &format!("10.9.{net}.{hb}/24"),
-                "dev",
-                b,
-            ])?;
-            must(&["ip", "-n", na, "link", "set", a, "up"])?;
-            must(&["ip", "-n", nb, "link", "set", b, "up"])?;
+            veth(
+                (a, na, &format!("10.9.{net}.{ha}/24")),
+                (b, nb, &format!("10.9.{net}.{hb}/24")),
+            )?;
         }
         must(&[
             "ip",
@@ -262,59 +249,28 @@ impl SharedBottleneck {
         ])?;
         // Each interface has its own route to the server, the second by metric: a subflow
         // bound to c2 takes it.
-        must(&[
-            "ip",
-            "-n",
-            c,
-            "route",
-            "add",
-            "10.9.3.0/24",
-            "via",
-            "10.9.1.254",
-            "dev",
-            "c1",
-            "metric",
-            "100",
-        ])?;
-        must(&[
-            "ip",
-            "-n",
-            c,
-            "route",
-            "add",
-            "10.9.3.0/24",
-            "via",
-            "10.9.2.254",
-            "dev",
-            "c2",
-            "metric",
-            "200",
-        ])?;
+        for (via, dev, metric) in [("10.9.1.254", "c1", "100"), ("10.9.2.254", "c2", "200")] {
+            must(&[
+                "ip",
+                "-n",
+                c,
+                "route",
+                "add",
+                "10.9.3.0/24",
+                "via",
+                via,
+                "dev",
+                dev,
+                "metric",
+                metric,
+            ])?;
+        }
         must(&["ip", "-n", s, "route", "add", "default", "via", "10.9.3.1"])?;
         must(&[
             "ip", "netns", "exec", r, "tc", "qdisc", "add", "dev", "r3", "root", "tbf", "rate",
             rate, "burst", "16kb", "limit", "100kb",
         ])?;
-        for n in [c, s] {
-            must(&[
-                "ip",
-                "netns",
-                "exec",
-                n,
-                "ip",
-                "mptcp",
-                "limits",
-                "set",
-                "subflow",
-                "2",
-                "add_addr_accepted",
-                "2",
-            ])?;
-        }
-        must(&[
-            "ip", "netns", "exec", c, "ip", "mptcp", "endpoint", "add", "10.9.2.1", "dev", "c2",
-            "subflow",
-        ])?;
+        mptcp_endpoints(c, s)?;
         Ok(bed)
     }
 }
@@ -322,7 +278,7 @@ impl SharedBottleneck {
 impl Drop for SharedBottleneck {
     fn drop(&mut self) {
         for n in [&self.client, &self.router, &self.server] {
-            let _ = Command::new("ip").args(["netns", "del", n]).output();
+            delete_namespace(n);
         }
     }
 }
