@@ -32,6 +32,9 @@
 
 char _license[] SEC("license") = "Dual MIT/GPL";
 
+/* include/net/tcp.h: any user may select the algorithm, and a network namespace may make it
+ * its default (otherwise only algorithms in tcp_allowed_congestion_control can be). */
+#define PP_TCP_CONG_NON_RESTRICTED 1u
 #define AF_INET 2
 #define AF_INET6 10
 #define PP_Q32 (1ULL << 32)
@@ -577,6 +580,7 @@ PP_INLINE void pp_cwnd_event(struct sock *sk, enum tcp_ca_event ev, __u32 algori
 		.cwnd_event = (void *)NAME##_cwnd_event,                                 \
 		.undo_cwnd = (void *)NAME##_undo_cwnd,                                   \
 		.name = #NAME,                                                           \
+		.flags = PP_TCP_CONG_NON_RESTRICTED,                                     \
 	};
 
 PP_ALGORITHM(pp_nmcc, PP_ALG_NMCC)

@@ -57,7 +57,8 @@ enum Command {
         /// How long, seconds.
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
-        /// The congestion control (`pp_lia`, `cubic`, ...).
+        /// The congestion control (`pp_lia`, `cubic`, ...; `default`: the namespace's
+        /// net.ipv4.tcp_congestion_control).
         #[arg(long, default_value = "pp_nmcc")]
         cc: String,
         /// Plain TCP instead of MPTCP.

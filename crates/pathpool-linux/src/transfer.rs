@@ -50,7 +50,8 @@ fn io_error(what: &str, e: &io::Error) -> LinuxError {
     }
 }
 
-/// Sends for `duration` to `to` with congestion control `cc`, over MPTCP when `mptcp`.
+/// Sends for `duration` to `to` with congestion control `cc` (`"default"`: the network
+/// namespace's default, `net.ipv4.tcp_congestion_control`), over MPTCP when `mptcp`.
 ///
 /// # Errors
 /// An unknown algorithm, no MPTCP, or a failed connection.
@@ -61,10 +62,11 @@ pub fn send(
     cc: &str,
 ) -> Result<Transferred, LinuxError> {
     let kind = if mptcp { "MPTCP" } else { "TCP" };
+    let chosen = cc != "default";
     // An MPTCP socket accepts any name before it connects (the kernel applies it to the
     // subflows later), so the name is checked against the kernel's list here.
     let available = std::fs::read_to_string(AVAILABLE).unwrap_or_default();
-    if !available.split_whitespace().any(|n| n == cc) {
+    if chosen && !available.split_whitespace().any(|n| n == cc) {
         return Err(LinuxError::BadInput(format!(
             "--cc {cc}: no such congestion control in this kernel (it has: {}); `pathpool \
              linux load` registers pp_nmcc, pp_lia, pp_olia and pp_balia, `modprobe \
@@ -73,8 +75,10 @@ pub fn send(
         )));
     }
     let sock = socket(to, mptcp).map_err(|e| io_error(&format!("an {kind} socket"), &e))?;
-    sock.set_tcp_congestion(cc.as_bytes())
-        .map_err(|e| io_error(&format!("TCP_CONGESTION {cc}"), &e))?;
+    if chosen {
+        sock.set_tcp_congestion(cc.as_bytes())
+            .map_err(|e| io_error(&format!("TCP_CONGESTION {cc}"), &e))?;
+    }
     sock.connect(&to.into())
         .map_err(|e| io_error(&format!("connecting to {to} over {kind}"), &e))?;
     let mut stream: TcpStream = sock.into();

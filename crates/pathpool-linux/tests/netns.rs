@@ -132,6 +132,34 @@ fn the_programs_load_verify_and_leave_nothing_after_unload() {
             "{name} in {available}"
         );
     }
+    // Registered non-restricted: a network namespace can make one its default.
+    let ns = format!("ppldefault{}", std::process::id());
+    must(&["ip", "netns", "add", &ns]);
+    let set = run(&[
+        "ip",
+        "netns",
+        "exec",
+        &ns,
+        "sysctl",
+        "-w",
+        "net.ipv4.tcp_congestion_control=pp_lia",
+    ]);
+    let now = run(&[
+        "ip",
+        "netns",
+        "exec",
+        &ns,
+        "sysctl",
+        "-n",
+        "net.ipv4.tcp_congestion_control",
+    ]);
+    let _ = run(&["ip", "netns", "del", &ns]);
+    assert!(
+        set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&now.stdout).trim(), "pp_lia");
     // Loading twice is refused, and leaves the first load in place.
     let again = run(&[BIN, "load"]);
     assert_eq!(again.status.code(), Some(2));
@@ -369,4 +397,37 @@ fn nmcc_takes_no_more_than_a_reno_flow_of_a_shared_bottleneck() {
         "a coupled connection takes no more than the TCP flow: {share:.3}"
     );
     assert!(share >= 0.2, "but is not starved: {share:.3}");
+}
+
+/// The sysctl route: a namespace's default algorithm reaches both subflows of an MPTCP
+/// connection that does not choose one (they register as non-restricted, docs/linux.md).
+#[test]
+fn a_namespace_default_of_pp_olia_reaches_both_subflows() {
+    let _k = serial();
+    if !root() {
+        return;
+    }
+    let _loaded = Loaded::new("olia");
+    let bed = TwoPaths::new("dflt", Some("50mbit")).expect("the bed");
+    must(&[
+        "ip",
+        "netns",
+        "exec",
+        &bed.client,
+        "sysctl",
+        "-qw",
+        "net.ipv4.tcp_congestion_control=pp_olia",
+    ]);
+    let (sink, send) = bed
+        .transfer(BIN, "default", 4.0, false)
+        .expect("the transfer");
+    thread::sleep(Duration::from_secs(2));
+    let (_, subflows) = connection();
+    let ss = must(&["ip", "netns", "exec", &bed.client, "ss", "-tin"]);
+    let mbps = sent_mbps(send);
+    let _ = sink.wait_with_output();
+    assert_eq!(subflows.len(), 2, "{subflows:?}");
+    assert!(subflows.iter().all(|f| f.3 == "pp_olia"), "{subflows:?}");
+    assert_eq!(ss.matches("pp_olia").count(), 2, "{ss}");
+    assert!(mbps > 50.0, "{mbps:.1} Mb/s");
 }
