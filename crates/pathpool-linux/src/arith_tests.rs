@@ -134,11 +134,10 @@ fn olia_matches_the_simulator_with_loss_histories() {
             "path {i} epsilon"
         );
     }
-    let (inc2, eps2) = olia_increase(&v, 2);
-    assert!(
-        inc2 < 0.0 || eps2 < 0.0,
-        "the largest window lends: epsilon −1/3"
-    );
+    // olia.rs: path 0 (best, not largest) gains 1/3, path 1 nothing, path 2 (largest) lends.
+    let eps: Vec<f64> = (0..3).map(|i| olia_increase(&v, i).1).collect();
+    assert!(close(eps[0], 1.0 / 3.0, 1e-12) && eps[1] == 0.0, "{eps:?}");
+    assert!(close(eps[2], -1.0 / 3.0, 1e-12), "{eps:?}");
 }
 
 #[test]

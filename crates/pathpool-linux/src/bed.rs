@@ -157,29 +157,9 @@ impl TwoPaths {
         seconds: f64,
         tcp: bool,
     ) -> Result<(Child, Child), LinuxError> {
-        let start = |ns: &str, args: &[&str]| {
-            Self::exec(ns, args)
-                .stdout(Stdio::piped())
-                .spawn()
-                .map_err(|e| LinuxError::Failed(format!("cannot start {program}: {e}")))
-        };
-        let sink = start(&self.server, &[program, "sink", "--listen", SERVER])?;
+        let sink = sink(&self.server, program, SERVER, 1)?;
         thread::sleep(Duration::from_millis(300));
-        let secs = seconds.to_string();
-        let mut args = vec![
-            program,
-            "send",
-            "--to",
-            SERVER,
-            "--seconds",
-            &secs,
-            "--cc",
-            cc,
-        ];
-        if tcp {
-            args.push("--tcp");
-        }
-        let send = start(&self.client, &args)?;
+        let send = sender(&self.client, program, SERVER, (cc, tcp), seconds)?;
         Ok((sink, send))
     }
 }
@@ -281,4 +261,52 @@ impl Drop for SharedBottleneck {
             delete_namespace(n);
         }
     }
+}
+
+fn spawn(ns: &str, program: &str, args: &[&str]) -> Result<Child, LinuxError> {
+    let mut all = vec![program];
+    all.extend_from_slice(args);
+    TwoPaths::exec(ns, &all)
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| LinuxError::Failed(format!("cannot start {program} in {ns}: {e}")))
+}
+
+/// `program sink` in namespace `ns` for `connections` connections on `listen`; its standard
+/// output (one JSON line per connection) is piped.
+///
+/// # Errors
+/// When it cannot start.
+pub fn sink(
+    ns: &str,
+    program: &str,
+    listen: &str,
+    connections: usize,
+) -> Result<Child, LinuxError> {
+    let n = connections.to_string();
+    spawn(
+        ns,
+        program,
+        &["sink", "--listen", listen, "--connections", &n],
+    )
+}
+
+/// `program send` in namespace `ns` to `to` for `seconds` with congestion control `cc`, over
+/// plain TCP when the flag is set; its JSON report is piped.
+///
+/// # Errors
+/// When it cannot start.
+pub fn sender(
+    ns: &str,
+    program: &str,
+    to: &str,
+    (cc, tcp): (&str, bool),
+    seconds: f64,
+) -> Result<Child, LinuxError> {
+    let secs = seconds.to_string();
+    let mut args = vec!["send", "--to", to, "--seconds", &secs, "--cc", cc];
+    if tcp {
+        args.push("--tcp");
+    }
+    spawn(ns, program, &args)
 }

@@ -522,9 +522,3 @@ pub fn pinned_map(name: &str) -> Result<libbpf_rs::MapHandle, LinuxError> {
         }
     })
 }
-
-/// Whether the map has no entries (for `status`'s message).
-#[must_use]
-pub fn is_empty(map: &libbpf_rs::MapHandle) -> bool {
-    map.keys().next().is_none()
-}

@@ -83,6 +83,9 @@ pub fn render(conns: &[Connection]) -> String {
             if f.flags & crate::maps::SLOT_INACTIVE != 0 {
                 state.push_str(" inactive");
             }
+            if f.flags & crate::maps::SLOT_SLOW_START != 0 {
+                state.push_str(" ss");
+            }
             let _ = writeln!(
                 s,
                 "{:>10}  {:>3}  {:<8}  {:>5}  {:<44}  {:>6}  {:>8}  {:>8.2}  {:>10}  {:>6}  {:>14}",

@@ -11,7 +11,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::Duration;
 
-use pathpool_linux::bed::{SharedBottleneck, TwoPaths, SHARED_SERVER};
+use pathpool_linux::bed::{self, SharedBottleneck, TwoPaths, SHARED_SERVER};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pathpool-linux");
 
@@ -354,33 +354,10 @@ fn nmcc_takes_no_more_than_a_reno_flow_of_a_shared_bottleneck() {
     }
     let _loaded = Loaded::new("nmcc");
     let bed = SharedBottleneck::new("shr", "50mbit").expect("the bed");
-    let exec = |ns: &str, args: &[&str]| TwoPaths::exec(ns, args);
-    let sink = exec(
-        &bed.server,
-        &[BIN, "sink", "--listen", SHARED_SERVER, "--connections", "2"],
-    )
-    .stdout(std::process::Stdio::piped())
-    .spawn()
-    .expect("the sink");
+    let sink = bed::sink(&bed.server, BIN, SHARED_SERVER, 2).expect("the sink");
     thread::sleep(Duration::from_millis(300));
     let start = |cc: &str, tcp: bool| {
-        let mut args = vec![
-            BIN,
-            "send",
-            "--to",
-            SHARED_SERVER,
-            "--seconds",
-            "60",
-            "--cc",
-            cc,
-        ];
-        if tcp {
-            args.push("--tcp");
-        }
-        exec(&bed.client, &args)
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("a sender")
+        bed::sender(&bed.client, BIN, SHARED_SERVER, (cc, tcp), 60.0).expect("a sender")
     };
     let (mp, tcp) = (start("pp_nmcc", false), start("reno", true));
     let bytes = |c: Child| -> f64 {
