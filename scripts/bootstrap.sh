@@ -4,7 +4,8 @@
 #
 #   system packages (apt-get, when missing): python3, python3-venv, a C compiler, curl,
 #   chromium and chromium-driver (for the HTML reports' browser test), clang, pkg-config,
-#   libelf-dev and zlib1g-dev (for pathpool-linux's BPF programs)
+#   libelf-dev and zlib1g-dev (for pathpool-linux's BPF programs), ethtool and iputils-ping
+#   (for `pathpool emu`'s namespace testbeds)
 #   Rust (rustup, when cargo is missing), a virtualenv in .venv with the Python dependencies,
 #   and pathpool built in release mode (PATHPOOL_PROFILE names another Cargo profile; `make
 #   test` uses fast-test, D229): the `pathpool` binary and the extension module (maturin
@@ -24,6 +25,10 @@ command -v clang >/dev/null 2>&1 || missing+=(clang)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 [ -e /usr/include/libelf.h ] || missing+=(libelf-dev)
 [ -e /usr/include/zlib.h ] || missing+=(zlib1g-dev)
+# `pathpool emu` forwards frames of at most one MTU: its testbeds turn segmentation offloads
+# off with ethtool, and measure the emulated delay with ping (docs/emu.md).
+command -v ethtool >/dev/null 2>&1 || missing+=(ethtool)
+command -v ping >/dev/null 2>&1 || missing+=(iputils-ping)
 # The HTML reports' test drives a real headless browser (tests/test_report_html.py): Debian's
 # Chromium and its chromedriver, not a browser download of Selenium's or Playwright's own.
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)

@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 
 pub mod bench;
 pub mod detours;
+pub mod emu;
 pub mod keygen;
 pub mod linux;
 pub mod overlay;
@@ -92,6 +93,9 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<OsString>,
     },
+    /// Emulate a link between two interfaces (rate, delay, random loss, drop-tail queue, per
+    /// direction) for kernel traffic, where `tc netem` is missing (docs/emu.md).
+    Emu(emu::EmuArgs),
     /// Internal: run one benchmark case in this process and print its figures as JSON.
     #[command(hide = true)]
     BenchCase {
@@ -132,6 +136,7 @@ pub fn run_cli(args: Vec<OsString>) -> u8 {
         Command::Get(args) => overlay::get_command(&args),
         Command::Testbed(args) => testbed::testbed_command(&args),
         Command::Keygen(args) => keygen::keygen_command(&args),
+        Command::Emu(args) => emu::emu_command(&args),
         Command::BenchCase { index, scale } => bench::bench_case_command(index, scale),
         Command::Linux { args } => match linux::linux(&args) {
             Ok(code) => return code,

@@ -41,7 +41,7 @@ pub fn must(args: &[&str]) -> Result<String, LinuxError> {
 
 /// Fresh namespaces of these names, each with its loopback up (an old one of the same name,
 /// left by a run that was killed, is deleted first).
-fn namespaces(names: &[&str]) -> Result<(), LinuxError> {
+pub(crate) fn namespaces(names: &[&str]) -> Result<(), LinuxError> {
     for n in names {
         delete_namespace(n);
         must(&["ip", "netns", "add", n])?;
@@ -50,7 +50,7 @@ fn namespaces(names: &[&str]) -> Result<(), LinuxError> {
     Ok(())
 }
 
-fn delete_namespace(name: &str) {
+pub(crate) fn delete_namespace(name: &str) {
     let _ = Command::new("ip").args(["netns", "del", name]).output();
 }
 

@@ -20,12 +20,14 @@
 pub mod arith;
 pub mod bed;
 pub mod bench;
+pub mod emu_bench;
 pub mod error;
 pub mod groups;
 pub mod loader;
 pub mod maps;
 pub mod status;
 pub mod transfer;
+pub mod wire;
 
 pub use error::LinuxError;
 pub use loader::{load, unload, Algorithm, LoadReport, UnloadReport, PIN_DIR};

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use pathpool_linux::groups::{self, Target};
-use pathpool_linux::{bench, loader, status, transfer, Algorithm, LinuxError};
+use pathpool_linux::{bench, emu_bench, loader, status, transfer, Algorithm, LinuxError};
 
 /// Coupled congestion control (NMCC, LIA, OLIA, BALIA) for Linux's own MPTCP.
 #[derive(Parser, Debug)]
@@ -71,6 +71,13 @@ enum Command {
         #[arg(long, value_delimiter = ',', default_value = "pp_nmcc,reno")]
         cc: Vec<String>,
         /// Seconds per transfer.
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+    },
+    /// How faithful and fast `pathpool emu` is: ping round trips at several delays, and TCP
+    /// at 100 Mb/s through the emulator next to `tbf` alone (root; docs/emu.md).
+    BenchEmu {
+        /// Seconds of each transfer.
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
     },
@@ -276,6 +283,50 @@ fn run(command: Command) -> Result<(), LinuxError> {
                 println!(
                     "{:<10} 2 MPTCP subflows over veth: {:>6.2} Gb/s, {:>6.3} CPU-s per GB",
                     l.cc, l.gbps, l.cpu_s_per_gb
+                );
+            }
+            Ok(())
+        }
+        Command::BenchEmu { seconds } => {
+            if !(seconds.is_finite() && seconds > 0.0) {
+                return Err(LinuxError::BadInput(format!(
+                    "--seconds {seconds}: give a positive number of seconds"
+                )));
+            }
+            let me = std::env::current_exe()
+                .map_err(|e| LinuxError::Failed(format!("cannot find this program: {e}")))?;
+            println!("ping through pathpool emu (50 pings, 50 ms apart, idle link):");
+            println!(
+                "{:>16} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+                "one-way delay", "expected", "min", "avg", "max", "mdev", "answered"
+            );
+            for l in emu_bench::delays(&[1, 10, 50, 100])? {
+                println!(
+                    "{:>13.0} ms {:>6.1} ms {:>6.3} ms {:>6.3} ms {:>6.3} ms {:>6.3} ms {:>9}",
+                    l.delay_ms,
+                    2.0 * l.delay_ms,
+                    l.min_ms,
+                    l.avg_ms,
+                    l.max_ms,
+                    l.mdev_ms,
+                    l.received
+                );
+            }
+            println!("\nTCP (CUBIC), {seconds} s, left to right:");
+            println!(
+                "{:<32} {:>8} {:>11} {:>11} {:>9} {:>9} {:>12}",
+                "link", "Mb/s", "late mean", "late max", "late>1ms", "q.drops", "emu CPU/s"
+            );
+            for l in emu_bench::transfers(&me.to_string_lossy(), seconds)? {
+                println!(
+                    "{:<32} {:>8.2} {:>8.1} us {:>8.1} us {:>9} {:>9} {:>11.1}%",
+                    l.setup,
+                    l.mbps,
+                    l.data.late_mean_us(),
+                    l.data.late_max_ns as f64 / 1e3,
+                    l.data.late_over_1ms,
+                    l.data.queue_drops,
+                    100.0 * l.emu_cpu_per_s
                 );
             }
             Ok(())

@@ -24,6 +24,9 @@ pub struct LinkEmulation {
     pub loss: f64,
     /// Drop-tail limit on the bytes waiting or being sent.
     pub queue_bytes: u64,
+    /// Drop-tail limit on the datagrams waiting or being sent ([`u64::MAX`]: none). A
+    /// datagram is dropped when either limit would be passed.
+    pub queue_packets: u64,
 }
 
 impl LinkEmulation {
@@ -33,6 +36,7 @@ impl LinkEmulation {
         delay: Dur::ZERO,
         loss: 0.0,
         queue_bytes: u64::MAX,
+        queue_packets: u64::MAX,
     };
 
     /// Whether the link passes everything at once: an infinite rate, no delay and no loss.
@@ -61,10 +65,10 @@ impl LinkEmulation {
                 message: "must be positive (or infinite)".into(),
             });
         }
-        if self.queue_bytes == 0 {
+        if self.queue_bytes == 0 || self.queue_packets == 0 {
             return Err(EmulationError {
                 field: "queue",
-                message: "must hold at least one byte".into(),
+                message: "must hold at least one byte and one packet".into(),
             });
         }
         Ok(())
@@ -157,6 +161,16 @@ impl<T> EmulatedLink<T> {
         u64::try_from(bits.div_ceil(ps_per_byte)).unwrap_or(u64::MAX)
     }
 
+    /// Datagrams queued or being sent at `now`.
+    #[must_use]
+    pub fn backlog_packets(&self, now: Time) -> u64 {
+        // A datagram's serialisation ends `delay` before its release, and releases are
+        // non-decreasing: the ones still serialising are a suffix.
+        let horizon = now.saturating_add(self.emulation.delay);
+        let serialised = self.in_transit.partition_point(|&(at, _, _)| at <= horizon);
+        (self.in_transit.len() - serialised) as u64
+    }
+
     /// Offers a datagram of `len_bytes` at `now`. A lost or dropped datagram is given back
     /// with the verdict so the caller can recycle its buffer.
     pub fn offer(&mut self, now: Time, len_bytes: u64, datagram: T) -> (Verdict, Option<T>) {
@@ -169,8 +183,11 @@ impl<T> EmulatedLink<T> {
         }
         let backlog = self.backlog_bytes(now);
         // An idle link takes any datagram, even one longer than the queue, as a router's
-        // interface does; otherwise drop-tail on bytes.
-        if backlog > 0 && backlog.saturating_add(len_bytes) > self.emulation.queue_bytes {
+        // interface does; otherwise drop-tail on bytes and packets.
+        if backlog > 0
+            && (backlog.saturating_add(len_bytes) > self.emulation.queue_bytes
+                || self.backlog_packets(now) >= self.emulation.queue_packets)
+        {
             self.stats.queue_drops += 1;
             return (Verdict::QueueFull, Some(datagram));
         }
@@ -229,6 +246,7 @@ mod tests {
                 delay: Dur::from_ms(delay_ms),
                 loss,
                 queue_bytes,
+                queue_packets: u64::MAX,
             },
             Rng::seed_from_u64(7),
         )
@@ -326,6 +344,37 @@ mod tests {
         assert_eq!(l.stats().delivered + l.stats().lost, n);
     }
 
+    #[test]
+    fn drop_tail_in_packets_counts_the_datagrams_not_yet_sent() {
+        // 8 Mb/s, 10 ms of delay, at most 2 datagrams waiting or being sent.
+        let mut l = EmulatedLink::new(
+            LinkEmulation {
+                queue_packets: 2,
+                ..LinkEmulation {
+                    rate: Rate::from_mbps(8),
+                    delay: Dur::from_ms(10),
+                    ..LinkEmulation::TRANSPARENT
+                }
+            },
+            Rng::seed_from_u64(1),
+        )
+        .unwrap();
+        let t0 = Time::ZERO;
+        assert!(matches!(l.offer(t0, 100, 0).0, Verdict::Queued { .. }));
+        assert!(matches!(l.offer(t0, 1000, 1).0, Verdict::Queued { .. }));
+        assert_eq!(l.backlog_packets(t0), 2);
+        assert_eq!(l.offer(t0, 40, 2), (Verdict::QueueFull, Some(2)));
+        // The first (100 B, 0.1 ms) is serialised by 0.1 ms, though still propagating: it
+        // no longer counts, and a third datagram fits.
+        let t = Time::from_ps(100 * pathpool_core::time::PS_PER_US);
+        assert_eq!(l.backlog_packets(t), 1);
+        assert!(matches!(l.offer(t, 40, 3).0, Verdict::Queued { .. }));
+        assert_eq!(l.offer(t, 40, 4), (Verdict::QueueFull, Some(4)));
+        assert_eq!(l.in_transit(), 3);
+        // Long after, everything has left the queue.
+        assert_eq!(l.backlog_packets(Time::from_ms(5)), 0);
+    }
+
     /// At an infinite rate, without delay or loss, the queue limit never matters: every
     /// datagram crosses at once, so the node can send it straight away.
     #[test]
@@ -382,7 +431,15 @@ mod tests {
         });
         assert_eq!(
             e.to_string(),
-            "link emulation: queue: must hold at least one byte"
+            "link emulation: queue: must hold at least one byte and one packet"
+        );
+        assert_eq!(
+            bad(LinkEmulation {
+                queue_packets: 0,
+                ..t
+            })
+            .field,
+            "queue"
         );
     }
 

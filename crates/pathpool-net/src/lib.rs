@@ -8,6 +8,7 @@
 pub mod cache;
 pub mod content_check;
 pub mod control_plane;
+pub mod emu;
 pub mod emulation;
 pub mod forward;
 pub mod get;

@@ -409,6 +409,7 @@ impl Overlay {
                 delay: l.delay.unwrap_or(Dur::ZERO),
                 loss: l.loss.unwrap_or(0.0),
                 queue_bytes: l.queue.map_or(DEFAULT_QUEUE_BYTES, ByteSize::bytes),
+                queue_packets: u64::MAX,
             };
             emulation
                 .validate()

@@ -1,0 +1,233 @@
+//! `pathpool linux bench-emu`: how faithful and how fast `pathpool emu` is, measured in a
+//! [`WireBed`] (issue 23 part B; printed, never asserted here; the netns tests assert the
+//! bounds).
+//!
+//! * **Delay.** Ping round trips through the emulator at several one-way delays on an idle
+//!   link, next to twice the delay.
+//! * **Rate.** A 10-s TCP (CUBIC) transfer through `tbf` at 100 Mb/s with a transparent
+//!   emulator (the baseline: `tbf` alone on the same bed), through the emulator at 100 Mb/s,
+//!   and through the emulator at 100 Mb/s with 10 ms each way, with the emulator's own
+//!   figures: how late frames left against their release time, and its CPU time; then
+//!   through the emulator without a rate, its ceiling.
+
+use std::time::Duration;
+
+use pathpool_core::{Dur, Rate};
+use pathpool_net::emu::DirectionStats;
+use pathpool_net::emulation::LinkEmulation;
+use serde::Serialize;
+
+use crate::bed::{must, sender, sink};
+use crate::transfer::Transferred;
+use crate::wire::{RunningEmu, WireBed, RIGHT};
+use crate::LinuxError;
+
+/// Round trips through the emulator at one delay.
+#[derive(Clone, Debug, Serialize)]
+pub struct PingLine {
+    /// The emulator's one-way delay, each direction, ms.
+    pub delay_ms: f64,
+    /// Pings answered.
+    pub received: u32,
+    /// Shortest round trip, ms.
+    pub min_ms: f64,
+    /// Mean round trip, ms.
+    pub avg_ms: f64,
+    /// Longest round trip, ms.
+    pub max_ms: f64,
+    /// ping's mean deviation, ms.
+    pub mdev_ms: f64,
+}
+
+/// One transfer's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct TransferLine {
+    /// What limited the link.
+    pub setup: String,
+    /// Goodput, Mb/s.
+    pub mbps: f64,
+    /// The data direction's counters.
+    pub data: DirectionStats,
+    /// The emulator's CPU time (both directions) per second of transfer.
+    pub emu_cpu_per_s: f64,
+}
+
+/// Pings `count` times at `interval_s` from the left host to the right; ping's summary.
+///
+/// # Errors
+/// No `ping`, or no answer at all.
+pub fn ping(bed: &WireBed, count: u32, interval_s: f64) -> Result<(u32, [f64; 4]), LinuxError> {
+    let (c, i) = (count.to_string(), interval_s.to_string());
+    let out = must(&[
+        "ip", "netns", "exec", &bed.left, "ping", "-n", "-q", "-c", &c, "-i", &i, RIGHT,
+    ])?;
+    parse_ping(&out).ok_or_else(|| LinuxError::Failed(format!("unexpected ping output: {out}")))
+}
+
+/// The received count and `min/avg/max/mdev` of ping's summary.
+fn parse_ping(out: &str) -> Option<(u32, [f64; 4])> {
+    let received = out
+        .lines()
+        .find(|l| l.contains("received"))?
+        .split(',')
+        .find(|p| p.contains("received"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let rtt = out.lines().find(|l| l.contains("min/avg/max"))?;
+    let numbers = rtt.split('=').nth(1)?.split_whitespace().next()?;
+    let v: Vec<f64> = numbers.split('/').filter_map(|x| x.parse().ok()).collect();
+    (v.len() == 4).then(|| (received, [v[0], v[1], v[2], v[3]]))
+}
+
+fn emulation(rate: Rate, delay_ms: u64, queue_bytes: u64) -> LinkEmulation {
+    LinkEmulation {
+        rate,
+        delay: Dur::from_ms(delay_ms),
+        queue_bytes,
+        ..LinkEmulation::TRANSPARENT
+    }
+}
+
+/// Ping round trips through the emulator at each one-way delay of `delays_ms`.
+///
+/// # Errors
+/// Not root, no `ping` or `ethtool`.
+pub fn delays(delays_ms: &[u64]) -> Result<Vec<PingLine>, LinuxError> {
+    let bed = WireBed::new("emud")?;
+    let mut lines = Vec::new();
+    for &d in delays_ms {
+        let link = emulation(Rate::INFINITE, d, u64::MAX);
+        let emu = RunningEmu::start(&bed.wire, &WireBed::config(link, link))?;
+        // The first exchange resolves the neighbours (ARP): not a round trip of the link.
+        ping(&bed, 1, 0.2)?;
+        let (received, [min, avg, max, mdev]) = ping(&bed, 50, 0.05)?;
+        emu.stop()?;
+        lines.push(PingLine {
+            delay_ms: d as f64,
+            received,
+            min_ms: min,
+            avg_ms: avg,
+            max_ms: max,
+            mdev_ms: mdev,
+        });
+    }
+    Ok(lines)
+}
+
+fn process_cpu_s() -> f64 {
+    // utime and stime of this process (all threads), fields 14 and 15 of /proc/self/stat,
+    // counted after the command name's closing parenthesis.
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let f: Vec<f64> = after
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    let ticks = must(&["getconf", "CLK_TCK"])
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(100.0);
+    f.get(11)
+        .zip(f.get(12))
+        .map_or(0.0, |(u, s)| (u + s) / ticks)
+}
+
+/// A `seconds`-long TCP transfer left to right through the emulator, `tbf` on the left host's
+/// egress when `tbf` is given.
+///
+/// # Errors
+/// A bed, emulator or transfer that fails.
+pub fn transfer(
+    program: &str,
+    setup: &str,
+    (link, tbf): (LinkEmulation, Option<&str>),
+    seconds: f64,
+) -> Result<TransferLine, LinuxError> {
+    let bed = WireBed::new("emut")?;
+    if let Some(rate) = tbf {
+        must(&[
+            "ip", "netns", "exec", &bed.left, "tc", "qdisc", "add", "dev", "e0", "root", "tbf",
+            "rate", rate, "burst", "16kb", "limit", "250kb",
+        ])?;
+    }
+    let back = LinkEmulation {
+        rate: Rate::INFINITE,
+        ..link
+    };
+    let emu = RunningEmu::start(&bed.wire, &WireBed::config(link, back))?;
+    let to = format!("{RIGHT}:5201");
+    let receiver = sink(&bed.right, program, &to, 1)?;
+    std::thread::sleep(Duration::from_millis(300));
+    let cpu_before = process_cpu_s();
+    let send = sender(&bed.left, program, &to, ("cubic", true), seconds)?;
+    let out = send
+        .wait_with_output()
+        .map_err(|e| LinuxError::Failed(format!("the sender: {e}")))?;
+    let cpu = process_cpu_s() - cpu_before;
+    let _ = receiver.wait_with_output();
+    let stats = emu.stop()?;
+    if !out.status.success() {
+        return Err(LinuxError::Failed(format!(
+            "the sender failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    let t: Transferred = serde_json::from_slice(&out.stdout)
+        .map_err(|e| LinuxError::Failed(format!("the sender's report: {e}")))?;
+    Ok(TransferLine {
+        setup: setup.into(),
+        mbps: t.mbps,
+        data: stats[0],
+        emu_cpu_per_s: cpu / t.seconds.max(1e-9),
+    })
+}
+
+/// The transfers: `tbf` alone, the emulator's rate, the emulator's rate and delay, and the
+/// emulator without a rate (its ceiling).
+///
+/// # Errors
+/// As [`transfer`].
+pub fn transfers(program: &str, seconds: f64) -> Result<Vec<TransferLine>, LinuxError> {
+    let hundred = Rate::from_mbps(100);
+    // 250 kB: the tbf baseline's limit; with 10 ms each way, about one bandwidth-delay
+    // product (100 Mb/s × 20 ms = 250 kB).
+    let cases = [
+        (
+            "tbf 100mbit, emu transparent",
+            emulation(Rate::INFINITE, 0, u64::MAX),
+            Some("100mbit"),
+        ),
+        ("emu 100 Mb/s", emulation(hundred, 0, 250_000), None),
+        (
+            "emu 100 Mb/s, 10 ms each way",
+            emulation(hundred, 10, 250_000),
+            None,
+        ),
+        // The ceiling: how fast the emulator forwards with nothing to hold frames back.
+        (
+            "emu, no rate limit",
+            emulation(Rate::INFINITE, 0, u64::MAX),
+            None,
+        ),
+    ];
+    cases
+        .into_iter()
+        .map(|(setup, link, tbf)| transfer(program, setup, (link, tbf), seconds))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_ping;
+
+    #[test]
+    fn reads_pings_summary() {
+        let out = "PING 10.8.0.2 (10.8.0.2) 56(84) bytes of data.\n\n--- 10.8.0.2 ping statistics \
+                   ---\n20 packets transmitted, 19 received, 5% packet loss, time 3810ms\nrtt \
+                   min/avg/max/mdev = 40.202/42.674/80.470/8.851 ms\n";
+        assert_eq!(parse_ping(out), Some((19, [40.202, 42.674, 80.470, 8.851])));
+        assert_eq!(parse_ping("nothing"), None);
+    }
+}
