@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 use clap::Args;
 use pathpool_lab::reproduce::{
     scoreboard, select, text_report, write_outputs, Ctx, Experiment, Runner, Score, EXPERIMENTS,
+    KERNEL_EXPERIMENTS,
 };
 
 use crate::CliError;
@@ -66,6 +67,10 @@ pub struct ReproduceArgs {
 pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
     if args.list || args.id.is_none() {
         for e in EXPERIMENTS {
+            println!("{:<26} {}  [{}]", e.id, e.title, e.source);
+        }
+        println!("\non this machine's kernel (root; not part of `all`; docs/linux.md):");
+        for e in KERNEL_EXPERIMENTS {
             println!("{:<26} {}  [{}]", e.id, e.title, e.source);
         }
         if args.id.is_none() && !args.list {

@@ -20,6 +20,7 @@
 pub mod arith;
 pub mod bed;
 pub mod bench;
+pub mod e8;
 pub mod emu_bench;
 pub mod error;
 pub mod groups;

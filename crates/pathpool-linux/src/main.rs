@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use pathpool_linux::groups::{self, Target};
-use pathpool_linux::{bench, emu_bench, loader, status, transfer, Algorithm, LinuxError};
+use pathpool_linux::{bench, e8, emu_bench, loader, status, transfer, Algorithm, LinuxError};
 
 /// Coupled congestion control (NMCC, LIA, OLIA, BALIA) for Linux's own MPTCP.
 #[derive(Parser, Debug)]
@@ -80,6 +80,20 @@ enum Command {
         /// Seconds of each transfer.
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
+    },
+    /// Internal: one run of the thesis's experiment E8 in fresh namespaces, for `pathpool
+    /// reproduce convergence-linux`; prints the bytes per second as JSON.
+    #[command(hide = true)]
+    E8 {
+        /// The run, as JSON (`pathpool_linux::e8::E8Config`).
+        #[arg(long)]
+        config: String,
+        /// Keeps the namespaces of concurrent runs apart.
+        #[arg(long, default_value = "e8")]
+        tag: String,
+        /// Print each second's shares on standard error.
+        #[arg(long)]
+        progress: bool,
     },
     /// Receive and count: one JSON line per connection as it ends.
     Sink {
@@ -330,6 +344,28 @@ fn run(command: Command) -> Result<(), LinuxError> {
                 );
             }
             Ok(())
+        }
+        Command::E8 {
+            config,
+            tag,
+            progress,
+        } => {
+            let config: e8::E8Config = serde_json::from_str(&config)
+                .map_err(|e| LinuxError::BadInput(format!("--config: {e}")))?;
+            let me = std::env::current_exe()
+                .map_err(|e| LinuxError::Failed(format!("cannot find this program: {e}")))?;
+            let run = e8::run(&me.to_string_lossy(), &config, &tag, |k, mp, sp| {
+                if progress {
+                    let all = (mp + sp).max(1) as f64;
+                    eprintln!(
+                        "{k:>5} s  mp {:>6.2} Mb/s  sp {:>6.2} Mb/s  share {:>5.1}%",
+                        mp as f64 * 8e-6,
+                        sp as f64 * 8e-6,
+                        100.0 * mp as f64 / all
+                    );
+                }
+            })?;
+            json(&run)
         }
         Command::Sink {
             listen,

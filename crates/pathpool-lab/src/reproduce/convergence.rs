@@ -16,8 +16,9 @@ use pathpool_sim::Results;
 
 use super::{published, Ctx, Estimate, Experiment, Job, Observation, Report};
 
-const FILE: &str = "scenarios/reproductions/mptcp-convergence.toml";
-const TEXT: &str = include_str!("../../../../scenarios/reproductions/mptcp-convergence.toml");
+pub(super) const FILE: &str = "scenarios/reproductions/mptcp-convergence.toml";
+pub(super) const TEXT: &str =
+    include_str!("../../../../scenarios/reproductions/mptcp-convergence.toml");
 const SOURCE: &str = "thesis E8 §5.2.2 Figs. 5.2-5.5";
 
 pub(super) const EXPERIMENT: Experiment = Experiment {
@@ -31,22 +32,22 @@ pub(super) const EXPERIMENT: Experiment = Experiment {
 /// Run length of the full version (the thesis's 30 minutes) and of `--quick`, in seconds.
 const DURATION_S: [u32; 2] = [1800, 600];
 /// Length of the sliding window of the convergence test, in seconds.
-const WINDOW_S: usize = 60;
+pub(super) const WINDOW_S: usize = 60;
 /// Half-width of the band around the final share that counts as settled (points).
-const BAND: f64 = 5.0;
+pub(super) const BAND: f64 = 5.0;
 /// The final share is measured over the last `1/FINAL_PART` of the run.
-const FINAL_PART: usize = 5;
+pub(super) const FINAL_PART: usize = 5;
 /// The early share is measured over the first this many seconds.
-const EARLY_S: usize = 300;
+pub(super) const EARLY_S: usize = 300;
 /// Payload part of a data packet on the wire (1460-byte segments, 40 bytes of headers).
-const PAYLOAD: f64 = 1460.0 / 1500.0;
+pub(super) const PAYLOAD: f64 = 1460.0 / 1500.0;
 /// Smallest drop-tail buffer, in bytes (20 packets): one BDP of the 10-ms setting would be
 /// 6.7 packets, about one per flow.
-const MIN_BUFFER_BYTES: f64 = 30_000.0;
+pub(super) const MIN_BUFFER_BYTES: f64 = 30_000.0;
 
 /// The algorithms of the thesis's figures (rows 1-5): name in the report and `cc`. NMCC and
 /// Uncoupled come first (their convergence times are compared with each other).
-const ALGORITHMS: [(&str, &str); 5] = [
+pub(super) const ALGORITHMS: [(&str, &str); 5] = [
     ("NMCC", "nmcc"),
     ("Uncoupled", "uncoupled"),
     ("LIA", "lia"),
@@ -56,15 +57,15 @@ const ALGORITHMS: [(&str, &str); 5] = [
 
 /// One path's parameters.
 #[derive(Clone, Copy)]
-struct Path {
+pub(super) struct Path {
     /// Rate of the data direction, Mb/s.
-    rate_mbps: f64,
+    pub(super) rate_mbps: f64,
     /// Round-trip propagation delay, ms.
-    rtt_ms: f64,
+    pub(super) rtt_ms: f64,
     /// Random loss probability of the data direction.
-    loss: f64,
+    pub(super) loss: f64,
     /// Drop-tail buffer in packets; `None`: one bandwidth-delay product, at least 20 packets.
-    buffer_pkts: Option<u32>,
+    pub(super) buffer_pkts: Option<u32>,
 }
 
 /// The thesis's defaults: 8 Mb/s, 100 ms, no netem loss.
@@ -83,7 +84,7 @@ const NETEM: Path = Path {
 
 /// Which per-run figure a published value is about.
 #[derive(Clone, Copy, PartialEq)]
-enum Figure {
+pub(super) enum Figure {
     /// Final share, %.
     Share,
     /// Convergence time, s.
@@ -94,10 +95,10 @@ enum Figure {
 
 impl Figure {
     /// Every figure, in report order.
-    const ALL: [Figure; 3] = [Figure::Share, Figure::Convergence, Figure::Utilisation];
+    pub(super) const ALL: [Figure; 3] = [Figure::Share, Figure::Convergence, Figure::Utilisation];
 
     /// Name in the report.
-    fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Figure::Share => "final share",
             Figure::Convergence => "convergence time",
@@ -106,7 +107,7 @@ impl Figure {
     }
 
     /// Unit in the report.
-    fn unit(self) -> &'static str {
+    pub(super) fn unit(self) -> &'static str {
         match self {
             Figure::Convergence => "s",
             Figure::Share | Figure::Utilisation => "%",
@@ -124,19 +125,19 @@ const TIMES: [(&str, Figure); 3] = [
 ];
 
 /// One column of the thesis's figures.
-struct Setting {
+pub(super) struct Setting {
     /// Name in the report and in the CSV files.
-    name: &'static str,
+    pub(super) name: &'static str,
     /// Path 1 and path 2.
-    paths: [Path; 2],
+    pub(super) paths: [Path; 2],
     /// Part of `--quick`.
-    quick: bool,
+    pub(super) quick: bool,
     /// The (algorithm, figure) pairs the thesis gives a value for (in
     /// `convergence.published.toml`); the others are reported as measured only.
-    compared: &'static [(&'static str, Figure)],
+    pub(super) compared: &'static [(&'static str, Figure)],
 }
 
-const SETTINGS: [Setting; 10] = [
+pub(super) const SETTINGS: [Setting; 10] = [
     Setting {
         name: "default",
         paths: [DEFAULT, DEFAULT],
@@ -289,7 +290,7 @@ const SETTINGS: [Setting; 10] = [
 
 /// The overrides of one setting: each path's rate, delays (half the RTT each way), random
 /// loss and drop-tail buffer.
-fn setting_overrides(s: &Setting) -> Vec<(&'static str, String)> {
+pub(super) fn setting_overrides(s: &Setting) -> Vec<(&'static str, String)> {
     const KEYS: [[&str; 5]; 2] = [
         [
             "links.p1.rate",
@@ -331,28 +332,28 @@ fn setting_overrides(s: &Setting) -> Vec<(&'static str, String)> {
 
 /// Bits delivered in each second of a run (or summed over runs): second k is (k, k + 1].
 #[derive(Clone, Default)]
-struct Series {
+pub(super) struct Series {
     /// By the multipath connections.
-    mp: Vec<f64>,
+    pub(super) mp: Vec<f64>,
     /// By every flow.
-    all: Vec<f64>,
+    pub(super) all: Vec<f64>,
 }
 
 impl Series {
     /// The multipath share (%) of the bytes delivered in seconds `from..to`.
-    fn share(&self, from: usize, to: usize) -> f64 {
+    pub(super) fn share(&self, from: usize, to: usize) -> f64 {
         100.0 * self.mp[from..to].iter().sum::<f64>() / self.all[from..to].iter().sum::<f64>()
     }
 
     /// The share over the last fifth of the series.
-    fn final_share(&self) -> f64 {
+    pub(super) fn final_share(&self) -> f64 {
         let n = self.all.len();
         self.share(n - n / FINAL_PART, n)
     }
 
     /// The convergence time in seconds and whether the share settled at all (the last 60-s
     /// window within the band); the series' length when it did not.
-    fn convergence(&self) -> (f64, bool) {
+    pub(super) fn convergence(&self) -> (f64, bool) {
         let n = self.all.len();
         if n < WINDOW_S {
             return (n as f64, false);
@@ -368,7 +369,7 @@ impl Series {
     }
 
     /// Adds another run's series, second by second.
-    fn add(&mut self, other: &Series) {
+    pub(super) fn add(&mut self, other: &Series) {
         if self.all.is_empty() {
             *self = other.clone();
             return;
@@ -383,21 +384,21 @@ impl Series {
 }
 
 /// One run's figures.
-struct RunFigures {
+pub(super) struct RunFigures {
     /// Bits delivered per second.
-    series: Series,
+    pub(super) series: Series,
     /// The multipath part of the bytes delivered in the last fifth of the run, %.
-    final_share: f64,
+    pub(super) final_share: f64,
     /// This run's own convergence time (s) and whether it settled.
-    convergence: (f64, bool),
+    pub(super) convergence: (f64, bool),
     /// Goodput of every flow over the two paths' goodput capacity, last fifth of the run, %.
-    utilisation: f64,
+    pub(super) utilisation: f64,
     /// The share over the first 300 s, %.
-    early_share: f64,
+    pub(super) early_share: f64,
     /// Retransmission timeouts per Reno flow over the run.
-    reno_timeouts: f64,
+    pub(super) reno_timeouts: f64,
     /// Retransmission timeouts per multipath subflow over the run.
-    subflow_timeouts: f64,
+    pub(super) subflow_timeouts: f64,
 }
 
 /// Whether a flow id is one of the multipath connections (`mp.0` … `mp.3`).
@@ -407,7 +408,11 @@ fn is_multipath(id: &str) -> bool {
 
 /// The figures of one run of `seconds` seconds; `capacity_bps` is the two paths' goodput
 /// capacity.
-fn analyse(r: &Results, seconds: usize, capacity_bps: f64) -> Result<RunFigures, String> {
+pub(super) fn analyse(
+    r: &Results,
+    seconds: usize,
+    capacity_bps: f64,
+) -> Result<RunFigures, String> {
     let t = &r.flow_timeseries;
     let (Some(time), Some(flow), Some(goodput)) =
         (t.f64s("time_s"), t.strs("flow"), t.f64s("goodput_bps"))
@@ -454,17 +459,17 @@ fn analyse(r: &Results, seconds: usize, capacity_bps: f64) -> Result<RunFigures,
 }
 
 /// The settings of the full run or of `--quick`.
-fn settings(quick: bool) -> Vec<&'static Setting> {
+pub(super) fn settings(quick: bool) -> Vec<&'static Setting> {
     SETTINGS.iter().filter(|s| !quick || s.quick).collect()
 }
 
 /// The compared figure of `algorithm` in setting `setting`.
-fn figure_metric(algorithm: &str, figure: Figure, setting: &str) -> String {
+pub(super) fn figure_metric(algorithm: &str, figure: Figure, setting: &str) -> String {
     format!("{algorithm} {}, {setting}", figure.name())
 }
 
 /// NMCC's convergence time less Uncoupled's in setting `setting` (published: 0).
-fn same_time_metric(setting: &str) -> String {
+pub(super) fn same_time_metric(setting: &str) -> String {
     format!("NMCC - Uncoupled convergence time, {setting}")
 }
 
@@ -480,14 +485,19 @@ fn compared(quick: bool) -> Vec<(String, &'static str)> {
     v
 }
 
-/// Runs every setting with every algorithm over the seeds and compares.
-fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
-    let seeds = ctx.seeds(10, 3);
-    let seconds = DURATION_S[usize::from(ctx.quick)];
-    let settings = settings(ctx.quick);
-    let targets = published::of(EXPERIMENT.id)?;
+/// Simulates every setting of `settings` with every algorithm of [`ALGORITHMS`] over seeds
+/// 1..=`seeds`, runs of `seconds`: per setting, per algorithm, each seed's figures.
+///
+/// # Errors
+/// A run that fails, or results without the time series.
+pub(super) fn simulate(
+    ctx: &Ctx<'_>,
+    settings: &[&Setting],
+    seconds: u32,
+    seeds: u32,
+) -> Result<Vec<Vec<Vec<RunFigures>>>, String> {
     let mut jobs = Vec::new();
-    for s in &settings {
+    for s in settings {
         for (_, cc) in ALGORITHMS {
             let mut o = setting_overrides(s);
             o.push(("flows.mp.cc", cc.to_string()));
@@ -503,22 +513,44 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
     }
     let results = ctx.runner.run(&jobs)?;
     let mut chunks = results.chunks(seeds as usize);
+    let mut out = Vec::new();
+    for s in settings {
+        let capacity = s.paths.iter().map(|p| p.rate_mbps * 1e6).sum::<f64>() * PAYLOAD;
+        let mut per_algorithm = Vec::new();
+        for _ in ALGORITHMS {
+            let chunk = chunks.next().ok_or("missing runs")?;
+            per_algorithm.push(
+                chunk
+                    .iter()
+                    .map(|r| analyse(r, seconds as usize, capacity))
+                    .collect::<Result<Vec<_>, _>>()?,
+            );
+        }
+        out.push(per_algorithm);
+    }
+    Ok(out)
+}
+
+/// Runs every setting with every algorithm over the seeds and compares.
+fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
+    let seeds = ctx.seeds(10, 3);
+    let seconds = DURATION_S[usize::from(ctx.quick)];
+    let settings = settings(ctx.quick);
+    let targets = published::of(EXPERIMENT.id)?;
+    let simulated = simulate(ctx, &settings, seconds, seeds)?;
     let mut report = Report::default();
     let mut per_second_csv = String::from("setting,cc,seed,second,share\n");
     let mut runs_csv = String::from(
         "setting,cc,seed,final_share,convergence_s,converged,utilisation,early_share,reno_timeouts,subflow_timeouts\n",
     );
-    for s in &settings {
-        let capacity = s.paths.iter().map(|p| p.rate_mbps * 1e6).sum::<f64>() * PAYLOAD;
+    for (s, by_algorithm) in settings.iter().zip(simulated) {
         // Per algorithm: the runs' figures and the series pooled over the seeds.
         let mut figures: Vec<Vec<RunFigures>> = Vec::new();
         let mut pooled: Vec<Series> = Vec::new();
-        for (_, cc) in ALGORITHMS {
-            let chunk = chunks.next().ok_or("missing runs")?;
+        for ((_, cc), chunk) in ALGORITHMS.iter().zip(by_algorithm) {
             let mut runs = Vec::new();
             let mut sum = Series::default();
-            for (i, r) in chunk.iter().enumerate() {
-                let f = analyse(r, seconds as usize, capacity)?;
+            for (i, f) in chunk.into_iter().enumerate() {
                 let seed = i + 1;
                 for (k, (m, a)) in f.series.mp.iter().zip(&f.series.all).enumerate() {
                     let share = if *a > 0.0 { 100.0 * m / a } else { f64::NAN };

@@ -10,6 +10,7 @@
 //! documents the interface).
 
 mod convergence;
+mod convergence_linux;
 mod domain_scale;
 mod inrpp_census;
 mod inrpp_dumbbell;
@@ -44,6 +45,7 @@ use std::path::{Path, PathBuf};
 use crate::LabError;
 use serde::Serialize;
 
+pub use convergence_linux::{linux_program, missing_program};
 pub use runner::{Job, Runner};
 pub use scoreboard::{Bound, Score, Verdict};
 pub use stats::Estimate;
@@ -242,7 +244,12 @@ pub const EXPERIMENTS: &[Experiment] = &[
     ptp_pi_bias::EXPERIMENT,
 ];
 
-/// The experiment `id`, or every experiment for `all`.
+/// Experiments on this machine's kernel (root, `pathpool-linux`, MPTCP and BPF): run by id,
+/// never by `all`.
+pub const KERNEL_EXPERIMENTS: &[Experiment] = &[convergence_linux::EXPERIMENT];
+
+/// The experiment `id` (of [`EXPERIMENTS`] or [`KERNEL_EXPERIMENTS`]), or every experiment
+/// of [`EXPERIMENTS`] for `all`.
 ///
 /// # Errors
 /// An unknown id, with the known ones.
@@ -252,10 +259,15 @@ pub fn select(id: &str) -> Result<Vec<&'static Experiment>, LabError> {
     }
     EXPERIMENTS
         .iter()
+        .chain(KERNEL_EXPERIMENTS)
         .find(|e| e.id == id)
         .map(|e| vec![e])
         .ok_or_else(|| {
-            let ids: Vec<&str> = EXPERIMENTS.iter().map(|e| e.id).collect();
+            let ids: Vec<&str> = EXPERIMENTS
+                .iter()
+                .chain(KERNEL_EXPERIMENTS)
+                .map(|e| e.id)
+                .collect();
             LabError::BadInput(format!(
                 "unknown experiment {id:?}; known: {}, all",
                 ids.join(", ")

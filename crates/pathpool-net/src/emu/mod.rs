@@ -21,7 +21,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use pathpool_core::{Rng, Time};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::emulation::{EmulatedLink, EmulationError, LinkEmulation};
 use packet_socket::{is_gso, raise_priority, tighten_timer_slack, PacketSocket, VNET_HDR_BYTES};
@@ -83,7 +83,7 @@ impl From<io::Error> for EmuError {
 }
 
 /// Counters of one direction.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DirectionStats {
     /// Whether the forwarder runs at a real-time priority.
     pub realtime: bool,

@@ -1,0 +1,70 @@
+//! Issue 23 part B: the E8 bed of `pathpool reproduce convergence-linux` carries what the
+//! thesis's testbed carried. Four MPTCP connections bring up both their subflows, one per
+//! path; four Reno connections split two per path; both emulated paths are filled. Runs the
+//! kernel's own Reno on the subflows (uncoupled MPTCP), so no BPF program is needed. Needs
+//! root, `ip`, `ethtool` and `ss`; without root it says so and checks nothing.
+
+use std::process::Command;
+
+use pathpool_linux::e8::{self, E8Config, PathSetting};
+
+const BIN: &str = env!("CARGO_BIN_EXE_pathpool-linux");
+
+fn root() -> bool {
+    let ok = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if !ok {
+        eprintln!("skipped: needs root (network namespaces and raw sockets)");
+    }
+    ok
+}
+
+#[test]
+fn four_mptcp_and_four_reno_connections_fill_both_emulated_paths() {
+    if !root() {
+        return;
+    }
+    // The thesis's default setting: 8 Mb/s and 100 ms per path, one BDP of queue.
+    let path = PathSetting {
+        rate_bps: 8_000_000,
+        rtt_ms: 100.0,
+        loss: 0.0,
+        queue_bytes: Some(100_000),
+        queue_packets: None,
+    };
+    let config = E8Config {
+        paths: [path, path],
+        mp_cc: "reno".into(),
+        sp_cc: "reno".into(),
+        seconds: 20,
+    };
+    let run = e8::run(BIN, &config, "e8t", |_, _, _| {}).unwrap();
+    assert_eq!(run.subflows, 8, "MPTCP subflows established");
+    assert_eq!(run.mp_bytes.len(), 20);
+    // Seconds 5-20: past slow start.
+    let mp: u64 = run.mp_bytes[5..].iter().sum();
+    let sp: u64 = run.sp_bytes[5..].iter().sum();
+    let mbps = (mp + sp) as f64 * 8.0 / 15.0 / 1e6;
+    eprintln!(
+        "{mbps:.2} Mb/s of 16; multipath share {:.3}; data frames per path {} / {}",
+        mp as f64 / (mp + sp) as f64,
+        run.data[0].delivered,
+        run.data[1].delivered
+    );
+    // 1448 bytes of payload per 1514-byte frame: 15.3 Mb/s at most.
+    assert!(mbps > 13.0, "{mbps} Mb/s over two 8 Mb/s paths");
+    assert!(mbps < 15.5, "{mbps} Mb/s: faster than the paths");
+    assert!(
+        mp > (mp + sp) / 5 && sp > (mp + sp) / 5,
+        "mp {mp} B, sp {sp} B"
+    );
+    for d in run.data {
+        // Each path carries its share: four subflows and two Reno flows each.
+        let total = run.data[0].delivered + run.data[1].delivered;
+        assert!(d.delivered * 10 > total * 4, "{:?}", run.data);
+        assert_eq!(d.oversize, 0, "{d:?}");
+        assert!(d.late_over_1ms * 1000 <= d.delivered, "{d:?}");
+    }
+}
