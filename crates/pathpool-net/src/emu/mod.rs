@@ -110,6 +110,8 @@ pub struct DirectionStats {
     pub late_over_1ms: u64,
     /// The latest a frame was sent after its release time, nanoseconds.
     pub late_max_ns: u64,
+    /// When that frame was sent, milliseconds after the emulator started.
+    pub late_max_at_ms: u64,
     /// Sum over frames of how late each was sent, nanoseconds (with `delivered`, the mean).
     pub late_total_ns: u64,
 }
@@ -293,7 +295,10 @@ fn forward(
                     stats.delivered_bytes += (frame.len() - VNET_HDR_BYTES) as u64;
                     let late_ns = now.saturating_since(due).as_ps() / 1000;
                     stats.late_total_ns += late_ns;
-                    stats.late_max_ns = stats.late_max_ns.max(late_ns);
+                    if late_ns > stats.late_max_ns {
+                        stats.late_max_ns = late_ns;
+                        stats.late_max_at_ms = now.as_ps() / 1_000_000_000;
+                    }
                     stats.late_over_1ms += u64::from(late_ns > 1_000_000);
                 }
                 Err(e) if is_transient(&e) => stats.send_errors += 1,
