@@ -60,6 +60,11 @@ pub struct E8Config {
     pub mp_cc: String,
     /// The single-path client's (`reno`).
     pub sp_cc: String,
+    /// A control run: the multipath client opens eight plain TCP connections, four to each
+    /// of the server's addresses (one per path), instead of four two-subflow MPTCP
+    /// connections; with the same congestion control on both clients its share is 4/6.
+    #[serde(default)]
+    pub mp_as_tcp: bool,
     /// Length of the run, seconds.
     pub seconds: u32,
 }
@@ -71,7 +76,8 @@ pub struct E8Run {
     pub mp_bytes: Vec<u64>,
     /// Bytes the single-path connections delivered in each second.
     pub sp_bytes: Vec<u64>,
-    /// Established MPTCP subflows seen 5 s into the run (8 when every connection has both).
+    /// Established MPTCP subflows (or, in a control run, TCP connections) of the multipath
+    /// client seen 5 s into the run: 8 when every connection has both.
     pub subflows: usize,
     /// The emulators' data-direction counters, path 1 and path 2.
     pub data: [DirectionStats; 2],
@@ -232,7 +238,10 @@ fn build(tag: &str) -> Result<Bed, LinuxError> {
             "permanent",
         ])?;
     }
-    // The multipath client: path 1 by default, path 2 for what is bound to m2.
+    // The multipath client: path 1 by default, path 2 for what is bound to m2 and for the
+    // server's second address (the control run's plain TCP; MPTCP's subflows all go to the
+    // first).
+    route(mp, &["10.12.2.0/24", "via", "10.10.2.254", "dev", "m2"])?;
     for (i, metric) in [(1, "100"), (2, "200")] {
         route(
             mp,
@@ -298,7 +307,7 @@ fn emulation(p: &PathSetting) -> [LinkEmulation; 2] {
 /// too), in the server's namespace.
 fn receiver(
     netns: &str,
-    port: u16,
+    (port, connections): (u16, usize),
     total: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
 ) -> Result<thread::JoinHandle<()>, LinuxError> {
@@ -326,7 +335,7 @@ fn receiver(
         // Accept without blocking, so that a sender that never connects cannot hold the
         // server past the end of the run.
         let _ = listener.set_nonblocking(true);
-        while readers.len() < CONNECTIONS && !stop.load(Ordering::Relaxed) {
+        while readers.len() < connections && !stop.load(Ordering::Relaxed) {
             let mut stream = match listener.accept() {
                 Ok((stream, _)) => stream,
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
@@ -415,17 +424,22 @@ pub fn run(
         emus.push(RunningEmu::start(bed.ns(&format!("w{}", i + 1)), &emu)?);
     }
     let stop = Arc::new(AtomicBool::new(false));
+    let mp_connections = if config.mp_as_tcp {
+        2 * CONNECTIONS
+    } else {
+        CONNECTIONS
+    };
     let (mp_total, sp_total) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
     let servers = [
         receiver(
             bed.ns("d"),
-            MP_PORT,
+            (MP_PORT, mp_connections),
             Arc::clone(&mp_total),
             Arc::clone(&stop),
         )?,
         receiver(
             bed.ns("d"),
-            SP_PORT,
+            (SP_PORT, CONNECTIONS),
             Arc::clone(&sp_total),
             Arc::clone(&stop),
         )?,
@@ -434,14 +448,28 @@ pub fn run(
     let mut senders = Vec::new();
     let start = Instant::now();
     for k in 0..CONNECTIONS {
-        let to = format!("10.12.1.2:{MP_PORT}");
-        senders.push(sender(
-            bed.ns("mp"),
-            program,
-            &to,
-            (&config.mp_cc, false),
-            seconds,
-        )?);
+        if config.mp_as_tcp {
+            // The control: two TCP connections per MPTCP connection, one to each path.
+            for path in 1..=2 {
+                let to = format!("10.12.{path}.2:{MP_PORT}");
+                senders.push(sender(
+                    bed.ns("mp"),
+                    program,
+                    &to,
+                    (&config.mp_cc, true),
+                    seconds,
+                )?);
+            }
+        } else {
+            let to = format!("10.12.1.2:{MP_PORT}");
+            senders.push(sender(
+                bed.ns("mp"),
+                program,
+                &to,
+                (&config.mp_cc, false),
+                seconds,
+            )?);
+        }
         // Two Reno connections to each of the server's addresses: two per path.
         let to = format!("10.12.{}.2:{SP_PORT}", 1 + k % 2);
         senders.push(sender(
@@ -492,8 +520,9 @@ pub fn run(
     drop(bed);
     if let Some(f) = failures.first() {
         return Err(LinuxError::Failed(format!(
-            "{} of 8 senders failed; the first: {f}",
-            failures.len()
+            "{} of {} senders failed; the first: {f}",
+            failures.len(),
+            mp_connections + CONNECTIONS
         )));
     }
     Ok(E8Run {

@@ -38,6 +38,7 @@ fn four_mptcp_and_four_reno_connections_fill_both_emulated_paths() {
         paths: [path, path],
         mp_cc: "reno".into(),
         sp_cc: "reno".into(),
+        mp_as_tcp: false,
         seconds: 20,
     };
     let run = e8::run(BIN, &config, "e8t", |_, _, _| {}).unwrap();
