@@ -88,6 +88,8 @@ pub struct E8Run {
 const MP_PORT: u16 = 5201;
 const SP_PORT: u16 = 5202;
 const CONNECTIONS: usize = 4;
+/// How often the run looks at its interruption flag.
+const TICK: Duration = Duration::from_millis(100);
 
 /// The bed's namespaces, deleted on drop.
 struct Bed {
@@ -394,14 +396,15 @@ fn established_subflows(mp: &str) -> usize {
 
 /// Runs E8 once with `config`, `program` being this program (the senders run as `program
 /// send`); `tag` keeps the namespaces of concurrent runs apart. `progress` is called each
-/// second with the second and the bytes of both clients in it.
+/// second with the second and the bytes of both clients in it. Setting `interrupt` (a
+/// signal handler's flag) ends the run early: the senders are killed and the bed deleted.
 ///
 /// # Errors
-/// Not root, no MPTCP, an algorithm not registered, or a step that fails.
+/// Not root, no MPTCP, an algorithm not registered, a step that fails, or an interruption.
 pub fn run(
     program: &str,
     config: &E8Config,
-    tag: &str,
+    (tag, interrupt): (&str, &AtomicBool),
     mut progress: impl FnMut(usize, u64, u64),
 ) -> Result<E8Run, LinuxError> {
     if config.seconds == 0 {
@@ -485,7 +488,25 @@ pub fn run(
     let (mut mp_last, mut sp_last) = (0, 0);
     for k in 1..=config.seconds as usize {
         let due = start + Duration::from_secs(k as u64);
-        thread::sleep(due.saturating_duration_since(Instant::now()));
+        while Instant::now() < due && !interrupt.load(Ordering::Relaxed) {
+            thread::sleep(due.saturating_duration_since(Instant::now()).min(TICK));
+        }
+        if interrupt.load(Ordering::Relaxed) {
+            for mut s in senders {
+                let _ = s.kill();
+                let _ = s.wait();
+            }
+            stop.store(true, Ordering::Relaxed);
+            for s in servers {
+                let _ = s.join();
+            }
+            // The emulators and the bed go when dropped.
+            return Err(LinuxError::Failed(format!(
+                "interrupted after {} of {} s; the namespaces are deleted",
+                k - 1,
+                config.seconds
+            )));
+        }
         let (m, s) = (
             mp_total.load(Ordering::Relaxed),
             sp_total.load(Ordering::Relaxed),

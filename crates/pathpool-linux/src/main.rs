@@ -354,17 +354,29 @@ fn run(command: Command) -> Result<(), LinuxError> {
                 .map_err(|e| LinuxError::BadInput(format!("--config: {e}")))?;
             let me = std::env::current_exe()
                 .map_err(|e| LinuxError::Failed(format!("cannot find this program: {e}")))?;
-            let run = e8::run(&me.to_string_lossy(), &config, &tag, |k, mp, sp| {
-                if progress {
-                    let all = (mp + sp).max(1) as f64;
-                    eprintln!(
-                        "{k:>5} s  mp {:>6.2} Mb/s  sp {:>6.2} Mb/s  share {:>5.1}%",
-                        mp as f64 * 8e-6,
-                        sp as f64 * 8e-6,
-                        100.0 * mp as f64 / all
-                    );
-                }
-            })?;
+            // Ctrl-C or SIGTERM ends the run cleanly: without the handler the process would
+            // die with its seven namespaces still there.
+            let interrupt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+                signal_hook::flag::register(signal, std::sync::Arc::clone(&interrupt))
+                    .map_err(|e| LinuxError::Failed(format!("cannot handle signals: {e}")))?;
+            }
+            let run = e8::run(
+                &me.to_string_lossy(),
+                &config,
+                (&tag, &interrupt),
+                |k, mp, sp| {
+                    if progress {
+                        let all = (mp + sp).max(1) as f64;
+                        eprintln!(
+                            "{k:>5} s  mp {:>6.2} Mb/s  sp {:>6.2} Mb/s  share {:>5.1}%",
+                            mp as f64 * 8e-6,
+                            sp as f64 * 8e-6,
+                            100.0 * mp as f64 / all
+                        );
+                    }
+                },
+            )?;
             json(&run)
         }
         Command::Sink {

@@ -41,7 +41,8 @@ fn four_mptcp_and_four_reno_connections_fill_both_emulated_paths() {
         mp_as_tcp: false,
         seconds: 20,
     };
-    let run = e8::run(BIN, &config, "e8t", |_, _, _| {}).unwrap();
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let run = e8::run(BIN, &config, ("e8t", &never), |_, _, _| {}).unwrap();
     assert_eq!(run.subflows, 8, "MPTCP subflows established");
     assert_eq!(run.mp_bytes.len(), 20);
     // Seconds 5-20: past slow start.
