@@ -19,6 +19,17 @@ use crate::LinuxError;
 /// The server's address and port on path 1.
 pub const SERVER: &str = "10.9.1.2:5201";
 
+/// Whether this process runs as root; when not, says on standard error that the calling
+/// test checks nothing (the namespace tests need root).
+#[must_use]
+pub fn running_as_root() -> bool {
+    let root = nix::unistd::Uid::effective().is_root();
+    if !root {
+        eprintln!("skipped: needs root (network namespaces, raw sockets, BPF)");
+    }
+    root
+}
+
 /// Runs a command, failing with its output.
 ///
 /// # Errors
@@ -70,9 +81,13 @@ fn veth(
     Ok(())
 }
 
-/// Two subflows per connection on both ends, the client's 10.9.2.1 (on `c2`) an MPTCP
+/// Two subflows per connection on both ends, the client's `address` (on `dev`) an MPTCP
 /// `subflow` endpoint.
-fn mptcp_endpoints(client: &str, server: &str) -> Result<(), LinuxError> {
+pub(crate) fn mptcp_endpoints(
+    client: &str,
+    server: &str,
+    (address, dev): (&str, &str),
+) -> Result<(), LinuxError> {
     for n in [client, server] {
         must(&[
             "ip",
@@ -90,7 +105,7 @@ fn mptcp_endpoints(client: &str, server: &str) -> Result<(), LinuxError> {
         ])?;
     }
     must(&[
-        "ip", "netns", "exec", client, "ip", "mptcp", "endpoint", "add", "10.9.2.1", "dev", "c2",
+        "ip", "netns", "exec", client, "ip", "mptcp", "endpoint", "add", address, "dev", dev,
         "subflow",
     ])?;
     Ok(())
@@ -133,7 +148,7 @@ impl TwoPaths {
                 ])?;
             }
         }
-        mptcp_endpoints(c, s)?;
+        mptcp_endpoints(c, s, ("10.9.2.1", "c2"))?;
         Ok(bed)
     }
 
@@ -250,7 +265,7 @@ impl SharedBottleneck {
             "ip", "netns", "exec", r, "tc", "qdisc", "add", "dev", "r3", "root", "tbf", "rate",
             rate, "burst", "16kb", "limit", "100kb",
         ])?;
-        mptcp_endpoints(c, s)?;
+        mptcp_endpoints(c, s, ("10.9.2.1", "c2"))?;
         Ok(bed)
     }
 }

@@ -31,8 +31,8 @@ use pathpool_net::emu::{DirectionStats, EmuConfig};
 use pathpool_net::emulation::LinkEmulation;
 use serde::{Deserialize, Serialize};
 
-use crate::bed::{delete_namespace, must, namespaces, sender};
-use crate::wire::{offloads_off, RunningEmu};
+use crate::bed::{delete_namespace, mptcp_endpoints, must, namespaces, sender};
+use crate::wire::{mac_address, offloads_off, RunningEmu};
 use crate::LinuxError;
 
 /// One path's setting.
@@ -144,14 +144,6 @@ fn route(ns: &str, args: &[&str]) -> Result<(), LinuxError> {
     must(&all).map(|_| ())
 }
 
-fn mac(ns: &str, dev: &str) -> Result<String, LinuxError> {
-    let out = must(&["ip", "-n", ns, "-br", "link", "show", dev])?;
-    out.split_whitespace()
-        .nth(2)
-        .map(str::to_string)
-        .ok_or_else(|| LinuxError::Failed(format!("no address for {dev} in {ns}")))
-}
-
 fn build(tag: &str) -> Result<Bed, LinuxError> {
     let pid = std::process::id();
     let bed = Bed {
@@ -210,7 +202,7 @@ fn build(tag: &str) -> Result<Bed, LinuxError> {
             ],
         )?;
         // Permanent neighbours across the wire: no ARP through the emulator.
-        let (router_mac, server_mac) = (mac(r, &oi)?, mac(d, &di)?);
+        let (router_mac, server_mac) = (mac_address(r, &oi)?, mac_address(d, &di)?);
         must(&[
             "ip",
             "-n",
@@ -258,34 +250,7 @@ fn build(tag: &str) -> Result<Bed, LinuxError> {
             ],
         )?;
     }
-    for n in [mp, d] {
-        exec(
-            n,
-            &[
-                "ip",
-                "mptcp",
-                "limits",
-                "set",
-                "subflow",
-                "2",
-                "add_addr_accepted",
-                "2",
-            ],
-        )?;
-    }
-    exec(
-        mp,
-        &[
-            "ip",
-            "mptcp",
-            "endpoint",
-            "add",
-            "10.10.2.1",
-            "dev",
-            "m2",
-            "subflow",
-        ],
-    )?;
+    mptcp_endpoints(mp, d, ("10.10.2.1", "m2"))?;
     Ok(bed)
 }
 

@@ -210,7 +210,7 @@ impl Drop for WireBed {
 ///
 /// # Errors
 /// No such interface.
-fn mac_address(netns: &str, dev: &str) -> Result<String, LinuxError> {
+pub(crate) fn mac_address(netns: &str, dev: &str) -> Result<String, LinuxError> {
     let out = must(&["ip", "-n", netns, "-br", "link", "show", dev])?;
     out.split_whitespace()
         .nth(2)

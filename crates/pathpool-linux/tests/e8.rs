@@ -4,26 +4,13 @@
 //! kernel's own Reno on the subflows (uncoupled MPTCP), so no BPF program is needed. Needs
 //! root, `ip`, `ethtool` and `ss`; without root it says so and checks nothing.
 
-use std::process::Command;
-
 use pathpool_linux::e8::{self, E8Config, PathSetting};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pathpool-linux");
 
-fn root() -> bool {
-    let ok = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    if !ok {
-        eprintln!("skipped: needs root (network namespaces and raw sockets)");
-    }
-    ok
-}
-
 #[test]
 fn four_mptcp_and_four_reno_connections_fill_both_emulated_paths() {
-    if !root() {
+    if !pathpool_linux::bed::running_as_root() {
         return;
     }
     // The thesis's default setting: 8 Mb/s and 100 ms per path, one BDP of queue.

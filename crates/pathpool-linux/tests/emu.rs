@@ -27,17 +27,6 @@ fn serial() -> MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn root() -> bool {
-    let ok = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    if !ok {
-        eprintln!("skipped: needs root (network namespaces and raw sockets)");
-    }
-    ok
-}
-
 fn link(rate: Rate, delay_ms: u64) -> LinkEmulation {
     LinkEmulation {
         rate,
@@ -49,7 +38,7 @@ fn link(rate: Rate, delay_ms: u64) -> LinkEmulation {
 
 #[test]
 fn round_trips_are_within_a_millisecond_of_the_emulated_delay() {
-    if !root() {
+    if !pathpool_linux::bed::running_as_root() {
         return;
     }
     let _one = serial();
@@ -75,7 +64,7 @@ fn round_trips_are_within_a_millisecond_of_the_emulated_delay() {
 
 #[test]
 fn tcp_through_the_emulator_at_100_mbps_matches_tbf() {
-    if !root() {
+    if !pathpool_linux::bed::running_as_root() {
         return;
     }
     let _one = serial();
@@ -117,7 +106,7 @@ fn tcp_through_the_emulator_at_100_mbps_matches_tbf() {
 
 #[test]
 fn random_losses_and_queue_drops_are_counted_to_the_frame() {
-    if !root() {
+    if !pathpool_linux::bed::running_as_root() {
         return;
     }
     let _one = serial();
@@ -185,7 +174,7 @@ fn wait_or_kill(mut child: Child, limit: Duration) -> Option<Output> {
 
 #[test]
 fn frames_longer_than_one_mtu_are_counted_not_lost_silently() {
-    if !root() {
+    if !pathpool_linux::bed::running_as_root() {
         return;
     }
     let _one = serial();

@@ -22,17 +22,6 @@ fn serial() -> MutexGuard<'static, ()> {
     KERNEL.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn root() -> bool {
-    let ok = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    if !ok {
-        eprintln!("skipped: needs root (BPF struct_ops and network namespaces)");
-    }
-    ok
-}
-
 fn run(args: &[&str]) -> Output {
     let out = Command::new(args[0])
         .args(&args[1..])
@@ -108,7 +97,7 @@ fn connection() -> (u32, Vec<(u64, u64, f64, String)>) {
 #[test]
 fn the_programs_load_verify_and_leave_nothing_after_unload() {
     let _k = serial();
-    if !root() {
+    if !pathpool_linux::bed::running_as_root() {
         return;
     }
     let _ = run(&[BIN, "unload", "--wait", "0"]);
@@ -185,7 +174,7 @@ fn the_programs_load_verify_and_leave_nothing_after_unload() {
 #[test]
 fn bad_input_and_missing_rights_exit_non_zero_with_a_reason() {
     let _k = serial();
-    if !root() {
+    if !pathpool_linux::bed::running_as_root() {
         return;
     }
     let _ = run(&[BIN, "unload", "--wait", "0"]);
@@ -243,7 +232,7 @@ fn bad_input_and_missing_rights_exit_non_zero_with_a_reason() {
 #[test]
 fn lia_couples_the_subflows_of_one_connection_until_the_groups_split_them() {
     let _k = serial();
-    if !root() {
+    if !pathpool_linux::bed::running_as_root() {
         return;
     }
     let _loaded = Loaded::new("lia");
@@ -300,7 +289,7 @@ fn lia_couples_the_subflows_of_one_connection_until_the_groups_split_them() {
 #[test]
 fn nmcc_in_separate_groups_aggregates_two_disjoint_paths() {
     let _k = serial();
-    if !root() {
+    if !pathpool_linux::bed::running_as_root() {
         return;
     }
     let _loaded = Loaded::new("nmcc");
@@ -349,7 +338,7 @@ fn nmcc_in_separate_groups_aggregates_two_disjoint_paths() {
 #[test]
 fn nmcc_takes_no_more_than_a_reno_flow_of_a_shared_bottleneck() {
     let _k = serial();
-    if !root() {
+    if !pathpool_linux::bed::running_as_root() {
         return;
     }
     let _loaded = Loaded::new("nmcc");
@@ -381,7 +370,7 @@ fn nmcc_takes_no_more_than_a_reno_flow_of_a_shared_bottleneck() {
 #[test]
 fn a_namespace_default_of_pp_olia_reaches_both_subflows() {
     let _k = serial();
-    if !root() {
+    if !pathpool_linux::bed::running_as_root() {
         return;
     }
     let _loaded = Loaded::new("olia");

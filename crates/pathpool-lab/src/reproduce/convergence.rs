@@ -16,9 +16,8 @@ use pathpool_sim::Results;
 
 use super::{published, Ctx, Estimate, Experiment, Job, Observation, Report};
 
-pub(super) const FILE: &str = "scenarios/reproductions/mptcp-convergence.toml";
-pub(super) const TEXT: &str =
-    include_str!("../../../../scenarios/reproductions/mptcp-convergence.toml");
+const FILE: &str = "scenarios/reproductions/mptcp-convergence.toml";
+const TEXT: &str = include_str!("../../../../scenarios/reproductions/mptcp-convergence.toml");
 const SOURCE: &str = "thesis E8 §5.2.2 Figs. 5.2-5.5";
 
 pub(super) const EXPERIMENT: Experiment = Experiment {
@@ -32,13 +31,13 @@ pub(super) const EXPERIMENT: Experiment = Experiment {
 /// Run length of the full version (the thesis's 30 minutes) and of `--quick`, in seconds.
 const DURATION_S: [u32; 2] = [1800, 600];
 /// Length of the sliding window of the convergence test, in seconds.
-pub(super) const WINDOW_S: usize = 60;
+const WINDOW_S: usize = 60;
 /// Half-width of the band around the final share that counts as settled (points).
-pub(super) const BAND: f64 = 5.0;
+const BAND: f64 = 5.0;
 /// The final share is measured over the last `1/FINAL_PART` of the run.
 pub(super) const FINAL_PART: usize = 5;
 /// The early share is measured over the first this many seconds.
-pub(super) const EARLY_S: usize = 300;
+const EARLY_S: usize = 300;
 /// Payload part of a data packet on the wire (1460-byte segments, 40 bytes of headers).
 pub(super) const PAYLOAD: f64 = 1460.0 / 1500.0;
 /// Smallest drop-tail buffer, in bytes (20 packets): one BDP of the 10-ms setting would be
@@ -390,15 +389,15 @@ pub(super) struct RunFigures {
     /// The multipath part of the bytes delivered in the last fifth of the run, %.
     pub(super) final_share: f64,
     /// This run's own convergence time (s) and whether it settled.
-    pub(super) convergence: (f64, bool),
+    convergence: (f64, bool),
     /// Goodput of every flow over the two paths' goodput capacity, last fifth of the run, %.
-    pub(super) utilisation: f64,
+    utilisation: f64,
     /// The share over the first 300 s, %.
-    pub(super) early_share: f64,
+    early_share: f64,
     /// Retransmission timeouts per Reno flow over the run.
-    pub(super) reno_timeouts: f64,
+    reno_timeouts: f64,
     /// Retransmission timeouts per multipath subflow over the run.
-    pub(super) subflow_timeouts: f64,
+    subflow_timeouts: f64,
 }
 
 /// Whether a flow id is one of the multipath connections (`mp.0` … `mp.3`).
@@ -408,11 +407,7 @@ fn is_multipath(id: &str) -> bool {
 
 /// The figures of one run of `seconds` seconds; `capacity_bps` is the two paths' goodput
 /// capacity.
-pub(super) fn analyse(
-    r: &Results,
-    seconds: usize,
-    capacity_bps: f64,
-) -> Result<RunFigures, String> {
+fn analyse(r: &Results, seconds: usize, capacity_bps: f64) -> Result<RunFigures, String> {
     let t = &r.flow_timeseries;
     let (Some(time), Some(flow), Some(goodput)) =
         (t.f64s("time_s"), t.strs("flow"), t.f64s("goodput_bps"))
@@ -475,8 +470,13 @@ pub(super) fn same_time_metric(setting: &str) -> String {
 
 /// The compared metrics, in report order.
 fn compared(quick: bool) -> Vec<(String, &'static str)> {
+    compared_in(&settings(quick))
+}
+
+/// The metrics compared in `settings`, in report order.
+pub(super) fn compared_in(settings: &[&Setting]) -> Vec<(String, &'static str)> {
     let mut v = Vec::new();
-    for s in settings(quick) {
+    for s in settings {
         for &(algorithm, figure) in s.compared {
             v.push((figure_metric(algorithm, figure, s.name), figure.unit()));
         }

@@ -21,8 +21,8 @@ use std::time::Instant;
 use serde::Deserialize;
 
 use super::convergence::{
-    figure_metric, same_time_metric, settings, simulate, Figure, Series, Setting, ALGORITHMS,
-    FINAL_PART, MIN_BUFFER_BYTES, PAYLOAD,
+    compared_in, figure_metric, same_time_metric, settings, simulate, Figure, Series, Setting,
+    ALGORITHMS, FINAL_PART, MIN_BUFFER_BYTES, PAYLOAD,
 };
 use super::{published, svg, Ctx, Estimate, Experiment, Observation, Report};
 
@@ -64,14 +64,7 @@ fn kernel_settings(quick: bool) -> Vec<&'static Setting> {
 /// The compared metrics, in report order: those of the simulated experiment for the same
 /// settings.
 fn compared(quick: bool) -> Vec<(String, &'static str)> {
-    let mut v = Vec::new();
-    for s in kernel_settings(quick) {
-        for &(algorithm, figure) in s.compared {
-            v.push((figure_metric(algorithm, figure, s.name), figure.unit()));
-        }
-        v.push((same_time_metric(s.name), "s"));
-    }
-    v
+    compared_in(&kernel_settings(quick))
 }
 
 /// `pathpool-linux` beside this executable (a checkout's target directory, a wheel's scripts
