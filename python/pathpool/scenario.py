@@ -72,8 +72,10 @@ from .types import (
     RedQueue,
     Routing,
     Scheduler,
+    Sdn,
     SizeDistribution,
     Subflow,
+    SubflowMove,
     SweepTable,
     Tcp,
     TcpLpOptions,
@@ -317,6 +319,7 @@ def flow(
     subflows: Sequence[Subflow] | None = None,
     k_paths: int | None = None,
     tm: TopologyManager | None = None,
+    sdn: Sdn | None = None,
     scheduler: Scheduler | None = None,
     receive_buffer: Quantity | None = None,
     opportunistic_retransmission: bool | None = None,
@@ -355,11 +358,12 @@ def flow(
     ``subflows`` (see :func:`subflow`) make it a multipath connection with one subflow per
     route, ``k_paths=k`` one with a subflow on each of the k shortest loopless paths,
     ``tm={"k": 2, "assistance": "bottleneck"}`` one whose subflows and coupling groups the
-    topology manager chooses; ``scheduler`` picks the subflow for each segment (``"lowest-rtt"``,
-    ``"round-robin"``). ``receive_buffer`` (``"200KB"``; default unlimited) gives a multipath
-    connection a connection-level receive window shared by its subflows, with head-of-line
-    blocking and the mitigations ``opportunistic_retransmission`` and ``penalisation`` (both on
-    by default with a finite buffer).
+    topology manager chooses; ``sdn={"hold": "2s"}`` has an SDN controller group the subflows
+    by their paths at set-up (thesis design 3); ``scheduler`` picks the subflow for each
+    segment (``"lowest-rtt"``, ``"round-robin"``). ``receive_buffer`` (``"200KB"``; default
+    unlimited) gives a multipath connection a connection-level receive window shared by its
+    subflows, with head-of-line blocking and the mitigations ``opportunistic_retransmission``
+    and ``penalisation`` (both on by default with a finite buffer).
 
     >>> flow("a", "b", size="10MB", start="1s")
     {'from': 'a', 'to': 'b', 'kind': 'tcp', 'start': '1s', 'size': '10MB'}
@@ -387,6 +391,7 @@ def flow(
                 "subflows": [dict(sf) for sf in subflows] if subflows is not None else None,
                 "k_paths": k_paths,
                 "tm": dict(tm) if tm is not None else None,
+                "sdn": dict(sdn) if sdn is not None else None,
                 "scheduler": scheduler,
                 "receive_buffer": _size(receive_buffer),
                 "opportunistic_retransmission": opportunistic_retransmission,
@@ -432,9 +437,11 @@ def subflow(
     group: int | None = None,
     start: Quantity | None = None,
     stop: Quantity | None = None,
+    moves: Sequence[SubflowMove] | None = None,
 ) -> Subflow:
     """One subflow of a multipath :func:`flow`: its route, coupling group (subflows in
-    different groups are not coupled), and when it opens and closes.
+    different groups are not coupled), when it opens and closes, and ``moves`` to other routes
+    without a new join (``[{"at": "30s", "route": [...]}]``).
 
     >>> subflow(["a", "r", "b"], group=1, start="5s")
     {'route': ['a', 'r', 'b'], 'group': 1, 'start': '5s'}
@@ -447,6 +454,9 @@ def subflow(
                 "group": group,
                 "start": _time(start),
                 "stop": _time(stop),
+                "moves": [{"at": _time(m["at"]), "route": list(m["route"])} for m in moves]
+                if moves is not None
+                else None,
             }
         ),
     )

@@ -260,6 +260,13 @@ class TopologyManager(TypedDict, total=False):
     factor: Union[Literal["paths-on-link", "all-paths"], float]  # noqa: UP007
 
 
+class SubflowMove(TypedDict):
+    """A subflow's move to another route without a new join (an SDN rule change)."""
+
+    at: Quantity
+    route: list[str]
+
+
 class Subflow(TypedDict, total=False):
     """One subflow of a multipath flow (see :func:`pathpool.subflow`)."""
 
@@ -267,6 +274,13 @@ class Subflow(TypedDict, total=False):
     group: int
     start: Quantity
     stop: Quantity
+    moves: list[SubflowMove]
+
+
+class Sdn(TypedDict, total=False):
+    """A flow's ``sdn`` table: coupling groups from an SDN controller (design 3)."""
+
+    hold: Quantity
 
 
 class Outage(TypedDict, total=False):
@@ -397,6 +411,7 @@ Flow = TypedDict(
         "subflows": list[Subflow],
         "k_paths": int,
         "tm": TopologyManager,
+        "sdn": Sdn,
         "scheduler": Scheduler,
         "receive_buffer": Quantity,
         "opportunistic_retransmission": bool,
@@ -565,8 +580,10 @@ __all__ = [
     "RouteMetric",
     "Routing",
     "Scheduler",
+    "Sdn",
     "SizeDistribution",
     "Subflow",
+    "SubflowMove",
     "SweepTable",
     "Tcp",
     "Tfrc",

@@ -47,6 +47,7 @@ pub mod results;
 mod router_series;
 mod sack_channel;
 mod sampler;
+mod sdn;
 mod seq_trace;
 mod sim;
 pub mod spec;

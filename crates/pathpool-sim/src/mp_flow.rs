@@ -28,6 +28,11 @@ pub(crate) struct SubflowPlan {
     pub(crate) group: u32,
     pub(crate) start: Time,
     pub(crate) stop: Option<Time>,
+    /// With an SDN controller: the groups the host sets when this subflow opens (subflow,
+    /// group), its own first (crate::sdn).
+    pub(crate) regroup: Vec<(u32, u32)>,
+    /// Moves without a join: when, and the first hops of the new data and ACK routes.
+    pub(crate) moves: Vec<(Time, u32, u32)>,
 }
 
 /// Where an opened subflow's packets start: the positions of the first hops of its routes.
@@ -59,6 +64,8 @@ pub(crate) struct MpConn {
     windowed: bool,
     /// For each scenario subflow, its index once opened.
     pub(crate) index_of: Vec<Option<u32>>,
+    /// For each scenario subflow, how many of its moves have been made.
+    moved: Vec<u32>,
     header_bytes: u32,
     pub(crate) start: Time,
     pub(crate) stop: Option<Time>,
@@ -100,6 +107,7 @@ impl MpConn {
             owd_acks,
             windowed,
             index_of: vec![None; n],
+            moved: vec![0; n],
             header_bytes,
             start,
             stop,
@@ -126,9 +134,11 @@ impl MpConn {
             .enumerate()
             .filter_map(|(j, p)| match self.index_of[j] {
                 None => Some(p.start),
-                Some(i) => p
-                    .stop
-                    .filter(|_| self.sender.subflows()[i as usize].state() == SubflowState::Active),
+                Some(i) => {
+                    let active = self.sender.subflows()[i as usize].state() == SubflowState::Active;
+                    let next_move = p.moves.get(self.moved[j] as usize).map(|m| m.0);
+                    earlier(p.stop, next_move).filter(|_| active)
+                }
             })
             .chain(self.stop.filter(|_| !self.stopped))
             .min()
@@ -194,6 +204,23 @@ impl MpConn {
                     if self.windowed || self.owd_acks || self.receiver.subflows()[r].config().sack {
                         self.sack.push(SackChannel::default());
                     }
+                    // The SDN controller's PATH_OVERLAP, delivered with the set-up: the other
+                    // subflows' groups as it now sees them (the first entry is this one's).
+                    for &(k, g) in self.plan[j].regroup.iter().skip(1) {
+                        if let Some(other) = self.index_of[k as usize] {
+                            self.sender.set_group(other as usize, &mut self.cc, g);
+                        }
+                    }
+                }
+                Some(i)
+                    if p.moves
+                        .get(self.moved[j] as usize)
+                        .is_some_and(|m| m.0 <= now) =>
+                {
+                    // A move without a join: new routes, the same group.
+                    let (_, data, ack) = p.moves[self.moved[j] as usize];
+                    self.opened[i as usize] = SubflowRoutes { data, ack };
+                    self.moved[j] += 1;
                 }
                 Some(i) if p.stop.is_some_and(|s| s <= now) => {
                     self.sender.close_subflow(i as usize, &mut self.cc);

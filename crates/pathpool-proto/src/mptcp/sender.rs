@@ -232,6 +232,17 @@ impl MpSender {
         self.subflows.len() - 1
     }
 
+    /// Moves subflow `i` to coupling group `group` (the network's path-overlap information
+    /// changed); a closed subflow stays as it is.
+    pub fn set_group<C: MultipathController>(&mut self, i: usize, cc: &mut C, group: u32) {
+        let sf = &mut self.subflows[i];
+        if sf.state == SubflowState::Closed {
+            return;
+        }
+        sf.group = group;
+        cc.set_group(sf.sender.path(), group);
+    }
+
     /// Closes subflow `i`: its path leaves the controller and the data it had in flight
     /// unacknowledged is queued to go out again on the other subflows.
     pub fn close_subflow<C: MultipathController>(&mut self, i: usize, cc: &mut C) {

@@ -2,7 +2,7 @@
 //! least-cost paths (`k_paths`), or the topology manager's (`tm`), each with its data and ACK
 //! paths and its coupling group.
 
-use pathpool_core::Dur;
+use pathpool_core::{Dur, Time};
 use pathpool_topo::NodeIx;
 
 use super::net::{flow_paths, topology_manager, FlowPaths, Net};
@@ -11,8 +11,27 @@ use crate::error::{PathSeg, SpecError};
 use crate::packet::MAX_SUBFLOWS;
 use crate::spec::{SubflowSpec, TcpFlowSpec, TmPolicy};
 
+/// One subflow of a multipath connection: as the scenario gives it, its paths, and the
+/// paths it moves to (`moves`, with their times).
+#[derive(Clone)]
+pub(super) struct Planned {
+    pub(super) spec: SubflowSpec,
+    pub(super) paths: FlowPaths,
+    pub(super) moves: Vec<(Time, FlowPaths)>,
+}
+
+impl Planned {
+    fn fixed(spec: SubflowSpec, paths: FlowPaths) -> Planned {
+        Planned {
+            spec,
+            paths,
+            moves: Vec::new(),
+        }
+    }
+}
+
 /// A multipath connection's subflows with their paths.
-pub(super) type Plan = Vec<(SubflowSpec, FlowPaths)>;
+pub(super) type Plan = Vec<Planned>;
 
 /// The subflows of a multipath flow (`paths` or `subflows`), checked, with their paths;
 /// `None` for a single-path flow.
@@ -52,10 +71,23 @@ pub(super) fn multipath_plan(
         (None, None) if f.k_paths.is_some() => {
             return k_paths_plan(net, f, from, to, here).map(Some);
         }
+        (None, None) if f.tm.is_some() && f.sdn.is_some() => {
+            return Err(SpecError::at(
+                field("sdn"),
+                "the topology manager (tm) already assigns the coupling groups; give tm or sdn",
+            ));
+        }
         (None, None) if f.tm.is_some() => {
             return tm_plan(net, f, from, to, here).map(Some);
         }
         (None, None) => {
+            if f.sdn.is_some() {
+                return Err(SpecError::at(
+                    field("sdn"),
+                    "an SDN controller groups the subflows of a multipath flow (give paths, \
+                     subflows or k_paths)",
+                ));
+            }
             if f.scheduler.is_some() {
                 return Err(SpecError::at(
                     field("scheduler"),
@@ -102,6 +134,14 @@ pub(super) fn multipath_plan(
     if specs.is_empty() {
         return Err(SpecError::at(field(name), "give at least one subflow"));
     }
+    if f.sdn.is_some() {
+        if let Some(i) = specs.iter().position(|s| s.group != 0) {
+            return Err(SpecError::at(
+                child(&[field(name), vec![ix(i)]].concat(), "group"),
+                "the SDN controller (sdn) assigns the coupling groups; leave group out",
+            ));
+        }
+    }
     if specs.len() > MAX_SUBFLOWS as usize {
         return Err(SpecError::at(
             field(name),
@@ -133,7 +173,37 @@ pub(super) fn multipath_plan(
             }
         }
         let paths = flow_paths(net, from, to, sf.route.as_ref(), &here, route_path, true)?;
-        out.push((sf, paths));
+        let mut moves = Vec::with_capacity(sf.moves.len());
+        let mut after = start;
+        for (m, mv) in sf.moves.iter().enumerate() {
+            let mut at_move = child(&here, "moves");
+            at_move.push(ix(m));
+            let end = sf.stop.unwrap_or(duration);
+            if mv.at <= after || mv.at >= end {
+                return Err(SpecError::at(
+                    child(&at_move, "at"),
+                    format!(
+                        "must be after the subflow's start ({start}) and any earlier move, and before it ends ({end})"
+                    ),
+                ));
+            }
+            after = mv.at;
+            let to_paths = flow_paths(
+                net,
+                from,
+                to,
+                Some(&mv.route),
+                &at_move,
+                child(&at_move, "route"),
+                true,
+            )?;
+            moves.push((Time::ZERO + mv.at, to_paths));
+        }
+        out.push(Planned {
+            spec: sf,
+            paths,
+            moves,
+        });
     }
     Ok(Some(out))
 }
@@ -183,7 +253,7 @@ fn k_paths_plan(
                 &field("k_paths"),
                 " for the ACKs of a k-shortest path (make the link duplex)",
             )?;
-            Ok((
+            Ok(Planned::fixed(
                 SubflowSpec::default(),
                 FlowPaths {
                     data,
@@ -246,7 +316,7 @@ fn tm_plan(
         .paths
         .into_iter()
         .map(|p| {
-            (
+            Planned::fixed(
                 SubflowSpec {
                     group: p.group_id,
                     ..SubflowSpec::default()

@@ -4,13 +4,13 @@
 use std::collections::HashSet;
 
 use pathpool_cc::MultipathController;
-use pathpool_core::{BufferSize, Rng, Time};
+use pathpool_core::{BufferSize, Dur, Rng, Time};
 use pathpool_proto::mptcp::{MpReceiver, MpSender, ReceiveWindowConfig, Scheduler};
 use pathpool_proto::tcp::{TcpReceiver, TcpSender, TcpSenderConfig};
-use pathpool_topo::NodeIx;
+use pathpool_topo::{EdgeId, NodeIx};
 
 use super::entry::Entry;
-use super::multipath::multipath_plan;
+use super::multipath::{multipath_plan, Planned};
 use super::net::{flow_paths, FlowPaths, Net};
 use super::tcp_params::{
     check_base_subflow, element_tcp_spec, resolve_tcp, single_path_cc, TcpParams,
@@ -19,6 +19,7 @@ use super::{child, STREAM_OVERHEAD};
 use crate::error::{PathSeg, SpecError};
 use crate::mp_flow::{MpConn, SubflowPlan};
 use crate::overhead::SendOverhead;
+use crate::sdn;
 use crate::sim::{FlowMeta, Simulation, SubflowMeta};
 use crate::spec::{FlowCc, FlowKind, SubflowSpec, TcpFlowSpec, WindowLimit};
 use crate::tcp_flow::{TcpSink, TcpSource};
@@ -52,7 +53,7 @@ pub(super) fn add_tcp_flows(
         Some(sfs) => check_base_subflow(&params, f.tcp.as_ref(), sfs.len(), &here)?,
     }
     let paths = match &subflows {
-        Some(sfs) => sfs[0].1.clone(),
+        Some(sfs) => sfs[0].paths.clone(),
         None => flow_paths(
             net,
             from,
@@ -93,7 +94,8 @@ pub(super) fn add_tcp_flows(
             Some(sfs) => {
                 let window = receive_window(f, params.sender.mss, &here)?;
                 let scheduler = f.scheduler.unwrap_or_default();
-                add_mp_flow(sim, net, ends, sfs, scheduler, &params, window);
+                let sdn = f.sdn.as_ref().map(|s| s.hold.unwrap_or(SDN_HOLD));
+                add_mp_flow(sim, net, ends, (sfs, sdn), scheduler, &params, window);
             }
             None => add_tcp_flow(sim, net, ends, &paths, &params),
         }
@@ -202,13 +204,18 @@ fn tcp_flow_meta(
     }
 }
 
+/// How long the SDN controller keeps a connection's status without `sdn.hold` (the thesis:
+/// 1-2 s; D337).
+const SDN_HOLD: Dur = Dur::from_secs(2);
+
 /// Adds a multipath connection: one source and one sink element for all its subflows, a data
-/// and an ACK route per subflow.
+/// and an ACK route per subflow (and one per move), with the SDN controller's groups when
+/// `sdn_hold` is given.
 pub(super) fn add_mp_flow(
     sim: &mut Simulation,
     net: &Net,
     ends: FlowEnds,
-    subflows: &[(SubflowSpec, FlowPaths)],
+    (subflows, sdn_hold): (&[Planned], Option<Dur>),
     scheduler: Scheduler,
     p: &TcpParams,
     window: Option<ReceiveWindowConfig>,
@@ -226,20 +233,42 @@ pub(super) fn add_mp_flow(
     let sink_elem = src_elem + 1;
     let mut plan = Vec::with_capacity(subflows.len());
     let mut meta = Vec::with_capacity(subflows.len());
-    for (sf, paths) in subflows {
+    let opens = |sf: &SubflowSpec| sf.start.map_or(start, |s| Time::ZERO + s);
+    // With an SDN controller, the groups the host sets as each subflow opens (crate::sdn).
+    let regroups = sdn_hold.map(|hold| {
+        let setups: Vec<(Time, Vec<EdgeId>)> = subflows
+            .iter()
+            .map(|s| (opens(&s.spec), s.paths.data.clone()))
+            .collect();
+        sdn::regroups(&setups, hold)
+    });
+    for (j, s) in subflows.iter().enumerate() {
+        let (sf, paths) = (&s.spec, &s.paths);
         let (data_route, ack_route) = add_routes(sim, net, paths, src_elem, sink_elem);
-        let sf_start = sf.start.map_or(start, |s| Time::ZERO + s);
+        let sf_start = opens(sf);
         let sf_stop = sf.stop.map(|s| Time::ZERO + s);
+        let regroup = regroups.as_ref().map_or(Vec::new(), |r| r[j].clone());
+        let group = regroup.first().map_or(sf.group, |&(_, g)| g);
+        let moves = s
+            .moves
+            .iter()
+            .map(|(at, to)| {
+                let (data, ack) = add_routes(sim, net, to, src_elem, sink_elem);
+                (*at, data, ack)
+            })
+            .collect();
         plan.push(SubflowPlan {
             data_route,
             ack_route,
-            group: sf.group,
+            group,
             start: sf_start,
             stop: sf_stop,
+            regroup,
+            moves,
         });
         meta.push(SubflowMeta {
             path: net.node_names(from, &paths.data),
-            group: sf.group,
+            group,
             start: sf_start,
             stop: sf_stop,
         });

@@ -15,7 +15,7 @@ use pathpool_proto::mptfrc::{
 };
 
 use super::entry::Entry;
-use super::multipath::multipath_plan;
+use super::multipath::{multipath_plan, Planned};
 use super::net::flow_paths;
 use super::{child, k, MAX_PACKET_BYTES};
 use crate::error::{PathSeg, SpecError};
@@ -222,6 +222,19 @@ pub(super) fn add_tfrc_flows(
         subflows: f.subflows.clone(),
         ..TcpFlowSpec::default()
     };
+    if let Some(i) = f
+        .subflows
+        .iter()
+        .flatten()
+        .position(|s| !s.moves.is_empty())
+    {
+        let mut at = entry.field("subflows");
+        at.push(super::ix(i));
+        return Err(SpecError::at(
+            child(&at, "moves"),
+            "moves are for multipath TCP subflows",
+        ));
+    }
     let plan = multipath_plan(net, &tcp_like, from, to, &entry.here(), entry.sc.duration)?;
     if plan.is_none() {
         if let Some(name) = f.tfrc.as_ref().and_then(|t| {
@@ -242,7 +255,7 @@ pub(super) fn add_tfrc_flows(
     let routes: Vec<(Vec<u32>, Vec<u32>, Vec<String>)> = match &plan {
         Some(plan) => plan
             .iter()
-            .map(|(_, p)| {
+            .map(|Planned { paths: p, .. }| {
                 let back = p.back.as_ref().expect("TFRC flows ask for a reverse path");
                 (
                     p.data.iter().map(|e| net.elem[e.0 as usize]).collect(),

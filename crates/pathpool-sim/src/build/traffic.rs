@@ -236,7 +236,15 @@ pub(super) fn add_traffic(
             }
             Transport::Mptcp(plan) => {
                 let ends = ends(overhead());
-                add_mp_flow(sim, net, ends, plan, Scheduler::default(), &params, None);
+                add_mp_flow(
+                    sim,
+                    net,
+                    ends,
+                    (plan, None),
+                    Scheduler::default(),
+                    &params,
+                    None,
+                );
             }
             Transport::Inrpp => {
                 let paths = match &route {

@@ -7,7 +7,7 @@ use pathpool_proto::mptcp::Scheduler;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    MmtpSpec, NdnTransport, OutageSpec, PtpSpec, SubflowSpec, TcpSpec, TfrcSpec, TmSpec,
+    MmtpSpec, NdnTransport, OutageSpec, PtpSpec, SdnSpec, SubflowSpec, TcpSpec, TfrcSpec, TmSpec,
     WindowLimit,
 };
 
@@ -104,7 +104,7 @@ const UDP: Kinds = CBR | ONOFF;
 
 /// Every field of a flow table, in the order of `docs/scenario-reference.md`, with the kinds
 /// that take it: one table, so that a kind's fields and the file's fields cannot disagree.
-const FIELD_KINDS: [(&str, Kinds); 32] = [
+const FIELD_KINDS: [(&str, Kinds); 33] = [
     ("id", ALL_KINDS),
     ("kind", ALL_KINDS),
     ("from", ALL_KINDS & !NDN),
@@ -119,6 +119,7 @@ const FIELD_KINDS: [(&str, Kinds); 32] = [
     ("subflows", TCP | TFRC),
     ("k_paths", TCP),
     ("tm", TCP | MMTP),
+    ("sdn", TCP),
     ("scheduler", TCP),
     ("receive_buffer", TCP),
     ("opportunistic_retransmission", TCP),
@@ -359,6 +360,10 @@ pub struct TcpFlowSpec {
     /// A multipath connection whose subflows and coupling groups the topology manager
     /// chooses (topological assistance, thesis §5).
     pub tm: Option<TmSpec>,
+    /// Coupling groups from an SDN controller that compares the subflows' paths at their
+    /// set-up (design 3, thesis §5.1.2; overrides the subflows' `group`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sdn: Option<SdnSpec>,
     /// Which subflow gets the next segment of a multipath connection (default
     /// `"lowest-rtt"`).
     pub scheduler: Option<Scheduler>,

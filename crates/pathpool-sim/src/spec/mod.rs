@@ -396,6 +396,31 @@ pub struct SubflowSpec {
     /// When the subflow closes; its unacknowledged data goes again on the others.
     #[serde(default)]
     pub stop: Option<Dur>,
+    /// Moves to other routes without a new join (an SDN rule change the controller of
+    /// `sdn` never sees): its packets take the new route from then on, its group stays.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moves: Vec<MoveSpec>,
+}
+
+/// A subflow's move to another route (`[[flows.subflows]]`'s `moves`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveSpec {
+    /// When it moves.
+    pub at: Dur,
+    /// Its new route (nodes from the flow's `from` to its `to`).
+    pub route: Vec<String>,
+}
+
+/// Topological assistance from an SDN controller (design 3, thesis §5.1.2): the coupling
+/// groups of a multipath connection's subflows computed at each set-up from their paths.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SdnSpec {
+    /// How long the controller keeps a connection's status after its last set-up (default
+    /// 2 s; the thesis: 1-2 s).
+    #[serde(default)]
+    pub hold: Option<Dur>,
 }
 
 /// A receive window: a size or `"unlimited"`.

@@ -15,7 +15,7 @@ use super::{
     TfrcFlowSpec, UdpFlowSpec, UdpOnoffFlowSpec, FIELDS,
 };
 use crate::spec::{
-    MmtpSpec, NdnTransport, OutageSpec, PtpSpec, SubflowSpec, TcpSpec, TfrcSpec, TmSpec,
+    MmtpSpec, NdnTransport, OutageSpec, PtpSpec, SdnSpec, SubflowSpec, TcpSpec, TfrcSpec, TmSpec,
     WindowLimit,
 };
 
@@ -127,6 +127,7 @@ read_fields! {
     subflows: Vec<SubflowSpec>,
     k_paths: u32,
     tm: TmSpec,
+    sdn: SdnSpec,
     scheduler: Scheduler,
     receive_buffer: WindowLimit,
     opportunistic_retransmission: bool,
@@ -182,6 +183,7 @@ impl Read {
                 subflows: self.subflows,
                 k_paths: self.k_paths,
                 tm: self.tm,
+                sdn: self.sdn,
                 scheduler: self.scheduler,
                 receive_buffer: self.receive_buffer,
                 opportunistic_retransmission: self.opportunistic_retransmission,
@@ -380,7 +382,7 @@ mod tests {
                     "route" | "sources" => "[\"x\"]",
                     "paths" => "[[\"x\"]]",
                     "subflows" | "outages" => "[]",
-                    "tm" | "tcp" | "mmtp" | "tfrc" | "ptp" => "{}",
+                    "tm" | "sdn" | "tcp" | "mmtp" | "tfrc" | "ptp" => "{}",
                     "transport" => "\"icp\"",
                     "scheduler" => "\"round-robin\"",
                     "opportunistic_retransmission" | "penalisation" => "true",
