@@ -107,7 +107,8 @@ class Reproduction:
 
 def reproductions() -> pd.DataFrame:
     """Every reproduction: ``id``, ``title`` and ``source`` (the documents' section and
-    figure), in documentation order."""
+    figure), in documentation order, then those run on this machine's kernel (root; not part
+    of ``all``)."""
     rows = _pathpool.reproductions()
     return pd.DataFrame(rows, columns=["id", "title", "source"])
 

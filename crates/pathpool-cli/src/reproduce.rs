@@ -66,11 +66,7 @@ pub struct ReproduceArgs {
 /// its outputs (failure; the other experiments still run).
 pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
     if args.list || args.id.is_none() {
-        for e in EXPERIMENTS {
-            println!("{:<26} {}  [{}]", e.id, e.title, e.source);
-        }
-        println!("\non this machine's kernel (root; not part of `all`; docs/linux.md):");
-        for e in KERNEL_EXPERIMENTS {
+        for e in EXPERIMENTS.iter().chain(KERNEL_EXPERIMENTS) {
             println!("{:<26} {}  [{}]", e.id, e.title, e.source);
         }
         if args.id.is_none() && !args.list {

@@ -5,15 +5,19 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use pathpool_lab::reproduce::{select, write_outputs, Ctx, Runner, EXPERIMENTS};
+use pathpool_lab::reproduce::{
+    select, write_outputs, Ctx, Runner, EXPERIMENTS, KERNEL_EXPERIMENTS,
+};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-/// Every reproduction: (id, title, source), in documentation order.
+/// Every reproduction: (id, title, source), in documentation order, then those on this
+/// machine's kernel.
 #[pyfunction]
 pub(crate) fn reproductions() -> Vec<(&'static str, &'static str, &'static str)> {
     EXPERIMENTS
         .iter()
+        .chain(KERNEL_EXPERIMENTS)
         .map(|e| (e.id, e.title, e.source))
         .collect()
 }

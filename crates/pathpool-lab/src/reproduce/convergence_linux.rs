@@ -31,7 +31,7 @@ const PROGRAM: &str = "pathpool-linux";
 
 pub(super) const EXPERIMENT: Experiment = Experiment {
     id: "convergence-linux",
-    title: "E8 on this kernel: 4 MPTCP (BPF NMCC/LIA/OLIA/BALIA, or uncoupled) vs 4 Reno, 2 emulated paths",
+    title: "E8 on this machine's kernel (root; not in `all`): 4 MPTCP (BPF NMCC/LIA/OLIA/BALIA, or uncoupled) vs 4 Reno, 2 emulated paths",
     source: SOURCE,
     run,
     compared,
