@@ -485,6 +485,27 @@ pub(super) fn compared_in(settings: &[&Setting]) -> Vec<(String, &'static str)> 
     v
 }
 
+/// The figures of setting `s` the thesis gives no value for, each algorithm's, as
+/// observations (`estimate(algorithm index, figure)`).
+pub(super) fn uncompared(
+    s: &Setting,
+    estimate: impl Fn(usize, Figure) -> Estimate,
+) -> Vec<Observation> {
+    let mut out = Vec::new();
+    for (a, (name, _)) in ALGORITHMS.iter().enumerate() {
+        for figure in Figure::ALL {
+            if !s.compared.contains(&(*name, figure)) {
+                out.push(Observation::new(
+                    format!("{name} {}, {}", figure.name(), s.name),
+                    figure.unit(),
+                    estimate(a, figure),
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// Simulates every setting of `settings` with every algorithm of [`ALGORITHMS`] over seeds
 /// 1..=`seeds`, runs of `seconds`: per setting, per algorithm, each seed's figures.
 ///
@@ -607,17 +628,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
                 ..time_of(0)
             },
         )?);
-        for (a, (name, _)) in ALGORITHMS.iter().enumerate() {
-            for figure in Figure::ALL {
-                if !s.compared.contains(&(*name, figure)) {
-                    report.observations.push(Observation::new(
-                        format!("{name} {}, {}", figure.name(), s.name),
-                        figure.unit(),
-                        estimate(a, figure),
-                    ));
-                }
-            }
-        }
+        report.observations.extend(uncompared(s, estimate));
     }
     report
         .files

@@ -21,8 +21,8 @@ use std::time::Instant;
 use serde::Deserialize;
 
 use super::convergence::{
-    compared_in, figure_metric, same_time_metric, settings, simulate, Figure, Series, Setting,
-    ALGORITHMS, FINAL_PART, MIN_BUFFER_BYTES, PAYLOAD,
+    compared_in, figure_metric, same_time_metric, settings, simulate, uncompared, Figure, Series,
+    Setting, ALGORITHMS, FINAL_PART, MIN_BUFFER_BYTES, PAYLOAD,
 };
 use super::{published, svg, Ctx, Estimate, Experiment, Observation, Report};
 
@@ -313,17 +313,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
         c.experiment = EXPERIMENT.id;
         report.comparisons.push(c);
         // Every kernel figure not compared, then the simulator's beside it.
-        for (a, (name, _)) in ALGORITHMS.iter().enumerate() {
-            for figure in Figure::ALL {
-                if !s.compared.contains(&(*name, figure)) {
-                    report.observations.push(Observation::new(
-                        format!("{name} {}, {}", figure.name(), s.name),
-                        figure.unit(),
-                        estimate(a, figure),
-                    ));
-                }
-            }
-        }
+        report.observations.extend(uncompared(s, estimate));
         for ((name, _), runs) in ALGORITHMS.iter().zip(&sim) {
             let mut sum = Series::default();
             for f in runs {
