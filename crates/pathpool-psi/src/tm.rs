@@ -295,7 +295,21 @@ impl TopologyManager {
         // Data flows on the forward links, so they decide which paths compete (thesis §5.2).
         let groups = match self.config.assistance {
             Assistance::None => vec![0; forwards.len()],
-            Assistance::SharedLink => shared_link_groups(&forwards),
+            Assistance::SharedLink => {
+                // A link of infinite rate never queues, so it is no bottleneck to share
+                // (decision D339): a host's wire to its router would otherwise put all of
+                // the host's paths in one group.
+                let queuing: Vec<Vec<EdgeId>> = forwards
+                    .iter()
+                    .map(|p| {
+                        p.iter()
+                            .copied()
+                            .filter(|e| self.rate_bps[e.0 as usize].is_finite())
+                            .collect()
+                    })
+                    .collect();
+                shared_link_groups(&queuing)
+            }
             Assistance::Bottleneck(factor) => {
                 bottleneck_groups(&forwards, |e: EdgeId| self.rate_bps[e.0 as usize], factor)
             }

@@ -115,6 +115,15 @@ fn shared_links_group_paths_unless_assistance_is_off_or_the_link_is_not_a_bottle
     fast[8] = 1e8;
     fast[9] = 1e8;
     assert_eq!(groups(Some(fast), fb), vec![0, 1]);
+    // A shared link of infinite rate (a host's wire) never queues: not shared (D339).
+    let mut wire = vec![1e7; 10];
+    wire[8] = f64::INFINITY;
+    wire[9] = f64::INFINITY;
+    assert_eq!(
+        groups(Some(wire.clone()), Assistance::SharedLink),
+        vec![0, 1]
+    );
+    assert_eq!(groups(Some(wire), Assistance::None), vec![0, 0]);
     // Disjoint paths under "no assistance" are still one group: the over-cautious case of
     // thesis E5b.
     let apart = [(1, 3), (3, 0), (1, 4), (4, 0)];

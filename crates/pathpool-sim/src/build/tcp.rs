@@ -238,7 +238,12 @@ pub(super) fn add_mp_flow(
     let regroups = sdn_hold.map(|hold| {
         let setups: Vec<(Time, Vec<EdgeId>)> = subflows
             .iter()
-            .map(|s| (opens(&s.spec), s.paths.data.clone()))
+            .map(|s| {
+                // Links of infinite rate never queue: no bottleneck to share (D339).
+                let queuing = s.paths.data.iter().copied();
+                let queuing = queuing.filter(|e| !net.rate[e.0 as usize].is_infinite());
+                (opens(&s.spec), queuing.collect())
+            })
             .collect();
         sdn::regroups(&setups, hold)
     });
