@@ -187,7 +187,14 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
             None => PathBuf::from("results/reproduce").join(id),
         };
         if rows.is_empty() {
-            failed.push("html (no comparisons to report)");
+            // The HTML report is built around the comparisons: an experiment the documents
+            // give no numbers for (ip-assistance) has its figures in its output directory.
+            eprintln!(
+                "error: --html: no comparisons to report (the documents give no numbers for \
+                 {id}: its figures and tables are in {})",
+                results.display()
+            );
+            failed.push("html");
         } else if let Err(msg) = write_html(&rows, &results, dir, args.quick) {
             eprintln!("error: --html: {msg}");
             failed.push("html");

@@ -12,12 +12,15 @@
 
 use pathpool_cc::CcKind;
 use pathpool_core::{BufferSize, Dur, Rate, Rng};
-use pathpool_topo::{parse_gml, parse_topohub_json, place, PlacementRules, Topology};
+use pathpool_psi::{TmAssistance, TmMetric, TmPolicy};
+use pathpool_topo::{
+    k_shortest_paths, parse_gml, parse_topohub_json, place, NodeIx, PlacementRules, Topology,
+};
 
 use crate::error::{PathSeg, SpecError};
 use crate::spec::{
-    DomainSpec, DomainTransport, FlowCommon, FlowSpec, LinkSpec, MmtpFlowSpec, QueueSpec, Scenario,
-    TcpFlowSpec, TmSpec,
+    DomainAssistance, DomainSpec, DomainTransport, FlowCommon, FlowSpec, LinkSpec, MmtpFlowSpec,
+    QueueSpec, Scenario, SdnSpec, TcpFlowSpec, TmSpec,
 };
 
 /// Random stream of the placement (the simulator's other streams are 1–4).
@@ -79,12 +82,19 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
     let core_rate = d.core_rate.unwrap_or(Rate::from_mbps(100));
     let core_delay = d.core_delay.unwrap_or(Dur::from_ms(5));
     let paths = d.paths.clone().unwrap_or_default();
-    if d.transport == DomainTransport::Tcp && paths.k < 2 {
+    let assisted_by = d.assisted_by.unwrap_or_default();
+    // An MPLS ingress with one label-switched path per egress is a proxy that only
+    // aggregates: a control for what the paths add.
+    if d.transport == DomainTransport::Tcp
+        && paths.k < 2
+        && assisted_by != DomainAssistance::MplsIngress
+    {
         return Err(SpecError::at(
             here("paths"),
             "TCP multipath clients need k >= 2 (single-path clients: multipath_share = 0)",
         ));
     }
+    check_assistance(d, assisted_by, &paths)?;
 
     // A download that cannot finish within the run: twice what both access links could
     // carry in the whole run (an mmTP subscriber keeps state per chunk, so not more).
@@ -141,6 +151,9 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
         }
     }
     let mut flows = Vec::new();
+    // MPLS design B: the multipath clients' connections, by ingress (their server) and
+    // egress router, each group carried as one connection (D338).
+    let mut pep_groups: Vec<((usize, usize), Vec<usize>)> = Vec::new();
     for (j, c) in placement.clients.iter().enumerate() {
         let client = format!("c{j}");
         hosts.push(client.clone());
@@ -168,6 +181,27 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
             ));
         }
         let server = server_name(c.server);
+        if c.multipath && assisted_by == DomainAssistance::MplsIngress {
+            let key = (c.server, c.access_node);
+            if placement.servers[c.server] != c.access_node {
+                match pep_groups.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, members)) => members.push(j),
+                    None => pep_groups.push((key, vec![j])),
+                }
+                continue;
+            }
+            // The server sits at the client's own router: the connection never crosses the
+            // domain, so it stays the end hosts' plain TCP connection.
+            flows.push(tcp_flow(
+                format!("mp{j}"),
+                server,
+                client,
+                d.single_path_cc.unwrap_or(CcKind::NewReno),
+                None,
+                None,
+            ));
+            continue;
+        }
         let (id, cc, tm) = if c.multipath {
             (
                 format!("mp{j}"),
@@ -205,15 +239,69 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
                         "TCP connections of a generated domain are long-lived",
                     ));
                 }
-                FlowSpec::Tcp(TcpFlowSpec {
+                let mut f = TcpFlowSpec {
                     common,
                     tm,
                     cc: Some(crate::spec::FlowCc::Window(cc)),
                     ..TcpFlowSpec::default()
-                })
+                };
+                if assisted_by == DomainAssistance::Sdn {
+                    if let Some(tm) = f.tm.take() {
+                        f.k_paths = Some(tm.k);
+                        f.sdn = Some(SdnSpec::default());
+                    }
+                }
+                FlowSpec::Tcp(f)
             }
         };
         flows.push(f);
+    }
+    let graph = topo.to_graph();
+    let mut egresses: Vec<usize> = Vec::new();
+    for ((server, egress), members) in pep_groups {
+        let ingress = placement.servers[server];
+        // The administrator's label-switched paths: up to k, as many as the AS has.
+        let lsps = k_shortest_paths(
+            &graph,
+            NodeIx(ingress as u32),
+            NodeIx(egress as u32),
+            paths.k as usize,
+            |_| 1.0,
+        )
+        .len();
+        if lsps == 0 {
+            return Err(SpecError::at(
+                here("topology"),
+                format!(
+                    "{}: no path from node {ingress} to node {egress} (the AS is not connected)",
+                    topo.name()
+                ),
+            ));
+        }
+        if !egresses.contains(&egress) {
+            egresses.push(egress);
+            hosts.push(format!("e{egress}"));
+            links.push(duplex(
+                format!("egr{egress}"),
+                format!("e{egress}"),
+                format!("r{egress}"),
+                Rate::INFINITE,
+                Dur::ZERO,
+                &QueueSpec::default(),
+            ));
+        }
+        let ids: Vec<String> = members.iter().map(usize::to_string).collect();
+        flows.push(tcp_flow(
+            format!("mp{}", ids.join("+")),
+            server_name(server),
+            format!("e{egress}"),
+            d.cc.unwrap_or(CcKind::Nmcc),
+            Some(TmSpec {
+                k: lsps as u32,
+                ..paths.clone()
+            }),
+            None,
+        ));
     }
     routers.append(&mut out.nodes.routers);
     hosts.append(&mut out.nodes.hosts);
@@ -224,6 +312,71 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
     flows.append(&mut out.flows);
     out.flows = flows;
     Ok(out)
+}
+
+/// A long-lived TCP connection.
+fn tcp_flow(
+    id: String,
+    from: String,
+    to: String,
+    cc: CcKind,
+    tm: Option<TmSpec>,
+    sdn: Option<SdnSpec>,
+) -> FlowSpec {
+    FlowSpec::Tcp(TcpFlowSpec {
+        common: FlowCommon {
+            id: Some(id),
+            from,
+            to,
+            ..FlowCommon::default()
+        },
+        tm,
+        sdn,
+        cc: Some(crate::spec::FlowCc::Window(cc)),
+        ..TcpFlowSpec::default()
+    })
+}
+
+/// `assisted_by` with the rest of the table: SDN and MPLS assistance are for TCP
+/// connections, and take the k least-cost paths the way the controller or the
+/// administrator computes them.
+fn check_assistance(
+    d: &DomainSpec,
+    assisted_by: DomainAssistance,
+    paths: &TmSpec,
+) -> Result<(), SpecError> {
+    let name = match assisted_by {
+        DomainAssistance::Tm => return Ok(()),
+        DomainAssistance::Sdn => "sdn",
+        DomainAssistance::MplsIngress => "mpls-ingress",
+    };
+    if d.transport != DomainTransport::Tcp {
+        return Err(SpecError::at(
+            here("assisted_by"),
+            format!(
+                "assisted_by = {name:?} is for TCP connections (transport = \"tcp\"); mmTP \
+                 downloads get their paths and groups from the topology manager"
+            ),
+        ));
+    }
+    if paths.policy != TmPolicy::KShortest || paths.metric != TmMetric::Hops {
+        return Err(SpecError::at(
+            here("paths"),
+            format!(
+                "with assisted_by = {name:?} the paths are the k least-hop paths: give \
+                 policy = \"k-shortest\" and metric = \"hops\" (the defaults)"
+            ),
+        ));
+    }
+    if assisted_by == DomainAssistance::Sdn && paths.assistance != TmAssistance::SharedLink {
+        return Err(SpecError::at(
+            here("paths"),
+            "with assisted_by = \"sdn\" the controller groups paths by shared links; leave \
+             paths.assistance out (no assistance: assisted_by = \"tm\" with \
+             paths.assistance = \"none\")",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -335,6 +488,147 @@ mod tests {
         let r = sim.results();
         assert_eq!(r.flows.len(), 6);
         assert!(r.flows.iter().all(|f| f.bytes_delivered > 0));
+    }
+
+    /// Each multipath flow's subflows: (nodes, group).
+    fn subflows(extra: &str, seed: u64) -> Vec<(String, Vec<(String, u32)>)> {
+        let l = LoadedScenario::from_toml(&scenario(extra), "t.toml", &[]).unwrap();
+        let sim = l.compile(Some(seed)).unwrap();
+        sim.flows
+            .iter()
+            .filter(|f| f.id.starts_with("mp"))
+            .map(|f| {
+                let sfs = f
+                    .subflows
+                    .iter()
+                    .map(|s| (s.path.join(" "), s.group))
+                    .collect();
+                (f.id.clone(), sfs)
+            })
+            .collect()
+    }
+
+    const TCP: &str = "transport = \"tcp\"\ndual_homed = true\nmultipath_share = 0.5\n";
+
+    #[test]
+    fn an_sdn_controller_groups_the_paths_the_topology_manager_would() {
+        let mut split = 0;
+        for seed in 1..=4 {
+            let tm = subflows(TCP, seed);
+            let sdn = subflows(&format!("{TCP}assisted_by = \"sdn\"\n"), seed);
+            assert_eq!(tm.len(), 3);
+            // Static paths, every subflow set up at once (within the hold): the same paths in
+            // the same groups.
+            assert_eq!(sdn, tm, "seed {seed}");
+            // Disjoint paths but for the server's wire are two groups (D339).
+            split += sdn
+                .iter()
+                .filter(|(_, s)| s.iter().any(|x| x.1 > 0))
+                .count();
+        }
+        assert!(split > 0);
+        let sc = expanded(&format!("{TCP}assisted_by = \"sdn\"\n"), 1);
+        for f in &sc.flows {
+            let crate::spec::FlowSpec::Tcp(t) = f else {
+                panic!("a TCP domain has TCP flows")
+            };
+            let multipath = t.common.id.as_deref().unwrap().starts_with("mp");
+            assert_eq!(t.sdn.is_some(), multipath);
+            assert_eq!(t.k_paths, multipath.then_some(2));
+            assert!(t.tm.is_none());
+        }
+    }
+
+    #[test]
+    fn an_mpls_ingress_carries_its_connections_to_each_egress_as_one() {
+        let extra = format!("{TCP}assisted_by = \"mpls-ingress\"\n");
+        let mut aggregated = 0;
+        for seed in 1..=6 {
+            let tm = expanded(TCP, seed);
+            let sc = expanded(&extra, seed);
+            // The network is the same, plus an egress proxy host per egress router.
+            let egress: Vec<&String> = sc
+                .nodes
+                .hosts
+                .iter()
+                .filter(|h| h.starts_with('e'))
+                .collect();
+            assert_eq!(sc.nodes.hosts.len(), tm.nodes.hosts.len() + egress.len());
+            // Every multipath client is carried exactly once; single-path ones are untouched.
+            let mut members: Vec<usize> = Vec::new();
+            for f in &sc.flows {
+                let crate::spec::FlowSpec::Tcp(t) = f else {
+                    panic!("TCP flows")
+                };
+                let id = t.common.id.as_deref().unwrap();
+                if let Some(ids) = id.strip_prefix("mp") {
+                    let ids: Vec<usize> = ids.split('+').map(|j| j.parse().unwrap()).collect();
+                    if t.common.to.starts_with('e') {
+                        aggregated += 1;
+                        let tm = t.tm.as_ref().unwrap();
+                        assert!((1..=2).contains(&tm.k));
+                        // All members share the ingress (server) and the egress router.
+                        let access = |j: usize| {
+                            let l = sc
+                                .links
+                                .iter()
+                                .find(|l| l.id.as_deref() == Some(&format!("acc{j}")));
+                            l.unwrap().between.as_ref().unwrap()[1].clone()
+                        };
+                        let egress_router = format!("r{}", &t.common.to[1..]);
+                        assert!(ids.iter().all(|&j| access(j) == egress_router), "{id}");
+                    } else {
+                        // The server sits at the client's own router: plain TCP.
+                        assert_eq!(ids.len(), 1);
+                        assert!(t.tm.is_none() && t.common.to == format!("c{}", ids[0]));
+                    }
+                    members.extend(ids);
+                } else {
+                    assert_eq!(t.tm, None);
+                }
+            }
+            members.sort_unstable();
+            let expected: Vec<usize> = tm
+                .flows
+                .iter()
+                .filter_map(|f| f.common().id.as_deref()?.strip_prefix("mp")?.parse().ok())
+                .collect();
+            assert_eq!(members, expected, "seed {seed}");
+            let l = LoadedScenario::from_toml(&scenario(&extra), "t.toml", &[]).unwrap();
+            l.compile(Some(seed)).unwrap();
+        }
+        assert!(aggregated > 0);
+        // It compiles and runs: every connection carries data.
+        let l = LoadedScenario::from_toml(&scenario(&extra), "t.toml", &[]).unwrap();
+        let mut sim = l.compile(Some(2)).unwrap();
+        sim.run();
+        assert!(sim.results().flows.iter().all(|f| f.bytes_delivered > 0));
+    }
+
+    #[test]
+    fn assistance_outside_tcp_or_with_other_paths_is_refused() {
+        for (extra, want) in [
+            (
+                "assisted_by = \"sdn\"\n",
+                "is for TCP connections (transport = \"tcp\")",
+            ),
+            (
+                "transport = \"tcp\"\nassisted_by = \"mpls-ingress\"\npaths = { policy = \"k-disjoint\" }\n",
+                "give policy = \"k-shortest\" and metric = \"hops\"",
+            ),
+            (
+                "transport = \"tcp\"\nassisted_by = \"sdn\"\npaths = { assistance = \"none\" }\n",
+                "the controller groups paths by shared links",
+            ),
+        ] {
+            let l = LoadedScenario::from_toml(&scenario(extra), "t.toml", &[]).unwrap();
+            let e = l.compile(Some(1)).unwrap_err();
+            assert!(e.path.starts_with("generate.domain."), "{e}");
+            assert!(e.message.contains(want), "{e}");
+        }
+        let e = LoadedScenario::from_toml(&scenario("assisted_by = \"mpls\"\n"), "t.toml", &[])
+            .unwrap_err();
+        assert!(e.to_string().contains("assisted_by"), "{e}");
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod inrpp_dumbbell;
 mod inrpp_global_fairness;
 mod inrpp_multihomed;
 mod inrpp_transit_stub;
+mod ip_assistance;
 mod mmtp_multisource;
 mod partial_congestion;
 mod ptp_cache;
@@ -221,6 +222,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     tm_assistance::EXPERIMENT,
     mmtp_multisource::EXPERIMENT,
     domain_scale::EXPERIMENT,
+    ip_assistance::EXPERIMENT,
     tse::borrowing::EXPERIMENT,
     tse::shared::EXPERIMENT,
     tse::empty::EXPERIMENT,
@@ -375,10 +377,13 @@ pub fn write_outputs(e: &Experiment, r: &Report, dir: &Path) -> Result<(), Strin
     write("comparisons.jsonl", &jsonl)?;
     let obs = serde_json::to_string_pretty(&r.observations).map_err(|err| err.to_string())?;
     write("observations.json", &(obs + "\n"))?;
-    write(
-        &format!("{}.svg", e.id),
-        &svg::comparison_chart(e.id, e.title, &r.comparisons),
-    )?;
+    // An experiment the documents give no numbers for has no comparison chart.
+    if !r.comparisons.is_empty() {
+        write(
+            &format!("{}.svg", e.id),
+            &svg::comparison_chart(e.id, e.title, &r.comparisons),
+        )?;
+    }
     for (name, text) in &r.files {
         write(name, text)?;
     }

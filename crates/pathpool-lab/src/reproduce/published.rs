@@ -371,8 +371,13 @@ mod tests {
 
     #[test]
     fn every_experiment_has_exactly_the_figures_it_compares() {
-        assert_eq!(FILES.len(), EXPERIMENTS.len());
-        for e in EXPERIMENTS {
+        // An experiment that compares nothing (the documents give no numbers) has no file.
+        let comparing: Vec<_> = EXPERIMENTS
+            .iter()
+            .filter(|e| !(e.compared)(false).is_empty() || !(e.compared)(true).is_empty())
+            .collect();
+        assert_eq!(FILES.len(), comparing.len());
+        for e in comparing {
             let p = of(e.id).unwrap_or_else(|err| panic!("{err}"));
             let in_file: BTreeSet<&str> = p.figures.iter().map(|t| t.metric.as_str()).collect();
             let mut compared = BTreeSet::new();

@@ -134,6 +134,23 @@ pub enum DomainTransport {
     Tcp,
 }
 
+/// Where the multipath TCP connections of a generated domain get their paths and coupling
+/// groups (thesis §4.2.1 for the topology manager, §5.1 for SDN and MPLS).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DomainAssistance {
+    /// The topology manager (`paths`): its paths and its groups.
+    #[default]
+    Tm,
+    /// An SDN controller (design 3): each client's `paths.k` least-cost paths, grouped by
+    /// the controller at each subflow's set-up.
+    Sdn,
+    /// MPLS design B: the multipath clients run plain TCP; the ingress router of each server
+    /// is a proxy that carries all of them to one egress router as one multipath connection
+    /// over the administrator's label-switched paths (decision D338).
+    MplsIngress,
+}
+
 /// A domain-scale network generated from an AS topology and a placement seed (thesis §4.4
 /// E7, `docs/scenario-reference.md`). Defaults are the thesis's values.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -192,6 +209,10 @@ pub struct DomainSpec {
     /// Seed of the placement (default: the run's seed).
     #[serde(default)]
     pub placement_seed: Option<u64>,
+    /// Where multipath TCP connections get their paths and groups (default `"tm"`; TCP
+    /// transport only).
+    #[serde(default)]
+    pub assisted_by: Option<DomainAssistance>,
 }
 
 /// Hosts (flow endpoints, never forward) and routers (forward, never terminate flows).

@@ -63,7 +63,7 @@ const TABLE_4_2: [(&str, u32, u32, u32, f64); 15] = [
 ];
 
 /// Topologies of `--quick`: three small ones with at least two access nodes.
-const QUICK: [&str; 3] = ["Nsfnet", "Janetlense", "Goodnet"];
+pub(super) const QUICK: [&str; 3] = ["Nsfnet", "Janetlense", "Goodnet"];
 
 /// The E7a cases: sweep, first grid value, label.
 const E7A_CASES: [(&str, &str, &str); 4] = [
@@ -118,13 +118,13 @@ fn compared(_quick: bool) -> Vec<(String, &'static str)> {
 }
 
 /// A topology found on this machine.
-struct Topo {
-    name: &'static str,
-    path: PathBuf,
+pub(super) struct Topo {
+    pub(super) name: &'static str,
+    pub(super) path: PathBuf,
     nodes: usize,
     links: usize,
-    access_nodes: usize,
-    density: f64,
+    pub(super) access_nodes: usize,
+    pub(super) density: f64,
 }
 
 /// Where topohub's Topology Zoo JSON files are, asking the installed Python package
@@ -154,7 +154,9 @@ fn topohub_dir() -> Result<PathBuf, String> {
 
 /// The Table 4.2 networks found in `--zoo-dir` (GML) or in topohub (JSON), with what is
 /// missing or unreadable.
-fn find_topologies(zoo_dir: Option<&Path>) -> Result<(String, Vec<Topo>, Vec<String>), String> {
+pub(super) fn find_topologies(
+    zoo_dir: Option<&Path>,
+) -> Result<(String, Vec<Topo>, Vec<String>), String> {
     let (dir, ext) = match zoo_dir {
         Some(d) => (d.to_path_buf(), "gml"),
         None => (topohub_dir()?, "json"),
