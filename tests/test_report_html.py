@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -206,6 +207,37 @@ def test_index_links_every_page_with_its_pass_count(reports, browser):
         assert (html_dir / href).is_file()
         browser.get((html_dir / href).as_uri())
         assert browser.find_element("tag name", "h1").text == experiment
+
+
+def test_a_reproduction_without_published_figures_gets_a_page_of_its_measures(tmp_path, browser):
+    """ip-assistance compares nothing (the thesis gives no numbers): its page shows what was
+    run, the figures it drew and every measured figure, and says why there is no table."""
+    out, html_dir = tmp_path / "out", tmp_path / "html"
+    env = {**os.environ, "PATHPOOL_PYTHON": sys.executable}
+    command = ["reproduce", "ip-assistance", "--quick", "-q", "-o", str(out), "--html"]
+    r = subprocess.run(
+        [sys.executable, "-m", "pathpool", *command, str(html_dir)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert r.returncode == 0, r.stderr
+    state = load(browser, html_dir / "ip-assistance.html")
+    assert state["errors"] == [] and state["resources"] == [] and state["broken"] == []
+    svgs = sorted(p.name for p in out.glob("*.svg"))
+    assert svgs == ["friendliness.svg", "gain.svg"]
+    assert [i["alt"] for i in state["imgs"]] == svgs
+    assert all(i["complete"] and i["width"] > 0 for i in state["imgs"])
+    text = browser.find_element("tag name", "body").text
+    assert "The documents give no numbers for this experiment" in text
+    assert not browser.find_elements("id", "comparisons-table")
+    observations = json.loads((out / "observations.json").read_text())
+    shown = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#observations + table tbody tr'))"
+        ".map(tr => tr.cells[0].innerText);"
+    )
+    assert shown == [o["metric"] for o in observations]
 
 
 def test_the_checks_catch_a_broken_page(tmp_path, browser):

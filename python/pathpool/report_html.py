@@ -251,9 +251,14 @@ def _setup_section(
             if quick
             else ("full" if quick is not None else "not given to the report"),
         ),
-        ("source", _e(rows[0].source)),
-        ("runs per figure", _e(", ".join(str(r) for r in sorted({c.runs for c in rows})))),
+        (
+            "source",
+            _e(rows[0].source) if rows else "the documents give no numbers: measured only",
+        ),
     ]
+    if rows:
+        runs = ", ".join(str(r) for r in sorted({c.runs for c in rows}))
+        facts.append(("runs per figure", _e(runs)))
     runs_csv = results_dir / "runs.csv" if results_dir is not None else None
     if runs_csv is not None and runs_csv.is_file():
         header, data = _read_csv(runs_csv)
@@ -412,8 +417,20 @@ def _observations_section(observations: Sequence[Observation]) -> str:
     )
 
 
+def _svg(path: Path) -> str:
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return f'<img class="figure" alt="{_e(path.name)}" src="data:image/svg+xml;base64,{data}">'
+
+
 def _figures_section(experiment: str, rows: Sequence[Comparison], results_dir: Path | None) -> str:
     out = ['<h2 id="figures">Figures</h2>']
+    if not rows:
+        # Nothing to compare: the figures the reproduction drew itself are its results.
+        svgs = sorted(results_dir.glob("*.svg")) if results_dir is not None else []
+        out += [_svg(p) for p in svgs]
+        if not svgs:
+            out.append('<p class="note">The reproduction drew no figure.</p>')
+        return "\n".join(out)
     devs = [
         Deviation(r.metric, r.published, r.measured, r.ci95, r.tolerance, r.verdict) for r in rows
     ]
@@ -459,11 +476,13 @@ def write_html(
     command: str | None = None,
     docs: str | Path | ReproductionDocs | None = None,
     index_link: bool = False,
+    experiment: str | None = None,
 ) -> Path:
     """Writes ``OUT_DIR/ID.html`` for one reproduction and returns its path.
 
     Args:
-        rows: the ``--json`` rows of one experiment (dicts as parsed, or :class:`Comparison`).
+        rows: the ``--json`` rows of one experiment (dicts as parsed, or :class:`Comparison`);
+            empty for an experiment the documents give no numbers for (give ``experiment``).
         out_dir: the directory for the page (created).
         results_dir: the reproduction's ``-o`` directory: ``observations.json`` and
             ``runs.csv`` are read from it when there.
@@ -473,23 +492,25 @@ def write_html(
         docs: ``reproductions.md`` (path or parsed); default: the checkout's, if any.
         index_link: link to ``index.html`` beside the page (:func:`write_reports` sets it
             when it writes one).
+        experiment: the experiment's id (default: the rows'); required without rows.
 
     Raises:
-        ReportError: no rows, rows of several experiments, or a malformed row or file.
+        ReportError: no rows and no ``experiment``, rows of several experiments or of another
+            experiment, or a malformed row or file.
         DocsError: a malformed ``report:`` marker in the docs.
     """
     comps = [
         r if isinstance(r, Comparison) else Comparison.from_json(r, f"row {i}")
         for i, r in enumerate(rows, start=1)
     ]
-    if not comps:
+    if not comps and experiment is None:
         raise ReportError("no comparison rows: nothing to report")
-    ids = sorted({c.experiment for c in comps})
+    ids = sorted({c.experiment for c in comps} | ({experiment} if experiment else set()))
     if len(ids) > 1:
         raise ReportError(
             f"rows of several experiments ({', '.join(ids)}): use write_reports for them"
         )
-    experiment = comps[0].experiment
+    experiment = ids[0]
     res = Path(results_dir) if results_dir is not None else None
     if observations is None and res is not None and (res / "observations.json").is_file():
         observations = read_observations(res / "observations.json")
@@ -500,12 +521,15 @@ def write_html(
         [
             '<p class="note"><a href="index.html">all reproductions</a></p>' if index_link else "",
             f"<h1>{_e(experiment)}</h1>",
-            f'<p class="sub">{_e(comps[0].source)}</p>',
+            f'<p class="sub">{_e(comps[0].source)}</p>' if comps else "",
             f'<p class="score" id="score">{within} of {total} figures pass (95% interval in '
-            f"the tolerance band); {mean_within} of {total} means in the band</p>",
+            f"the tolerance band); {mean_within} of {total} means in the band</p>"
+            if comps
+            else '<p class="score" id="score">The documents give no numbers for this '
+            "experiment: every figure is measured only.</p>",
             _setup_section(experiment, comps, parsed_docs, res, quick, command),
-            _comparison_table(comps, links),
-            misses_html,
+            _comparison_table(comps, links) if comps else "",
+            misses_html if comps else "",
             _figures_section(experiment, comps, res),
             _observations_section(observations or []),
         ]
@@ -525,17 +549,19 @@ def _load_docs(docs: str | Path | ReproductionDocs | None) -> ReproductionDocs |
 
 
 def write_index(pages: Sequence[tuple[Path, Sequence[Comparison]]], out_dir: str | Path) -> Path:
-    """Writes ``OUT_DIR/index.html`` linking each page with its pass count."""
+    """Writes ``OUT_DIR/index.html`` linking each page with its pass count (a page without
+    comparisons, of an experiment the documents give no numbers for, is named by its file)."""
     rows: list[str] = []
     totals = [0, 0, 0]
     for page, comps in pages:
         within, mean_within, total = _score(comps)
         totals = [totals[0] + within, totals[1] + mean_within, totals[2] + total]
-        experiment = comps[0].experiment
+        experiment = comps[0].experiment if comps else page.stem
+        source = comps[0].source if comps else "no published figures: measured only"
         rows.append(
             f'<tr data-experiment="{_e(experiment)}" data-within="{within}" '
             f'data-total="{total}"><td><a href="{_e(page.name)}">{_e(experiment)}</a></td>'
-            f'<td>{_e(comps[0].source)}</td><td class="num">{within} / {total}</td>'
+            f'<td>{_e(source)}</td><td class="num">{within} / {total}</td>'
             f'<td class="num">{mean_within} / {total}</td></tr>'
         )
     body = (
@@ -561,9 +587,12 @@ def write_reports(
     quick: bool | None = None,
     command: str | None = None,
     docs: str | Path | ReproductionDocs | None = None,
+    experiments: Sequence[str] = (),
 ) -> list[Path]:
-    """Writes one page per experiment in ``rows`` (in their order) and, for more than one,
-    ``index.html``; returns the paths written (the index last).
+    """Writes one page per experiment in ``experiments``, then per other experiment in
+    ``rows`` (in their order), and, for more than one, ``index.html``; returns the paths
+    written (the index last). An experiment of ``experiments`` without rows (the documents
+    give no numbers for it) gets a page of its measured figures.
 
     ``results_dir`` is the ``-o`` directory of the run: for one experiment, its own
     directory; for several (``reproduce all -o DIR``), the parent of one directory per id.
@@ -572,9 +601,9 @@ def write_reports(
         r if isinstance(r, Comparison) else Comparison.from_json(r, f"row {i}")
         for i, r in enumerate(rows, start=1)
     ]
-    if not comps:
+    if not comps and not experiments:
         raise ReportError("no comparison rows: nothing to report")
-    groups: dict[str, list[Comparison]] = {}
+    groups: dict[str, list[Comparison]] = {e: [] for e in experiments}
     for c in comps:
         groups.setdefault(c.experiment, []).append(c)
     parsed_docs = _load_docs(docs)
@@ -597,6 +626,7 @@ def write_reports(
             command=command,
             docs=parsed_docs,
             index_link=len(groups) > 1,
+            experiment=experiment,
         )
         pages.append((page, group))
     paths = [p for p, _ in pages]
@@ -624,6 +654,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--full", action="store_true", help="the run was not --quick")
     parser.add_argument("--command", help="the command that ran the reproduction (shown)")
     parser.add_argument("--docs", type=Path, help="reproductions.md (default: the checkout's)")
+    parser.add_argument(
+        "--experiment",
+        action="append",
+        default=[],
+        help="an experiment to give a page even without rows (repeatable; the documents give "
+        "no numbers for some)",
+    )
     args = parser.parse_args(argv)
     quick: bool | None = True if args.quick else (False if args.full else None)
     try:
@@ -635,6 +672,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             quick=quick,
             command=args.command,
             docs=args.docs,
+            experiments=args.experiment,
         )
     except (ReportError, DocsError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)

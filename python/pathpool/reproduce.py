@@ -95,7 +95,13 @@ class Reproduction:
         ``out_dir``; returns its path."""
         from .report_html import write_reports
 
-        pages = write_reports(self.rows, Path(out_dir), results_dir=self.out, quick=self.quick)
+        pages = write_reports(
+            self.rows,
+            Path(out_dir),
+            results_dir=self.out,
+            quick=self.quick,
+            experiments=[self.id],
+        )
         return pages[0]
 
     def __str__(self) -> str:

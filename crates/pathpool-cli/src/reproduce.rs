@@ -101,6 +101,9 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
     let mut failed = Vec::new();
     let mut scores = Vec::new();
     let mut rows = String::new();
+    // The experiments whose outputs were written: each gets an HTML page, with comparisons
+    // or (the documents giving no numbers) with its measured figures only.
+    let mut written: Vec<&str> = Vec::new();
     for e in selected {
         let out = args
             .out
@@ -139,6 +142,8 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
         if let Err(msg) = write_outputs(e, &report, &out) {
             eprintln!("error: {}: {msg}", e.id);
             failed.push(e.id);
+        } else {
+            written.push(e.id);
         }
         scores.push(Score::of(e.id, args.quick, &report.comparisons));
         for c in &report.comparisons {
@@ -186,16 +191,9 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
             None if id == "all" => PathBuf::from("results/reproduce"),
             None => PathBuf::from("results/reproduce").join(id),
         };
-        if rows.is_empty() {
-            // The HTML report is built around the comparisons: an experiment the documents
-            // give no numbers for (ip-assistance) has its figures in its output directory.
-            eprintln!(
-                "error: --html: no comparisons to report (the documents give no numbers for \
-                 {id}: its figures and tables are in {})",
-                results.display()
-            );
-            failed.push("html");
-        } else if let Err(msg) = write_html(&rows, &results, dir, args.quick) {
+        if written.is_empty() {
+            failed.push("html (no reproduction wrote its outputs)");
+        } else if let Err(msg) = write_html(&rows, &written, &results, dir, args.quick) {
             eprintln!("error: --html: {msg}");
             failed.push("html");
         }
@@ -207,14 +205,22 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
     }
 }
 
-/// Writes the HTML report of `rows` (JSON lines) through the Python package, which prints
-/// the pages it wrote (on standard error here: standard output may be `--json`'s).
-fn write_html(rows: &str, results: &Path, dir: &Path, quick: bool) -> Result<(), String> {
+/// Writes the HTML report of `rows` (JSON lines) and of the `experiments` that ran through
+/// the Python package, which prints the pages it wrote (on standard error here: standard
+/// output may be `--json`'s).
+fn write_html(
+    rows: &str,
+    experiments: &[&str],
+    results: &Path,
+    dir: &Path,
+    quick: bool,
+) -> Result<(), String> {
     let python = crate::python::interpreter();
     let command: Vec<String> = std::env::args().collect();
     let mut child = Command::new(&python)
         .args(["-m", "pathpool.report_html", "--json", "-", "--results"])
         .arg(results)
+        .args(experiments.iter().flat_map(|e| ["--experiment", e]))
         .arg("-o")
         .arg(dir)
         .arg(if quick { "--quick" } else { "--full" })

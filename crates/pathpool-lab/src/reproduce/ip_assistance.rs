@@ -212,7 +212,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
     let results = ctx.runner.run(&jobs)?;
     let mut report = Report::default();
     let mut runs_csv = String::from(
-        "topology,density,arm,cc,placement,multipath_clients,single_path_clients,connections,\
+        "topology,density,arm,cc,seed,multipath_clients,single_path_clients,connections,\
          multipath_gain_pct,single_path_kept_pct,network_pct,split_connections,multi_subflow_connections\n",
     );
     let mut topo_csv = String::from(
@@ -337,6 +337,62 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A ring of 4 routers with 3 leaves (access nodes 4, 5, 6).
+    const GML: &str = "graph [\n node [ id 0 ]\n node [ id 1 ]\n node [ id 2 ]\n node [ id 3 ]\n \
+        node [ id 4 ]\n node [ id 5 ]\n node [ id 6 ]\n edge [ source 0 target 1 ]\n \
+        edge [ source 1 target 2 ]\n edge [ source 2 target 3 ]\n edge [ source 3 target 0 ]\n \
+        edge [ source 4 target 0 ]\n edge [ source 5 target 1 ]\n edge [ source 6 target 2 ]\n]\n";
+
+    #[test]
+    fn a_proxied_connection_is_shared_equally_by_its_members() {
+        let dir = std::env::temp_dir().join(format!("pathpool-ipa-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let gml = dir.join("ring.gml");
+        std::fs::write(&gml, GML).unwrap();
+        let topology = format!("{:?}", gml.display().to_string());
+        let mut aggregated = 0;
+        for seed in 1..=4 {
+            let set = vec![
+                ("generate.domain.topology".to_string(), topology.clone()),
+                ("duration".to_string(), "\"10s\"".to_string()),
+                ("measure.start".to_string(), "\"5s\"".to_string()),
+                (
+                    "generate.domain.assisted_by".to_string(),
+                    "\"mpls-ingress\"".to_string(),
+                ),
+            ];
+            let l = pathpool_sim::LoadedScenario::from_toml(TEXT, FILE, &set).unwrap();
+            let mut sim = l.compile(Some(seed)).unwrap();
+            sim.run();
+            let r = sim.results();
+            let run = parse_run(&r).unwrap();
+            // Six clients, each once; together they have what the connections delivered.
+            assert_eq!(
+                run.clients.keys().copied().collect::<Vec<_>>(),
+                (0..6).collect::<Vec<_>>()
+            );
+            let flows: f64 = r
+                .flows
+                .iter()
+                .map(|f| f.throughput_bps.unwrap_or(0.0))
+                .sum();
+            let clients: f64 = run.clients.values().map(|c| c.0).sum();
+            assert!((flows - clients).abs() < 1e-6 * flows, "{flows} {clients}");
+            assert_eq!(run.clients.values().filter(|c| c.1).count(), 3);
+            for f in r.flows.iter().filter(|f| f.id.contains('+')) {
+                aggregated += 1;
+                let members: Vec<usize> =
+                    f.id[2..].split('+').map(|j| j.parse().unwrap()).collect();
+                let part = f.throughput_bps.unwrap() / members.len() as f64;
+                assert!(part > 0.0);
+                for j in members {
+                    assert_eq!(run.clients[&j], (part, true));
+                }
+            }
+        }
+        assert!(aggregated > 0, "no connection carried two clients");
+    }
 
     fn run_of(clients: &[(usize, f64, bool)]) -> Run {
         Run {
