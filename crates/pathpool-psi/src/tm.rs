@@ -171,6 +171,9 @@ pub struct TopologyManager {
     up: Vec<bool>,
     /// Whether each node forwards traffic between others (hosts do not).
     transit: Vec<bool>,
+    /// Edges that can never queue (a simulated wire of infinite rate), left out when paths
+    /// are compared for shared links.
+    queueless: Vec<bool>,
     /// The opposite direction of each edge, paired one to one in insertion order.
     reverse: Vec<Option<EdgeId>>,
     tags: LinkTags,
@@ -204,6 +207,7 @@ impl TopologyManager {
         Ok(TopologyManager {
             up: vec![true; edges],
             transit: vec![true; graph.node_count()],
+            queueless: vec![false; edges],
             rate_bps,
             delay,
             reverse,
@@ -262,6 +266,21 @@ impl TopologyManager {
         Ok(())
     }
 
+    /// Marks `edge` as one that can never queue, so that sharing it does not put paths in
+    /// one group. Only a driver that knows this should say it: the simulator for a link of
+    /// infinite rate (decision D339); to the overlay an unset rate means only that it does
+    /// not emulate one, and the real link below may well be the bottleneck.
+    ///
+    /// # Errors
+    /// If `edge` is not in the graph.
+    pub fn set_queueless(&mut self, edge: EdgeId, queueless: bool) -> Result<(), TmError> {
+        *self
+            .queueless
+            .get_mut(edge.0 as usize)
+            .ok_or(TmError::UnknownEdge(edge))? = queueless;
+        Ok(())
+    }
+
     /// The paths of a subscription: for each publisher, the policy's paths to the subscriber
     /// over working links, each with a working reverse; FIDs built; `group_id`s assigned
     /// over all of them (thesis §4.2 step 2, §5.3). A publisher at the subscriber's node or
@@ -296,15 +315,15 @@ impl TopologyManager {
         let groups = match self.config.assistance {
             Assistance::None => vec![0; forwards.len()],
             Assistance::SharedLink => {
-                // A link of infinite rate never queues, so it is no bottleneck to share
-                // (decision D339): a host's wire to its router would otherwise put all of
-                // the host's paths in one group.
+                // A link that never queues is no bottleneck to share (decision D339): a
+                // simulated host's wire to its router would otherwise put all of the host's
+                // paths in one group.
                 let queuing: Vec<Vec<EdgeId>> = forwards
                     .iter()
                     .map(|p| {
                         p.iter()
                             .copied()
-                            .filter(|e| self.rate_bps[e.0 as usize].is_finite())
+                            .filter(|e| !self.queueless[e.0 as usize])
                             .collect()
                     })
                     .collect();

@@ -115,15 +115,29 @@ fn shared_links_group_paths_unless_assistance_is_off_or_the_link_is_not_a_bottle
     fast[8] = 1e8;
     fast[9] = 1e8;
     assert_eq!(groups(Some(fast), fb), vec![0, 1]);
-    // A shared link of infinite rate (a host's wire) never queues: not shared (D339).
+    // A shared link the driver marks as never queuing (the simulator's wires) is not shared
+    // (D339); an infinite rate alone is only an unknown one (the overlay's), still shared.
     let mut wire = vec![1e7; 10];
     wire[8] = f64::INFINITY;
     wire[9] = f64::INFINITY;
+    let marked = |assistance| -> Vec<u32> {
+        let config = TmConfig {
+            policy: PathPolicy::KShortest { k: 2 },
+            assistance,
+            ..TmConfig::default()
+        };
+        let mut tm = manager(5, &links, Some(wire.clone()), config);
+        tm.set_queueless(EdgeId(8), true).unwrap();
+        tm.set_queueless(EdgeId(9), true).unwrap();
+        let set = tm.paths(&[NodeIx(1)], NodeIx(0)).unwrap();
+        set.paths.iter().map(|p| p.group_id).collect()
+    };
+    assert_eq!(marked(Assistance::SharedLink), vec![0, 1]);
+    assert_eq!(marked(Assistance::None), vec![0, 0]);
     assert_eq!(
         groups(Some(wire.clone()), Assistance::SharedLink),
-        vec![0, 1]
+        vec![0, 0]
     );
-    assert_eq!(groups(Some(wire), Assistance::None), vec![0, 0]);
     // Disjoint paths under "no assistance" are still one group: the over-cautious case of
     // thesis E5b.
     let apart = [(1, 3), (3, 0), (1, 4), (4, 0)];

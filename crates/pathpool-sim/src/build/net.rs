@@ -327,6 +327,14 @@ pub(super) fn topology_manager(
             .set_transit(NodeIx(n as u32), !host)
             .map_err(internal)?;
     }
+    // A simulated link of infinite rate never queues: no bottleneck to share (D339).
+    for (e, r) in net.rate.iter().enumerate() {
+        if r.is_infinite() {
+            manager
+                .set_queueless(EdgeId(e as u32), true)
+                .map_err(internal)?;
+        }
+    }
     Ok((manager, k))
 }
 
