@@ -30,6 +30,9 @@ pub const SHARED_MAPS: [&str; 4] = ["pp_conns", "pp_groups_sub", "pp_groups_addr
 const OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/pp_cc.bpf.o"));
 
 const AVAILABLE: &str = "/proc/sys/net/ipv4/tcp_available_congestion_control";
+/// Makes `load` fail right after registering the algorithm it names (tests only:
+/// `tests/netns.rs` checks that a failed load leaves nothing behind).
+const FAIL_AFTER: &str = "PATHPOOL_LINUX_FAIL_AFTER";
 
 /// One coupled algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -377,6 +380,15 @@ fn load_pinned(chosen: &[Algorithm], nmcc: NmccOptions) -> Result<LoadReport, Li
         link.pin(link_pin(*a)).map_err(|e| {
             LinuxError::Failed(format!("cannot pin {}'s link: {e}", a.kernel_name()))
         })?;
+        // A failure after pins and registrations exist cannot be provoked from outside (the
+        // checks before refuse what would cause one), so the test that nothing stays after a
+        // failed load asks for one here.
+        if std::env::var_os(FAIL_AFTER).is_some_and(|v| v == a.kernel_name()) {
+            return Err(LinuxError::Failed(format!(
+                "{FAIL_AFTER}={}: failing as asked, after registering it",
+                a.kernel_name()
+            )));
+        }
     }
     let insns = verified_instructions(chosen);
     Ok(LoadReport {

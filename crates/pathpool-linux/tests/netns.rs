@@ -216,6 +216,44 @@ fn bad_input_and_missing_rights_exit_non_zero_with_a_reason() {
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("no such congestion control in this kernel")
     );
+    // A load that fails after it pinned the maps and registered an algorithm leaves
+    // nothing: no pin, no registration (acceptance 5).
+    drop(_loaded);
+    let out = Command::new(BIN)
+        .args(["load", "--algorithms", "nmcc,lia"])
+        .env("PATHPOOL_LINUX_FAIL_AFTER", "pp_lia")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("failing as asked"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!std::path::Path::new(pathpool_linux::PIN_DIR).exists());
+    let registered = || {
+        let available =
+            std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").unwrap();
+        available
+            .split_whitespace()
+            .filter(|n| n.starts_with("pp_"))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    // The kernel unregisters as the links' last references go, with the process.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !registered().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(registered(), Vec::<String>::new());
+    // And a load after it works.
+    let out = run(&[BIN, "load", "--algorithms", "lia"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = run(&[BIN, "unload", "--wait", "0"]);
     // Without root: `setpriv` drops to nobody.
     let out = run(&[
         "setpriv",
