@@ -95,6 +95,12 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
         ));
     }
     check_assistance(d, assisted_by, &paths)?;
+    if d.transport == DomainTransport::Tcp && d.size.is_some() {
+        return Err(SpecError::at(
+            here("size"),
+            "TCP connections of a generated domain are long-lived",
+        ));
+    }
 
     // A download that cannot finish within the run: twice what both access links could
     // carry in the whole run (an mmTP subscriber keeps state per chunk, so not more).
@@ -198,7 +204,6 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
                 client,
                 d.single_path_cc.unwrap_or(CcKind::NewReno),
                 None,
-                None,
             ));
             continue;
         }
@@ -233,12 +238,6 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
                 ..MmtpFlowSpec::default()
             }),
             DomainTransport::Tcp => {
-                if d.size.is_some() {
-                    return Err(SpecError::at(
-                        here("size"),
-                        "TCP connections of a generated domain are long-lived",
-                    ));
-                }
                 let mut f = TcpFlowSpec {
                     common,
                     tm,
@@ -300,7 +299,6 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
                 k: lsps as u32,
                 ..paths.clone()
             }),
-            None,
         ));
     }
     routers.append(&mut out.nodes.routers);
@@ -315,14 +313,7 @@ pub(crate) fn expand(sc: &Scenario, d: &DomainSpec, seed: u64) -> Result<Scenari
 }
 
 /// A long-lived TCP connection.
-fn tcp_flow(
-    id: String,
-    from: String,
-    to: String,
-    cc: CcKind,
-    tm: Option<TmSpec>,
-    sdn: Option<SdnSpec>,
-) -> FlowSpec {
+fn tcp_flow(id: String, from: String, to: String, cc: CcKind, tm: Option<TmSpec>) -> FlowSpec {
     FlowSpec::Tcp(TcpFlowSpec {
         common: FlowCommon {
             id: Some(id),
@@ -331,7 +322,6 @@ fn tcp_flow(
             ..FlowCommon::default()
         },
         tm,
-        sdn,
         cc: Some(crate::spec::FlowCc::Window(cc)),
         ..TcpFlowSpec::default()
     })
@@ -649,6 +639,11 @@ mod tests {
             (
                 "transport = \"tcp\"\npaths = { k = 1 }\n",
                 "generate.domain.paths",
+            ),
+            // Every connection proxied: none would have carried the size.
+            (
+                "transport = \"tcp\"\nassisted_by = \"mpls-ingress\"\nsize = \"1MB\"\n",
+                "generate.domain.size",
             ),
         ] {
             let l = LoadedScenario::from_toml(&scenario(extra), "t.toml", &[]).unwrap();
