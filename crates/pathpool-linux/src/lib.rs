@@ -27,6 +27,7 @@ pub mod groups;
 pub mod loader;
 pub mod maps;
 pub mod status;
+pub mod steal;
 pub mod transfer;
 pub mod wire;
 
