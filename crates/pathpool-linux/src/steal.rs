@@ -7,6 +7,62 @@
 
 use std::fs;
 
+/// The share of a run's CPU time the host may take before a throughput that misses its
+/// bound is put down to the host rather than to the code under test (D341: 10-s runs of the
+/// two-path bed reached 94.3–94.9 Mb/s of 95.6 with up to 3% stolen).
+pub const THROUGHPUT_DISTURBED: f64 = 0.03;
+
+/// The same for punctuality (frames more than 1 ms late): a single stolen millisecond makes
+/// every frame due in it late, so only a run with almost nothing stolen can judge it (D341:
+/// 1–1.3% stolen left 0.17–0.29% of frames late, 5–11% left 2–7%).
+pub const PUNCTUALITY_DISTURBED: f64 = 0.005;
+
+/// Runs `run` until one run's timing figures pass (it returns `Ok`), at most `attempts`
+/// runs, printing each run's steal on standard error.
+///
+/// - A run that passes ends it: `Ok(Some(value))`.
+/// - A run that fails while the host took less than `disturbed_at` of the CPU time (one of
+///   [`THROUGHPUT_DISTURBED`] and [`PUNCTUALITY_DISTURBED`]) ends it with the error, so code
+///   that misses a bound on a quiet host still fails.
+/// - A run the host disturbed is repeated. When every run was disturbed, the figures could
+///   not be judged on this host: `Ok(None)`, after printing `timing NOT CHECKED` with each
+///   run's reason and steal. The caller's other checks still apply to every run.
+///
+/// # Errors
+/// The reason of a run that failed on a quiet host, with its steal.
+pub fn until_undisturbed<T>(
+    attempts: usize,
+    disturbed_at: f64,
+    mut run: impl FnMut() -> Result<T, String>,
+) -> Result<Option<T>, String> {
+    let mut disturbed = Vec::new();
+    for _ in 0..attempts.max(1) {
+        let before = CpuTicks::now();
+        let result = run();
+        // Unreadable counters count as a quiet host: the bound is then enforced.
+        let steal = match (before, CpuTicks::now()) {
+            (Some(a), Some(b)) => b.steal_since(&a),
+            _ => 0.0,
+        };
+        eprintln!("host steal {:.1}% of the CPU time", steal * 100.0);
+        match result {
+            Ok(v) => return Ok(Some(v)),
+            Err(why) if steal < disturbed_at => {
+                return Err(format!(
+                    "{why} (host steal {:.1}%: the host left the machine alone)",
+                    steal * 100.0
+                ))
+            }
+            Err(why) => disturbed.push(format!("{why} (steal {:.1}%)", steal * 100.0)),
+        }
+    }
+    eprintln!(
+        "timing NOT CHECKED: the host disturbed every run: {}",
+        disturbed.join("; ")
+    );
+    Ok(None)
+}
+
 /// The `cpu` line's counters at one moment (USER_HZ ticks summed over every CPU).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CpuTicks {
@@ -83,6 +139,31 @@ mod tests {
         };
         assert!((b.steal_since(&a) - 0.05).abs() < 1e-12);
         assert_eq!(a.steal_since(&a), 0.0);
+    }
+
+    #[test]
+    fn a_passing_run_ends_the_repetition() {
+        let mut runs = 0;
+        let got = until_undisturbed(3, THROUGHPUT_DISTURBED, || {
+            runs += 1;
+            Ok::<_, String>(runs)
+        });
+        assert_eq!(got, Ok(Some(1)));
+    }
+
+    #[test]
+    fn a_failure_is_repeated_at_most_as_asked_and_never_passes() {
+        // Steal cannot be forced here: a failing run either ends it at once with its reason
+        // (a quiet host) or is repeated (a disturbed one) and gives no value.
+        let mut runs = 0;
+        let got: Result<Option<()>, String> = until_undisturbed(3, THROUGHPUT_DISTURBED, || {
+            runs += 1;
+            Err("too slow".into())
+        });
+        match got {
+            Err(why) => assert!(why.contains("too slow") && runs == 1, "{why}"),
+            Ok(value) => assert!(value.is_none() && runs == 3, "{runs} runs"),
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use pathpool_core::{Dur, Rate};
 use pathpool_linux::emu_bench;
+use pathpool_linux::steal;
 use pathpool_linux::wire::{offloads_off, RunningEmu, WireBed, RIGHT};
 use pathpool_net::emulation::LinkEmulation;
 
@@ -44,22 +45,34 @@ fn round_trips_are_within_a_millisecond_of_the_emulated_delay() {
     let _one = serial();
     let bed = WireBed::new("emdl").unwrap();
     let d = link(Rate::INFINITE, 20);
-    let emu = RunningEmu::start(&bed.wire, &WireBed::config(d, d)).unwrap();
-    let (received, [min, avg, max, _]) = emu_bench::ping(&bed, 40, 0.05).unwrap();
-    let stats = emu.stop().unwrap();
-    eprintln!("40 ms emulated: min {min} avg {avg} max {max} ms");
-    assert_eq!(received, 40);
-    assert!(
-        min >= 40.0,
-        "a round trip of {min} ms, shorter than the 40 ms emulated"
-    );
-    assert!(avg < 41.0, "mean round trip {avg} ms, 40 ms emulated");
-    // Each direction may be late by up to 1 ms.
-    assert!(max < 42.0, "a round trip of {max} ms, 40 ms emulated");
-    for s in stats {
-        assert_eq!(s.late_over_1ms, 0, "{s:?}");
-        assert_eq!(s.delivered, 40, "{s:?}");
-    }
+    // Punctuality is a real-time figure, judged only in a run the host left alone (D341).
+    // Early frames and lost pings are errors in any run.
+    steal::until_undisturbed(2, steal::PUNCTUALITY_DISTURBED, || {
+        let emu = RunningEmu::start(&bed.wire, &WireBed::config(d, d)).unwrap();
+        let (received, [min, avg, max, _]) = emu_bench::ping(&bed, 40, 0.05).unwrap();
+        let stats = emu.stop().unwrap();
+        eprintln!("40 ms emulated: min {min} avg {avg} max {max} ms");
+        assert_eq!(received, 40);
+        assert!(
+            min >= 40.0,
+            "a round trip of {min} ms, shorter than the 40 ms emulated"
+        );
+        for s in &stats {
+            assert_eq!(s.delivered, 40, "{s:?}");
+        }
+        if avg >= 41.0 {
+            return Err(format!("mean round trip {avg} ms, 40 ms emulated"));
+        }
+        // Each direction may be late by up to 1 ms.
+        if max >= 42.0 {
+            return Err(format!("a round trip of {max} ms, 40 ms emulated"));
+        }
+        match stats.iter().find(|s| s.late_over_1ms > 0) {
+            Some(s) => Err(format!("frames over 1 ms late: {s:?}")),
+            None => Ok(()),
+        }
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]
@@ -69,39 +82,42 @@ fn tcp_through_the_emulator_at_100_mbps_matches_tbf() {
     }
     let _one = serial();
     let hundred = Rate::from_mbps(100);
-    let tbf = emu_bench::transfer(
-        BIN,
-        "tbf",
-        (LinkEmulation::TRANSPARENT, Some("100mbit")),
-        6.0,
-    )
-    .unwrap();
-    let emu = emu_bench::transfer(BIN, "emu", (link(hundred, 5), None), 6.0).unwrap();
-    eprintln!(
-        "tbf {:.2} Mb/s; emu {:.2} Mb/s, late mean {:.1} us, max {:.1} us, {} over 1 ms of {}",
-        tbf.mbps,
-        emu.mbps,
-        emu.data.late_mean_us(),
-        emu.data.late_max_ns as f64 / 1e3,
-        emu.data.late_over_1ms,
-        emu.data.delivered
-    );
-    // 1448 bytes of payload in a 1514-byte frame: 95.6 Mb/s at most.
-    assert!(emu.mbps >= 90.0, "{} Mb/s through the emulator", emu.mbps);
-    assert!(emu.mbps <= 100.0, "{} Mb/s: faster than the rate", emu.mbps);
-    assert!(
-        (emu.mbps - tbf.mbps).abs() < 3.0,
-        "emu {} vs tbf {}",
-        emu.mbps,
-        tbf.mbps
-    );
-    // Delay exactness under load: at most one frame in a thousand leaves over 1 ms late.
-    assert!(
-        emu.data.late_over_1ms * 1000 <= emu.data.delivered,
-        "{:?}",
-        emu.data
-    );
-    assert_eq!(emu.data.oversize, 0);
+    // Throughput and punctuality are real-time figures, judged only in a run the host left
+    // alone (D341).
+    steal::until_undisturbed(2, steal::PUNCTUALITY_DISTURBED, || {
+        let tbf = emu_bench::transfer(
+            BIN,
+            "tbf",
+            (LinkEmulation::TRANSPARENT, Some("100mbit")),
+            6.0,
+        )
+        .unwrap();
+        let emu = emu_bench::transfer(BIN, "emu", (link(hundred, 5), None), 6.0).unwrap();
+        eprintln!(
+            "tbf {:.2} Mb/s; emu {:.2} Mb/s, late mean {:.1} us, max {:.1} us, {} over 1 ms of {}",
+            tbf.mbps,
+            emu.mbps,
+            emu.data.late_mean_us(),
+            emu.data.late_max_ns as f64 / 1e3,
+            emu.data.late_over_1ms,
+            emu.data.delivered
+        );
+        assert!(emu.mbps <= 100.0, "{} Mb/s: faster than the rate", emu.mbps);
+        assert_eq!(emu.data.oversize, 0);
+        // 1448 bytes of payload in a 1514-byte frame: 95.6 Mb/s at most.
+        if emu.mbps < 90.0 {
+            return Err(format!("{} Mb/s through the emulator", emu.mbps));
+        }
+        if (emu.mbps - tbf.mbps).abs() >= 3.0 {
+            return Err(format!("emu {} vs tbf {}", emu.mbps, tbf.mbps));
+        }
+        // Delay exactness under load: at most one frame in a thousand leaves over 1 ms late.
+        if emu.data.late_over_1ms * 1000 > emu.data.delivered {
+            return Err(format!("over 1 in 1000 frames late: {:?}", emu.data));
+        }
+        Ok(())
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]
