@@ -1,16 +1,47 @@
-import json, sys, subprocess
-for d in sys.argv[1:]:
-    r = json.load(open(f'{d}/run.json')); m = sum(r['mp_bytes'][30:]); s = sum(r['sp_bytes'][30:])
-    ns = {}
-    for f in ('mp', 'sp'):
-        v = {}
-        for l in open(f'{d}/nstat.{f}'):
-            p = l.split()
-            if len(p) >= 2 and p[1].isdigit(): v[p[0]] = int(p[1])
-        ns[f] = v
-    rec = {f: 1000 * ns[f].get('TcpExtTCPSackRecovery', 0) / ns[f]['TcpOutSegs'] for f in ns}
-    to = {f: ns[f].get('TcpExtTCPTimeouts', 0) for f in ns}
-    ds = {f: ns[f].get('TcpExtTCPDSACKRecv', 0) for f in ns}
-    pc = subprocess.run(['python3', 'tools/e8-diagnose/queue_losses.py', f'{d}/in.pcap', f'{d}/out.pcap'], capture_output=True, text=True).stdout.strip().splitlines()[-2:]
-    print(f"{d}: share(s30-) {100*m/(m+s):.1f}%  recoveries/1000 segs mp {rec['mp']:.2f} sp {rec['sp']:.2f} (x{rec['mp']/rec['sp']:.2f})  timeouts {to}  dsack {ds}")
-    for l in pc: print('   ', l)
+"""One line per run directory of run.sh: share, loss recoveries, timeouts, queue losses."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def counters(path: Path) -> dict[str, int]:
+    """An `nstat -as` listing as name → value."""
+    values = {}
+    for line in path.read_text().splitlines():
+        fields = line.split()
+        if len(fields) >= 2 and fields[1].isdigit():
+            values[fields[0]] = int(fields[1])
+    return values
+
+
+def summarise(run: Path) -> None:
+    result = json.loads((run / "run.json").read_text())
+    mp, sp = sum(result["mp_bytes"][30:]), sum(result["sp_bytes"][30:])
+    clients = {name: counters(run / f"nstat.{name}") for name in ("mp", "sp")}
+    recoveries = {
+        name: 1000 * c.get("TcpExtTCPSackRecovery", 0) / c["TcpOutSegs"]
+        for name, c in clients.items()
+    }
+    timeouts = {name: c.get("TcpExtTCPTimeouts", 0) for name, c in clients.items()}
+    dsacks = {name: c.get("TcpExtTCPDSACKRecv", 0) for name, c in clients.items()}
+    print(
+        f"{run}: share (s30-) {100 * mp / (mp + sp):.1f}%  recoveries/1000 segs "
+        f"mp {recoveries['mp']:.2f} sp {recoveries['sp']:.2f} "
+        f"(x{recoveries['mp'] / recoveries['sp']:.2f})  timeouts {timeouts}  dsack {dsacks}"
+    )
+    script = Path(__file__).with_name("queue_losses.py")
+    losses = subprocess.run(
+        [sys.executable, str(script), str(run / "in.pcap"), str(run / "out.pcap")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    for line in losses.strip().splitlines()[-2:]:
+        print("   ", line)
+
+
+if __name__ == "__main__":
+    for directory in sys.argv[1:]:
+        summarise(Path(directory))
