@@ -83,7 +83,18 @@ pub struct E8Run {
     pub data: [DirectionStats; 2],
     /// The emulators' ACK-direction counters.
     pub acks: [DirectionStats; 2],
+    /// One line per connection whose socket took no byte for `STALL_REPORT_S` or more: a
+    /// connection the kernel stopped moving, which lowers its client's share
+    /// (docs/linux.md, "A stalled MPTCP connection").
+    #[serde(default)]
+    pub stalls: Vec<String>,
 }
+
+/// A sender whose socket took nothing for this long is reported in [`E8Run::stalls`]: 50
+/// round trips of the default setting, far beyond a loss recovery's wait.
+pub const STALL_REPORT_S: f64 = 5.0;
+/// How long past the run's end the bed waits for a sender before killing it.
+const SENDER_GRACE: Duration = Duration::from_secs(30);
 
 const MP_PORT: u16 = 5201;
 const SP_PORT: u16 = 5202;
@@ -420,33 +431,24 @@ pub fn run(
             // The control: two TCP connections per MPTCP connection, one to each path.
             for path in 1..=2 {
                 let to = format!("10.12.{path}.2:{MP_PORT}");
-                senders.push(sender(
-                    bed.ns("mp"),
-                    program,
-                    &to,
-                    (&config.mp_cc, true),
-                    seconds,
-                )?);
+                senders.push((
+                    "the multipath client",
+                    sender(bed.ns("mp"), program, &to, (&config.mp_cc, true), seconds)?,
+                ));
             }
         } else {
             let to = format!("10.12.1.2:{MP_PORT}");
-            senders.push(sender(
-                bed.ns("mp"),
-                program,
-                &to,
-                (&config.mp_cc, false),
-                seconds,
-            )?);
+            senders.push((
+                "the multipath client",
+                sender(bed.ns("mp"), program, &to, (&config.mp_cc, false), seconds)?,
+            ));
         }
         // Two Reno connections to each of the server's addresses: two per path.
         let to = format!("10.12.{}.2:{SP_PORT}", 1 + k % 2);
-        senders.push(sender(
-            bed.ns("sp"),
-            program,
-            &to,
-            (&config.sp_cc, true),
-            seconds,
-        )?);
+        senders.push((
+            "the single-path client",
+            sender(bed.ns("sp"), program, &to, (&config.sp_cc, true), seconds)?,
+        ));
     }
     let mut subflows = 0;
     let (mut mp_bytes, mut sp_bytes) = (Vec::new(), Vec::new());
@@ -457,7 +459,7 @@ pub fn run(
             thread::sleep(due.saturating_duration_since(Instant::now()).min(TICK));
         }
         if interrupt.load(Ordering::Relaxed) {
-            for mut s in senders {
+            for (_, mut s) in senders {
                 let _ = s.kill();
                 let _ = s.wait();
             }
@@ -484,14 +486,39 @@ pub fn run(
             subflows = established_subflows(bed.ns("mp"));
         }
     }
-    // The senders end on their own; the readers read to their end, then stop.
+    // The senders end on their own at their deadline (transfer::send); one that has not
+    // ended `SENDER_GRACE` later is killed and counted as failed. The readers read to their
+    // end, then stop.
     let mut failures = Vec::new();
-    for s in senders {
+    let mut stalls = Vec::new();
+    let give_up = start + Duration::from_secs(u64::from(config.seconds)) + SENDER_GRACE;
+    for (client, mut s) in senders {
+        while matches!(s.try_wait(), Ok(None)) && Instant::now() < give_up {
+            thread::sleep(TICK);
+        }
+        if matches!(s.try_wait(), Ok(None)) {
+            let _ = s.kill();
+            failures.push(format!(
+                "a sender of {client} had not ended {} s after the run",
+                SENDER_GRACE.as_secs()
+            ));
+        }
         let out = s
             .wait_with_output()
             .map_err(|e| LinuxError::Failed(format!("a sender: {e}")))?;
         if !out.status.success() {
             failures.push(String::from_utf8_lossy(&out.stderr).trim().to_string());
+            continue;
+        }
+        if let Ok(t) = serde_json::from_slice::<crate::transfer::Transferred>(&out.stdout) {
+            let stall = t.longest_stall_s.unwrap_or(0.0);
+            if stall >= STALL_REPORT_S {
+                stalls.push(format!(
+                    "a connection of {client} to {}: no byte taken for {stall:.1} s; {} bytes \
+                     in all",
+                    t.peer, t.bytes
+                ));
+            }
         }
     }
     stop.store(true, Ordering::Relaxed);
@@ -517,5 +544,6 @@ pub fn run(
         subflows,
         data,
         acks,
+        stalls,
     })
 }

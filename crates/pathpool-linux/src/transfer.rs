@@ -26,7 +26,15 @@ pub struct Transferred {
     pub seconds: f64,
     /// bytes·8/seconds.
     pub mbps: f64,
+    /// The longest time, seconds, during which the socket took no byte: a connection the
+    /// kernel stopped moving shows here (docs/linux.md, "A stalled MPTCP connection").
+    /// Measured by the sender only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub longest_stall_s: Option<f64>,
 }
+
+/// How long one blocked write may wait before the sender looks at its deadline again.
+const WRITE_WAIT: Duration = Duration::from_millis(200);
 
 fn socket(addr: SocketAddr, mptcp: bool) -> io::Result<Socket> {
     let domain = Domain::for_address(addr);
@@ -82,14 +90,31 @@ pub fn send(
     sock.connect(&to.into())
         .map_err(|e| io_error(&format!("connecting to {to} over {kind}"), &e))?;
     let mut stream: TcpStream = sock.into();
+    // A write blocked on a connection that stopped moving would otherwise hold the sender,
+    // and the bed waiting for it, for ever (seen on 6.18 MPTCP, docs/linux.md): the sender
+    // ends at its deadline whatever the connection does.
+    stream
+        .set_write_timeout(Some(WRITE_WAIT))
+        .map_err(|e| io_error("SO_SNDTIMEO", &e))?;
     let chunk = vec![0x5au8; 64 * 1024];
     let start = Instant::now();
-    let mut bytes = 0u64;
+    let (mut bytes, mut last_progress, mut longest_stall) = (0u64, start, Duration::ZERO);
     while start.elapsed() < duration {
-        let n = stream
-            .write(&chunk)
-            .map_err(|e| io_error(&format!("sending to {to}"), &e))?;
-        bytes += n as u64;
+        match stream.write(&chunk) {
+            Ok(n) => {
+                bytes += n as u64;
+                last_progress = Instant::now();
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                longest_stall = longest_stall.max(last_progress.elapsed());
+            }
+            Err(e) => return Err(io_error(&format!("sending to {to}"), &e)),
+        }
     }
     let _ = stream.shutdown(std::net::Shutdown::Write);
     let seconds = start.elapsed().as_secs_f64();
@@ -98,6 +123,7 @@ pub fn send(
         bytes,
         seconds,
         mbps: bytes as f64 * 8.0 / seconds / 1e6,
+        longest_stall_s: Some(longest_stall.as_secs_f64()),
     })
 }
 
@@ -144,10 +170,42 @@ pub fn sink(
                 } else {
                     0.0
                 },
+                longest_stall_s: None,
             };
             println!("{}", serde_json::to_string(&t).unwrap_or_default());
             t
         }));
     }
     Ok(handles.into_iter().filter_map(|h| h.join().ok()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A peer that accepts and never reads stands for a connection the kernel stopped
+    /// moving: the sender still ends at its deadline and reports the stall, where it used to
+    /// block in `write` for ever.
+    #[test]
+    fn a_sender_whose_peer_stops_reading_ends_at_its_deadline_and_reports_the_stall() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let to = listener.local_addr().unwrap();
+        let held = thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            thread::sleep(Duration::from_secs(4));
+            drop(stream);
+        });
+        let started = Instant::now();
+        let t = send(to, Duration::from_secs(2), false, "default").unwrap();
+        let took = started.elapsed();
+        assert!(
+            took < Duration::from_millis(2000) + 2 * WRITE_WAIT + Duration::from_millis(300),
+            "the sender took {took:?} for a 2-s run"
+        );
+        let stall = t.longest_stall_s.expect("the sender measures its stalls");
+        // The socket buffers fill within milliseconds on loopback; the rest is a stall.
+        assert!(stall > 1.0, "longest stall {stall} s, {} bytes", t.bytes);
+        assert!(t.bytes > 0);
+        held.join().unwrap();
+    }
 }

@@ -46,6 +46,11 @@ fn four_mptcp_and_four_reno_connections_fill_both_emulated_paths() {
             run.data[0].delivered,
             run.data[1].delivered
         );
+        // A connection the kernel stopped moving is reported, not failed: it is the
+        // kernel's behaviour, which the reproduction measures (docs/linux.md).
+        for stall in &run.stalls {
+            eprintln!("stalled: {stall}");
+        }
         // 1448 bytes of payload per 1514-byte frame: 15.3 Mb/s at most.
         assert!(mbps < 15.5, "{mbps} Mb/s: faster than the paths");
         let total = run.data[0].delivered + run.data[1].delivered;

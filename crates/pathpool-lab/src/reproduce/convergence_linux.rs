@@ -101,6 +101,9 @@ struct KernelRun {
     sp_bytes: Vec<u64>,
     subflows: usize,
     data: [EmuCounters; 2],
+    /// Connections the kernel stopped moving for 5 s or more (docs/linux.md).
+    #[serde(default)]
+    stalls: Vec<String>,
 }
 
 /// The emulator's counters of one path's data direction (the fields used here).
@@ -445,6 +448,14 @@ fn run_kernel(
                     Ok(o) => serde_json::from_slice::<KernelRun>(&o.stdout)
                         .map_err(|e| format!("{} e8's report: {e}", program.display()))
                         .and_then(|r| {
+                            for stall in &r.stalls {
+                                eprintln!(
+                                    "convergence-linux: warning: {}, {} run {}: {stall}",
+                                    s.name,
+                                    ALGORITHMS[ai].0,
+                                    rep + 1
+                                );
+                            }
                             if r.subflows < 8 {
                                 Err(format!(
                                     "{}, {}: only {} of the 8 MPTCP subflows came up",
@@ -543,6 +554,7 @@ mod tests {
                 late_max_at_ms: 0,
                 realtime: true,
             }; 2],
+            stalls: Vec::new(),
         };
         let f = kernel_figures(&r, 16_000.0).unwrap();
         assert!((f.final_share - 50.0).abs() < 1e-9);
