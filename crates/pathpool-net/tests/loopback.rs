@@ -443,6 +443,7 @@ fn share_unless_shut_out(cc: CcKind, window_s: u64) -> f64 {
 }
 
 #[test]
+#[ignore = "a real-time share over minutes: `make soak` runs it (D343)"]
 fn nmcc_takes_half_a_shared_bottleneck() {
     let _cores = common::exclusive();
     let nmcc = share_unless_shut_out(CcKind::Nmcc, NMCC_WINDOW_S);
@@ -460,6 +461,7 @@ fn nmcc_takes_half_a_shared_bottleneck() {
 /// time a subflow of one was locked out from the start in 2 runs of 5 (2026-11-27, CI
 /// included), against none in 10 runs one after the other since D270.
 #[test]
+#[ignore = "a real-time share over minutes: `make soak` runs it (D343)"]
 fn uncoupled_takes_about_two_thirds_of_a_shared_bottleneck() {
     let _cores = common::exclusive();
     let uncoupled = share_unless_shut_out(CcKind::Uncoupled, UNCOUPLED_WINDOW_S);
