@@ -12,9 +12,7 @@
 //! * by a new join after the hold: no status, no overlap information, the host's friendly
 //!   default (one group): about half too.
 
-mod common;
-
-use common::{error, run};
+use crate::common::{error, run};
 use pathpool_sim::Results;
 
 const PATH1: &str = r#"["s", "a1", "b1", "d"]"#;

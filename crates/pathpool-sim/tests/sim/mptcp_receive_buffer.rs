@@ -18,7 +18,7 @@
 
 use pathpool_sim::{LoadedScenario, Results};
 
-const SCENARIO: &str = include_str!("../../../scenarios/validation/mptcp-receive-buffer.toml");
+const SCENARIO: &str = include_str!("../../../../scenarios/validation/mptcp-receive-buffer.toml");
 const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
 /// Payload goodput the two paths can carry together, in Mb/s.
 const SUM_MBPS: f64 = 10.0 * 1460.0 / 1500.0;

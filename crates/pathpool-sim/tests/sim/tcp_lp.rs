@@ -2,11 +2,9 @@
 //! NewReno flow it takes little, since its one-way delay shows the queue before the loss that
 //! NewReno waits for. Alone it does not fill the path as NewReno does (D245).
 
-mod common;
-
 use pathpool_sim::Results;
 
-use common::{flow_s_to_d, run_bottleneck as run, RED_100 as RED};
+use crate::common::{flow_s_to_d, run_bottleneck as run, RED_100 as RED};
 
 fn flow(id: &str, cc: &str) -> String {
     flow_s_to_d(id, cc, "")

@@ -1,9 +1,9 @@
 //! Tse's Multi-Priority TCP in the simulator (003-tse-fairness.md §4.2, E0): one NewReno
 //! subflow and three TCP-LP subflows on one bottleneck beside one NewReno flow.
 
-mod common;
+use crate::common;
 
-use common::{flow_s_to_d, run_bottleneck, BOTTLENECK_ROUTE, RED_100};
+use crate::common::{flow_s_to_d, run_bottleneck, BOTTLENECK_ROUTE, RED_100};
 use pathpool_sim::Results;
 
 /// A 10 Mb/s, 25 ms RED bottleneck (spec §5.0's choice for chapter 4) shared by one NewReno

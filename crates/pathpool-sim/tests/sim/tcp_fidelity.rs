@@ -6,7 +6,7 @@
 
 use pathpool_sim::{Column, LoadedScenario};
 
-const SCENARIO: &str = include_str!("../../../scenarios/validation/runaway.toml");
+const SCENARIO: &str = include_str!("../../../../scenarios/validation/runaway.toml");
 
 /// What each path holds: its bandwidth-delay product plus its buffer, in bytes (20 Mb/s;
 /// 10 ms and 100 ms round trips; 17 and 167 packets of 1500 B).

@@ -2,9 +2,7 @@
 //! one NewReno flow share a RED bottleneck with the parameters 003-tse-fairness.md §5.0
 //! chooses for Tse's chapter 4 runs.
 
-mod common;
-
-use common::run;
+use crate::common::run;
 
 /// One TFRC and one NewReno flow (1000-byte packets on the wire, unlimited rwnd) through a
 /// 5 Mb/s, 25 ms RED bottleneck (50 packets, min_th 5, max_th 15, w_q 0.002, max_p 0.1),

@@ -6,7 +6,7 @@
 
 use pathpool_sim::LoadedScenario;
 
-const SCENARIO: &str = include_str!("../../../scenarios/validation/nmcc-slow-start.toml");
+const SCENARIO: &str = include_str!("../../../../scenarios/validation/nmcc-slow-start.toml");
 
 #[test]
 fn nmcc_never_overflows_its_idle_access_link() {

@@ -3,9 +3,7 @@
 //! takes the "ensemble as one link" share NC/(Nk + 1) the thesis derives (1/3 of the pair for
 //! N = 2, k = 1), not the stringently fair 1/4.
 
-mod common;
-
-use common::run_seeded;
+use crate::common::run_seeded;
 
 /// Links of the chapter-4 setting (spec §5.0): 5 Mb/s, 25 ms RED bottlenecks of 50 packets,
 /// 100 Mb/s 1 ms access links.

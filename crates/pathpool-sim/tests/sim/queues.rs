@@ -1,8 +1,6 @@
 //! The random-drop queue (htsim's `RandomQueue`, D120) against drop-tail, and its errors.
 
-mod common;
-
-use common::{error, run};
+use crate::common::{error, run};
 
 /// Two seconds of a 24 Mb/s constant-bit-rate flow into a 12 Mb/s link with `queue`: the
 /// queue is offered twice what it can serve, so it sits at its limit.

@@ -1,9 +1,7 @@
 //! Traffic generators run end to end (issue 21): flows among host groups, and multipath
 //! connections from a multihomed host.
 
-mod common;
-
-use common::run;
+use crate::common::run;
 
 /// Two routers e1–e2 (10 Mb/s, 10 ms), 20 senders on e1 in two groups and 10 receivers on e2
 /// in two groups, and 100 kB flows at 5 a second (4 Mb/s offered) for 5 s.

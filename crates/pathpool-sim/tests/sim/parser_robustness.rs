@@ -3,7 +3,7 @@
 use pathpool_sim::LoadedScenario;
 use proptest::prelude::*;
 
-const VALID: &str = include_str!("../../../scenarios/dumbbell.toml");
+const VALID: &str = include_str!("../../../../scenarios/dumbbell.toml");
 
 fn load_and_compile(text: &str) {
     if let Ok(l) = LoadedScenario::from_toml(text, "fuzz.toml", &[]) {

@@ -4,7 +4,7 @@
 
 use pathpool_sim::{LoadedScenario, Results};
 
-const SCENARIO: &str = include_str!("../../../scenarios/reproductions/tm-assistance-lan.toml");
+const SCENARIO: &str = include_str!("../../../../scenarios/reproductions/tm-assistance-lan.toml");
 
 /// The first 60 s of the scenario (measured from 30 s), against one single-flow download
 /// S1 <- P1 on path 1, with NMCC's `m` sampled.

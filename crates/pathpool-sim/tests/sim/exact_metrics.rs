@@ -1,8 +1,6 @@
 //! Outcomes that can be computed by hand, checked exactly (or to one packet).
 
-mod common;
-
-use common::run;
+use crate::common::run;
 
 #[test]
 fn finite_flow_within_the_initial_window_completes_in_one_trip() {

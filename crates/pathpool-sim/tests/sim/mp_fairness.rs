@@ -2,9 +2,7 @@
 //! §1 and E4 at 5/5 Mb/s): the analytic bounds are 1/4 (stringent) and 1/2 (lenient) of the
 //! total, and the reference runs measure T_p near half a path and S_p near nothing.
 
-mod common;
-
-use common::error;
+use crate::common::error;
 use pathpool_sim::{LoadedScenario, Results};
 
 /// Two disjoint 5 Mb/s, 25 ms RED paths with one NewReno each and a `cc` connection with one

@@ -1,9 +1,7 @@
 //! The INRPP document's metrics (spec 001 §5.1): Jain's index sampled every
 //! `measure.fairness_interval` and averaged (D290), and the AFCT per flow-size bin (D291).
 
-mod common;
-
-use common::{error, run};
+use crate::common::{error, run};
 
 /// Two TCP flows from s1 and s2 to d across a 10 Mb/s, 10 ms bottleneck a–b, with `flows`
 /// (TOML lines appended to each flow: `[first, second]`) and `measure` lines.

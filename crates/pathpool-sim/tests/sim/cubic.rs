@@ -3,7 +3,7 @@
 
 use pathpool_sim::{LoadedScenario, Results};
 
-const SCENARIO: &str = include_str!("../../../scenarios/validation/cubic-vs-newreno.toml");
+const SCENARIO: &str = include_str!("../../../../scenarios/validation/cubic-vs-newreno.toml");
 
 fn run(seed: u64, overrides: &[(&str, &str)]) -> Results {
     let overrides: Vec<(String, String)> = overrides

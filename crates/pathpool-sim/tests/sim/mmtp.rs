@@ -1,9 +1,7 @@
 //! mmTP downloads in the simulator: multisource, multipath, a silent publisher, groups, and
 //! errors.
 
-mod common;
-
-use common::{error, run};
+use crate::common::{error, run};
 
 /// A subscriber `s` behind router `r`; publishers p1, p2, p3 each on their own 10 Mb/s link
 /// to `r` with one-way delays 10, 20 and 40 ms; `r`-`s` is 1 Gb/s. `{flows}` is appended.

@@ -6,7 +6,7 @@
 use pathpool_sim::table::{Column, Table};
 use pathpool_sim::{LoadedScenario, Results};
 
-const SCENARIO: &str = include_str!("../../../scenarios/validation/sack-recovery.toml");
+const SCENARIO: &str = include_str!("../../../../scenarios/validation/sack-recovery.toml");
 
 fn run(sack: bool) -> Results {
     let overrides: Vec<(String, String)> = [

@@ -1,9 +1,7 @@
 //! Multipath connections in the simulator: completion, equivalence with single-path TCP,
 //! subflows opening and closing, coupling groups, and errors.
 
-mod common;
-
-use common::{error, run};
+use crate::common::{error, run};
 
 /// Two disjoint 10 Mb/s paths from s to d (via b: 20 ms RTT; via c: 40 ms), plus a
 /// second pair of hosts sharing the path via b. `{flows}` is appended.

@@ -2,9 +2,7 @@
 //! reduced-aggression subflows still take more than one TCP's share of a shared bottleneck,
 //! and less than as many independent Reno flows would.
 
-mod common;
-
-use common::{flow_s_to_d, run_bottleneck, BOTTLENECK_ROUTE, RED_100};
+use crate::common::{flow_s_to_d, run_bottleneck, BOTTLENECK_ROUTE, RED_100};
 
 /// A 10 Mb/s, 25 ms RED (as spec §5.0 chooses for chapter 4) bottleneck shared by one NewReno flow `tcp` and a connection
 /// `mp` of four subflows on the same path under `cc`; returns mp's share of the two.

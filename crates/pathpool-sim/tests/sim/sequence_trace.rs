@@ -1,9 +1,7 @@
 //! `measure.trace_sequences` (issue 21; the INRPP document's Fig. 10): a flow's sequence
 //! numbers at its sender, at the INRPP routers on its way and at its receiver (D308).
 
-mod common;
-
-use common::{error, flow_s_to_d, run};
+use crate::common::{error, flow_s_to_d, run};
 use pathpool_sim::table::Table;
 use pathpool_sim::Results;
 

@@ -2,9 +2,7 @@
 //! content is served by the cache at the branching router, a cache repairs losses
 //! downstream of it, routes through wires, and the errors.
 
-mod common;
-
-use common::{error, run};
+use crate::common::{error, run};
 use pathpool_sim::Results;
 
 /// Publisher `p` behind a 10 Mb/s, 20 ms link to `r1`; `r1`-`r2` 100 Mb/s; subscribers `s1`

@@ -2,9 +2,7 @@
 //! whose path fails moves to another path once the manager has heard of it, and back when
 //! the link is repaired; without another path it waits for the repair.
 
-mod common;
-
-use common::{error, run};
+use crate::common::{error, run};
 
 /// Publisher `p` and subscriber `s`; two routes between routers `a` and `b`: the direct link
 /// `short` (one hop) and `x` (two hops, through router `c`). Every link 10 Mb/s, 5 ms.

@@ -1,9 +1,7 @@
 //! RCP in the simulator (issue 21): flows paced at the rate the links on their path offer,
 //! on the 10 Mb/s, 25 ms bottleneck of the scenario tests, measured from 30 s to 120 s.
 
-mod common;
-
-use common::{error, flow_s_to_d, run_bottleneck};
+use crate::common::{error, flow_s_to_d, run_bottleneck};
 
 const QUEUE: &str = r#"{ type = "droptail", size = "100pkts" }"#;
 

@@ -1,9 +1,7 @@
 //! NDN in the simulator (issue 22, acceptance 3): consumers, forwarders, content stores and
 //! PTP's paths on small topologies, each test on a summary figure that could fail.
 
-mod common;
-
-use common::{error, run, run_seeded};
+use crate::common::{error, run, run_seeded};
 use pathpool_sim::{Column, Results, Table};
 
 /// A duplex link's TOML.
@@ -177,7 +175,7 @@ fn ptp_finds_the_trees_four_paths_and_fills_its_leaves() {
 /// distinct paths (issue 22, acceptance 3); the reproduction's 300-s runs find about 56.
 #[test]
 fn ptp_finds_at_least_ten_paths_on_the_mesh() {
-    let text = include_str!("../../../scenarios/reproductions/ptp-mesh.toml")
+    let text = include_str!("../../../../scenarios/reproductions/ptp-mesh.toml")
         .replace("duration = \"300s\"", "duration = \"40s\"")
         .replace("start = \"60s\"", "start = \"10s\"");
     let r = run(&text);

@@ -5,9 +5,7 @@
 //! 1 Gb/s, the bottleneck n0–n2 at 10 Mb/s with the detour n0–n1–n2 at 10 Mb/s, 5 ms a link,
 //! drop-tail queues of 50 ms; three 10 MB flows at 1, 2 and 3 s.
 
-mod common;
-
-use common::{error, run};
+use crate::common::{error, run};
 
 /// The dumbbell with `inrpp` as the `[inrpp]` table's lines and `extra` appended.
 fn dumbbell(inrpp: &str, extra: &str) -> String {
