@@ -6,35 +6,17 @@ runs of one flow's packets less than 0.3 ms apart.
 """
 
 import collections
-import struct
 import sys
+from pathlib import Path
+
+import pcap
 
 Packet = tuple[float, str, int]
 
 
 def read(path: str) -> list[Packet]:
     """(time, source address:port, TCP sequence) of every IPv4 TCP packet with payload."""
-    packets: list[Packet] = []
-    with open(path, "rb") as f:
-        header = f.read(24)
-        nanoseconds = struct.unpack("<I", header[:4])[0] == 0xA1B23C4D
-        while len(record := f.read(16)) == 16:
-            seconds, fraction, captured, _ = struct.unpack("<IIII", record)
-            frame = f.read(captured)
-            when = seconds + fraction * (1e-9 if nanoseconds else 1e-6)
-            if len(frame) < 34 or struct.unpack("!H", frame[12:14])[0] != 0x0800:
-                continue
-            ip = frame[14:]
-            ip_header = (ip[0] & 15) * 4
-            if ip[9] != 6:
-                continue
-            tcp = ip[ip_header:]
-            payload = struct.unpack("!H", ip[2:4])[0] - ip_header - (tcp[12] >> 4) * 4
-            if payload > 0:
-                source = ".".join(map(str, ip[12:16]))
-                port = struct.unpack("!H", tcp[0:2])[0]
-                packets.append((when, f"{source}:{port}", struct.unpack("!I", tcp[4:8])[0]))
-    return packets
+    return [(s.when, s.source, s.seq) for s in pcap.read(Path(path)) if s.payload > 0]
 
 
 def main(offered_path: str, delivered_path: str) -> None:
@@ -62,10 +44,10 @@ def main(offered_path: str, delivered_path: str) -> None:
             f"{kind} {flow:>22} offered {len(packets):6d} dropped {dropped:4d} "
             f"({100 * dropped / len(packets):4.2f}%) mean train {len(packets) / trains:4.2f} pkts"
         )
-    for kind, (count, dropped, trains) in sorted(totals.items()):
+    for kind, (count, lost, train_count) in sorted(totals.items()):
         print(
-            f"{kind} total offered {count:.0f} dropped {dropped:.0f} "
-            f"({100 * dropped / count:.2f}%), mean train {count / trains:.2f}"
+            f"{kind} total offered {count:.0f} dropped {lost:.0f} "
+            f"({100 * lost / count:.2f}%), mean train {count / train_count:.2f}"
         )
 
 
