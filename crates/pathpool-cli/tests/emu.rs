@@ -144,24 +144,36 @@ fn pings_take_the_emulated_delay_and_sigterm_prints_the_counters() {
     };
     // The first resolves the neighbours.
     ping("1");
-    let summary = ping("20");
-    let rtt = summary
-        .lines()
-        .find(|l| l.contains("min/avg/max"))
-        .unwrap_or_else(|| panic!("no round trips: {summary}"));
-    let avg: f64 = rtt
-        .split('=')
-        .nth(1)
-        .unwrap()
-        .split('/')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!(
-        (30.0..31.0).contains(&avg),
-        "mean round trip {avg} ms, 30 ms emulated"
-    );
+    // The round trip is a real-time figure, judged only on a run the host left alone
+    // (D341: CI read 31.1 ms once, 2026-11-28); the counters below are checked always.
+    let mut pings = 1;
+    pathpool_linux::steal::until_undisturbed(
+        2,
+        pathpool_linux::steal::PUNCTUALITY_DISTURBED,
+        || {
+            let summary = ping("20");
+            pings += 20;
+            let rtt = summary
+                .lines()
+                .find(|l| l.contains("min/avg/max"))
+                .unwrap_or_else(|| panic!("no round trips: {summary}"));
+            let avg: f64 = rtt
+                .split('=')
+                .nth(1)
+                .unwrap()
+                .split('/')
+                .nth(1)
+                .unwrap()
+                .parse()
+                .unwrap();
+            if (30.0..31.0).contains(&avg) {
+                Ok(())
+            } else {
+                Err(format!("mean round trip {avg} ms, 30 ms emulated"))
+            }
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     must(&["kill", "-TERM", &emu.id().to_string()]);
     let out = emu.wait_with_output().expect("pathpool emu ends");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -169,9 +181,9 @@ fn pings_take_the_emulated_delay_and_sigterm_prints_the_counters() {
         serde_json::from_slice(&out.stdout).expect("the counters as JSON");
     for direction in ["a_to_b", "b_to_a"] {
         let d = &json[direction];
-        // 21 pings each way, and the neighbour resolution's frames (and IPv6's own).
+        // Every ping each way, and the neighbour resolution's frames (and IPv6's own).
         let delivered = d["delivered"].as_u64().unwrap();
-        assert!(delivered >= 21, "{direction}: {d}");
+        assert!(delivered >= pings, "{direction}: {d}");
         assert_eq!(d["lost"], 0);
         assert_eq!(d["oversize"], 0);
         assert_eq!(
