@@ -502,6 +502,9 @@ pub fn run(
                 "a sender of {client} had not ended {} s after the run",
                 SENDER_GRACE.as_secs()
             ));
+            // Killed: its exit status and empty report say nothing more.
+            let _ = s.wait();
+            continue;
         }
         let out = s
             .wait_with_output()
