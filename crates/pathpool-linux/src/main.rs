@@ -179,8 +179,7 @@ fn main() -> ExitCode {
 
 fn json<T: serde::Serialize>(v: &T) -> Result<(), LinuxError> {
     let s = serde_json::to_string_pretty(v).map_err(|e| LinuxError::Failed(e.to_string()))?;
-    println!("{s}");
-    Ok(())
+    transfer::print_line(&s)
 }
 
 fn run(command: Command) -> Result<(), LinuxError> {

@@ -147,7 +147,7 @@ pub fn sink(
     let mut handles = Vec::new();
     for _ in 0..connections {
         let (mut stream, peer) = listener.accept().map_err(|e| io_error("accept", &e))?;
-        handles.push(thread::spawn(move || {
+        handles.push(thread::spawn(move || -> Result<Transferred, LinuxError> {
             let mut buf = vec![0u8; 256 * 1024];
             let mut bytes = 0u64;
             let mut first: Option<Instant> = None;
@@ -172,11 +172,27 @@ pub fn sink(
                 },
                 longest_stall_s: None,
             };
-            println!("{}", serde_json::to_string(&t).unwrap_or_default());
-            t
+            print_line(&serde_json::to_string(&t).unwrap_or_default())?;
+            Ok(t)
         }));
     }
-    Ok(handles.into_iter().filter_map(|h| h.join().ok()).collect())
+    handles
+        .into_iter()
+        .map(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err(LinuxError::Failed("a reading thread panicked".into())))
+        })
+        .collect()
+}
+
+/// Writes one line of a report to standard output. A reader that has gone (a closed pipe)
+/// is an error to return, not a panic in `println!`.
+///
+/// # Errors
+/// When standard output cannot be written.
+pub fn print_line(line: &str) -> Result<(), LinuxError> {
+    writeln!(io::stdout().lock(), "{line}")
+        .map_err(|e| io_error("writing the report to standard output", &e))
 }
 
 #[cfg(test)]

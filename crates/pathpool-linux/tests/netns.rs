@@ -9,12 +9,17 @@
 use std::process::{Child, Command, Output};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pathpool_linux::bed::{self, SharedBottleneck, TwoPaths, SHARED_SERVER};
 use pathpool_linux::steal;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pathpool-linux");
+
+/// How long a test waits for an MPTCP connection's second subflow.
+/// How long a test waits for an MPTCP connection's second subflow: joins took 7–93 ms in
+/// 25 runs here, and 5 s covers a lost join SYN's first two retransmissions (1 s, then 2 s).
+const JOIN_LIMIT: Duration = Duration::from_secs(5);
 
 /// The kernel's registrations are global: one test at a time.
 static KERNEL: Mutex<()> = Mutex::new(());
@@ -57,6 +62,35 @@ impl Loaded {
 impl Drop for Loaded {
     fn drop(&mut self) {
         let _ = run(&[BIN, "unload", "--wait", "0"]);
+    }
+}
+
+/// Waits until `count` sockets in namespace `ns` run `cc` (the MPTCP subflows of a new
+/// connection: the kernel's path manager opens the second one after the first is fully
+/// established), and returns how long that took. A join that has not come after `limit`
+/// fails with the kernel's MPTCP counters of both namespaces, which say whether the join
+/// was sent, answered or refused.
+fn wait_for_subflows(
+    (ns, peer): (&str, &str),
+    cc: &str,
+    count: usize,
+    limit: Duration,
+) -> Duration {
+    let start = Instant::now();
+    loop {
+        let ss = must(&["ip", "netns", "exec", ns, "ss", "-tin"]);
+        if ss.matches(cc).count() >= count {
+            return start.elapsed();
+        }
+        if start.elapsed() > limit {
+            let counters = |n: &str| must(&["ip", "netns", "exec", n, "nstat", "-asz", "MPTcp*"]);
+            panic!(
+                "{count} sockets running {cc} after {limit:?}:\n{ss}\nclient:\n{}\nserver:\n{}",
+                counters(ns),
+                counters(peer)
+            );
+        }
+        thread::sleep(Duration::from_millis(50));
     }
 }
 
@@ -279,14 +313,9 @@ fn lia_couples_the_subflows_of_one_connection_until_the_groups_split_them() {
     let (sink, send) = bed
         .transfer(BIN, "pp_lia", 10.0, false)
         .expect("the transfer");
-    thread::sleep(Duration::from_secs(4));
     // Both subflows run pp_lia (the kernel says so per socket) and share one group.
-    let ss = must(&["ip", "netns", "exec", &bed.client, "ss", "-tin"]);
-    assert_eq!(
-        ss.matches("pp_lia").count(),
-        2,
-        "two subflows report pp_lia:\n{ss}"
-    );
+    let join = wait_for_subflows((&bed.client, &bed.server), "pp_lia", 2, JOIN_LIMIT);
+    thread::sleep(Duration::from_secs(4).saturating_sub(join));
     let (token, subflows) = connection();
     assert_eq!(subflows.len(), 2, "{subflows:?}");
     for (id, group, alpha, algorithm) in &subflows {
@@ -346,7 +375,8 @@ fn nmcc_in_separate_groups_aggregates_two_disjoint_paths() {
         let (sink, send) = bed
             .transfer(BIN, "pp_nmcc", 10.0, false)
             .expect("the transfer");
-        thread::sleep(Duration::from_secs(4));
+        let join = wait_for_subflows((&bed.client, &bed.server), "pp_nmcc", 2, JOIN_LIMIT);
+        thread::sleep(Duration::from_secs(4).saturating_sub(join));
         let (_, subflows) = connection();
         assert_eq!(subflows.len(), 2, "{subflows:?}");
         let groups: Vec<u64> = subflows.iter().map(|f| f.1).collect();
@@ -432,7 +462,8 @@ fn a_namespace_default_of_pp_olia_reaches_both_subflows() {
     let (sink, send) = bed
         .transfer(BIN, "default", 4.0, false)
         .expect("the transfer");
-    thread::sleep(Duration::from_secs(2));
+    let join = wait_for_subflows((&bed.client, &bed.server), "pp_olia", 2, JOIN_LIMIT);
+    thread::sleep(Duration::from_secs(2).saturating_sub(join));
     let (_, subflows) = connection();
     let ss = must(&["ip", "netns", "exec", &bed.client, "ss", "-tin"]);
     let mbps = sent_mbps(send);
