@@ -14,7 +14,7 @@ import re
 import sys
 from pathlib import Path
 
-from pcap import read
+from pcap import dropped, read
 
 LAG_S = 0.001
 
@@ -65,25 +65,20 @@ def classify(run: Path, client: str, token_of: dict[str, str]) -> dict[tuple[str
 
 def main(run: Path) -> None:
     token_of = siblings(run / "mp.ss")
-    offered = read(run / "in.pcap")
-    delivered = collections.Counter((s.source, s.seq) for s in read(run / "out.pcap"))
+    offered = [s for s in read(run / "in.pcap") if s.payload > 0]
+    fates = dropped(offered, [s for s in read(run / "out.pcap") if s.payload > 0])
     start, end = offered[0].when + 1, offered[-1].when - 1
     for client, prefix in (("m", "10.10."), ("s", "10.11.")):
         classes = classify(run, client, token_of)
         sent: collections.Counter[str] = collections.Counter()
-        dropped: collections.Counter[str] = collections.Counter()
-        seen: collections.Counter[tuple[str, int]] = collections.Counter()
-        for s in offered:
-            if s.payload == 0 or not s.source.startswith(prefix):
+        lost_of: collections.Counter[str] = collections.Counter()
+        for s, was_dropped in zip(offered, fates, strict=True):
+            if not s.source.startswith(prefix) or not start <= s.when <= end - 0.2:
                 continue
-            if not start <= s.when <= end - 0.2:
-                continue
-            key = (s.source, s.seq)
-            kind = classes.get(key, "unmatched")
-            seen[key] += 1
+            kind = classes.get((s.source, s.seq), "unmatched")
             sent[kind] += 1
-            dropped[kind] += seen[key] > delivered[key]
-        total, lost = sum(sent.values()), sum(dropped.values())
+            lost_of[kind] += was_dropped
+        total, lost = sum(sent.values()), sum(lost_of.values())
         name = "MPTCP subflows" if client == "m" else "Reno flows"
         print(
             f"{name}: {total} packets at path 1's queue, {lost} dropped ({100 * lost / total:.2f}%)"
@@ -91,8 +86,8 @@ def main(run: Path) -> None:
         for kind, count in sent.most_common():
             print(
                 f"  {kind:>20}: {100 * count / total:5.1f}% of packets, "
-                f"{100 * dropped[kind] / max(lost, 1):5.1f}% of drops, "
-                f"drop rate {100 * dropped[kind] / count:.2f}%"
+                f"{100 * lost_of[kind] / max(lost, 1):5.1f}% of drops, "
+                f"drop rate {100 * lost_of[kind] / count:.2f}%"
             )
 
 

@@ -1,9 +1,11 @@
 #!/bin/bash
-# usage: tools/e8-diagnose/clocking.sh MP_CC SECONDS OUTDIR [mp_as_tcp]
+# usage: [ONE_SUBFLOW_AFTER=S] tools/e8-diagnose/clocking.sh MP_CC SECONDS OUTDIR [mp_as_tcp]
 # One E8 bed (8 Mb/s, 100 ms, 100-kB queue per path). For seconds 40-60 it captures both
 # clients' interfaces in both directions (what each sends and the ACKs it receives, on one
-# clock) and both sides of path 1's emulator (which packets its queue dropped). clocking.py
-# reads them.
+# clock) and both sides of path 1's emulator (which packets its queue dropped); then the
+# server's sockets (`ss -tinm`) and TCP counters. clocking.py, acks.py and episodes.py read
+# them. With ONE_SUBFLOW_AFTER=S (4-39) the client's second-path subflows are closed at
+# second S, and the MPTCP connections run on path 1 alone.
 B=${PATHPOOL_LINUX:-target/fast-test/pathpool-linux}
 CC=$1; SECS=$2; OUT=$3; ASTCP=${4:-false}
 mkdir -p "$OUT"
@@ -13,8 +15,16 @@ $B e8 --config "$CFG" --tag ck > "$OUT/run.json" 2> "$OUT/progress.txt" &
 E=$!
 sleep 3
 ns() { ip netns list | grep -o "ppck$1[0-9]*" | head -1; }
-MP=$(ns mp); SP=$(ns sp); W1=$(ns w1)
-sleep 37
+MP=$(ns mp); SP=$(ns sp); W1=$(ns w1); D=$(ns d)
+if [ -n "${ONE_SUBFLOW_AFTER:-}" ]; then
+    # Removing the client's `subflow` endpoint closes the subflows made from it: the MPTCP
+    # connections go on with their path-1 subflow alone.
+    sleep $((ONE_SUBFLOW_AFTER - 3))
+    ip -n "$MP" mptcp endpoint flush
+    sleep $((40 - ONE_SUBFLOW_AFTER))
+else
+    sleep 37
+fi
 for i in 1 2; do
     ip netns exec "$MP" timeout 20 tcpdump -i m$i -s 80 -w "$OUT/m$i.pcap" tcp 2>/dev/null &
     ip netns exec "$SP" timeout 20 tcpdump -i s$i -s 80 -w "$OUT/s$i.pcap" tcp 2>/dev/null &
@@ -23,4 +33,6 @@ ip netns exec "$W1" timeout 20 tcpdump -i wa -s 80 -w "$OUT/in.pcap" 'tcp and ds
 ip netns exec "$W1" timeout 20 tcpdump -i wb -s 80 -w "$OUT/out.pcap" 'tcp and dst net 10.12.0.0/16' 2>/dev/null &
 sleep 5
 ip netns exec "$MP" ss -tinH state established > "$OUT/mp.ss"
+ip netns exec "$D" ss -tinmH state established > "$OUT/d.ss"
+ip netns exec "$D" nstat -as > "$OUT/nstat.d"
 wait $E

@@ -1,7 +1,6 @@
 """Per-flow losses at one emulated queue, from captures of both its sides.
 
-Usage: queue_losses.py IN.pcap OUT.pcap. A data packet offered to the queue and not seen
-leaving it within 0.2 s (the queue holds at most about 100 ms) was dropped there. Trains are
+Usage: queue_losses.py IN.pcap OUT.pcap. Which copies the queue dropped: `pcap.dropped`. Trains are
 runs of one flow's packets less than 0.3 ms apart.
 """
 
@@ -11,30 +10,23 @@ from pathlib import Path
 
 import pcap
 
-Packet = tuple[float, str, int]
 
-
-def read(path: str) -> list[Packet]:
-    """(time, source address:port, TCP sequence) of every IPv4 TCP packet with payload."""
-    return [(s.when, s.source, s.seq) for s in pcap.read(Path(path)) if s.payload > 0]
+def read(path: str) -> list[pcap.Segment]:
+    """Every IPv4 TCP packet with payload."""
+    return [s for s in pcap.read(Path(path)) if s.payload > 0]
 
 
 def main(offered_path: str, delivered_path: str) -> None:
     offered_all, delivered_all = read(offered_path), read(delivered_path)
-    start = max(offered_all[0][0], delivered_all[0][0]) + 1
-    end = min(offered_all[-1][0], delivered_all[-1][0]) - 1
-    delivered = collections.Counter((flow, seq) for _, flow, seq in delivered_all)
-    offered: dict[str, list[tuple[float, int]]] = collections.defaultdict(list)
-    for when, flow, seq in offered_all:
-        if start <= when <= end - 0.2:
-            offered[flow].append((when, seq))
+    start = max(offered_all[0].when, delivered_all[0].when) + 1
+    end = min(offered_all[-1].when, delivered_all[-1].when) - 1
+    offered: dict[str, list[tuple[float, bool]]] = collections.defaultdict(list)
+    for s, was_dropped in zip(offered_all, pcap.dropped(offered_all, delivered_all), strict=True):
+        if start <= s.when <= end - 0.2:
+            offered[s.source].append((s.when, was_dropped))
     totals: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0, 0])
     for flow, packets in sorted(offered.items()):
-        seen: collections.Counter[int] = collections.Counter()
-        dropped = 0
-        for _, seq in packets:
-            seen[seq] += 1
-            dropped += seen[seq] > delivered[(flow, seq)]
+        dropped = sum(was for _, was in packets)
         gaps = [b[0] - a[0] for a, b in zip(packets, packets[1:], strict=False)]
         trains = 1 + sum(1 for gap in gaps if gap >= 0.0003)
         kind = "MP" if flow.startswith("10.10.") else "SP"
