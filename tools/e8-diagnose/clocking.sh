@@ -1,11 +1,12 @@
 #!/bin/bash
-# usage: [ONE_SUBFLOW_AFTER=S] tools/e8-diagnose/clocking.sh MP_CC SECONDS OUTDIR [mp_as_tcp]
+# usage: [ONE_SUBFLOW_AFTER=S | BACKUP_AFTER=S] tools/e8-diagnose/clocking.sh MP_CC SECONDS OUTDIR [mp_as_tcp]
 # One E8 bed (8 Mb/s, 100 ms, 100-kB queue per path). For seconds 40-60 it captures both
 # clients' interfaces in both directions (what each sends and the ACKs it receives, on one
 # clock) and both sides of path 1's emulator (which packets its queue dropped); then the
 # server's sockets (`ss -tinm`) and TCP counters. clocking.py, acks.py and episodes.py read
 # them. With ONE_SUBFLOW_AFTER=S (4-39) the client's second-path subflows are closed at
-# second S, and the MPTCP connections run on path 1 alone.
+# second S, and the MPTCP connections run on path 1 alone; with BACKUP_AFTER=S they become
+# backup subflows at second S, open but idle.
 B=${PATHPOOL_LINUX:-target/fast-test/pathpool-linux}
 CC=$1; SECS=$2; OUT=$3; ASTCP=${4:-false}
 mkdir -p "$OUT"
@@ -22,6 +23,12 @@ if [ -n "${ONE_SUBFLOW_AFTER:-}" ]; then
     sleep $((ONE_SUBFLOW_AFTER - 3))
     ip -n "$MP" mptcp endpoint flush
     sleep $((40 - ONE_SUBFLOW_AFTER))
+elif [ -n "${BACKUP_AFTER:-}" ]; then
+    # Marking the endpoint backup makes its subflows backups (MP_PRIO): they stay open, and
+    # the scheduler sends on them only if no other subflow can send.
+    sleep $((BACKUP_AFTER - 3))
+    ip -n "$MP" mptcp endpoint change 10.10.2.1 backup
+    sleep $((40 - BACKUP_AFTER))
 else
     sleep 37
 fi
