@@ -16,7 +16,6 @@ use pathpool_linux::steal;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pathpool-linux");
 
-/// How long a test waits for an MPTCP connection's second subflow.
 /// How long a test waits for an MPTCP connection's second subflow: joins took 7–93 ms in
 /// 25 runs here, and 5 s covers a lost join SYN's first two retransmissions (1 s, then 2 s).
 const JOIN_LIMIT: Duration = Duration::from_secs(5);
@@ -65,11 +64,11 @@ impl Drop for Loaded {
     }
 }
 
-/// Waits until `count` sockets in namespace `ns` run `cc` (the MPTCP subflows of a new
-/// connection: the kernel's path manager opens the second one after the first is fully
-/// established), and returns how long that took. A join that has not come after `limit`
-/// fails with the kernel's MPTCP counters of both namespaces, which say whether the join
-/// was sent, answered or refused.
+/// Waits until exactly `count` sockets in namespace `ns` run `cc` (the MPTCP subflows of a
+/// new connection: the kernel's path manager opens the second one after the first is fully
+/// established), and returns how long that took. More than `count` fails at once; a join
+/// that has not come after `limit` fails with the kernel's MPTCP counters of both
+/// namespaces, which say whether the join was sent, answered or refused.
 fn wait_for_subflows(
     (ns, peer): (&str, &str),
     cc: &str,
@@ -79,7 +78,12 @@ fn wait_for_subflows(
     let start = Instant::now();
     loop {
         let ss = must(&["ip", "netns", "exec", ns, "ss", "-tin"]);
-        if ss.matches(cc).count() >= count {
+        let running = ss.matches(cc).count();
+        assert!(
+            running <= count,
+            "{running} sockets run {cc}, not {count}:\n{ss}"
+        );
+        if running == count {
             return start.elapsed();
         }
         if start.elapsed() > limit {
