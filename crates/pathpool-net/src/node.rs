@@ -269,6 +269,13 @@ impl NodeIo {
         self.udp.send_errors() + self.unencodable
     }
 
+    /// Datagrams the kernel dropped at this node's full receive buffer, before the node could
+    /// read them (as of its last read: [`UdpIo::receive_overflows`]).
+    #[must_use]
+    pub fn receive_overflows(&self) -> u64 {
+        self.udp.receive_overflows()
+    }
+
     /// Received buffers of several datagrams forwarded whole, without a copy (D110).
     #[must_use]
     pub fn forwarded_whole(&self) -> u64 {

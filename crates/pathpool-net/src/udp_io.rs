@@ -15,6 +15,11 @@
 //! is sent so). [`Offload::Off`] starts in that fallback. `nix`'s safe wrappers
 //! (`ControlMessage::UdpGsoSegments`, `ControlMessageOwned::UdpGroSegments`) keep this free
 //! of `unsafe`.
+//!
+//! Datagrams that arrive while the socket's receive buffer is full are dropped by the kernel
+//! before any read sees them. With `SO_RXQ_OVFL` (Linux 2.6.33) each read carries the
+//! kernel's count of them, so that [`UdpIo::receive_overflows`] can say how many a node
+//! never saw, rather than letting them look like datagrams nobody sent.
 
 use std::io;
 use std::io::{IoSlice, IoSliceMut};
@@ -77,8 +82,13 @@ pub struct UdpIo {
     gso: bool,
     /// The read timeout last set on the socket (set again only when it changes).
     read_timeout: Option<Duration>,
-    /// Room for the GRO segment size of a read.
+    /// Room for the GRO segment size and the overflow count of a read.
     cmsg_buf: Vec<u8>,
+    /// The kernel's count of datagrams dropped at a full receive buffer, as the last read
+    /// carried it (`SO_RXQ_OVFL`; a 32-bit counter that wraps).
+    overflow_counter: u32,
+    /// Datagrams dropped at a full receive buffer, summed over the counter's wraps.
+    receive_overflows: u64,
     /// The datagrams queued since the last send, all for one address (empty: `count` 0).
     out: OutBatch,
     send_errors: u64,
@@ -94,11 +104,15 @@ impl UdpIo {
             sockopt::UdpGroSegment,
             &(offload == Offload::Kernel),
         );
+        // A kernel without the option leaves the count at zero; nothing else changes.
+        let _ = setsockopt(&socket, sockopt::RxqOvfl, &1);
         UdpIo {
             socket,
             gso: offload == Offload::Kernel,
             read_timeout: None,
-            cmsg_buf: nix::cmsg_space!(i32),
+            cmsg_buf: nix::cmsg_space!(i32, u32),
+            overflow_counter: 0,
+            receive_overflows: 0,
             out: OutBatch {
                 addr: SocketAddr::from(([0, 0, 0, 0], 0)),
                 data: Vec::with_capacity(MAX_GSO_BYTES),
@@ -128,6 +142,14 @@ impl UdpIo {
     #[must_use]
     pub fn send_errors(&self) -> u64 {
         self.send_errors
+    }
+
+    /// Datagrams the kernel dropped because the socket's receive buffer was full, as of the
+    /// last read (the kernel reports its count with each read, so drops after the last read
+    /// are counted at the next one). Zero on a kernel without `SO_RXQ_OVFL`.
+    #[must_use]
+    pub fn receive_overflows(&self) -> u64 {
+        self.receive_overflows
     }
 
     /// Queues `datagram` for `addr`: it joins the queued batch if that batch is for `addr`,
@@ -261,8 +283,18 @@ impl UdpIo {
         .map_err(io::Error::from)?;
         let mut segment_bytes = msg.bytes;
         for c in msg.cmsgs().into_iter().flatten() {
-            if let ControlMessageOwned::UdpGroSegments(size) = c {
-                segment_bytes = usize::try_from(size).unwrap_or(msg.bytes);
+            match c {
+                ControlMessageOwned::UdpGroSegments(size) => {
+                    segment_bytes = usize::try_from(size).unwrap_or(msg.bytes);
+                }
+                // The kernel's running count (`sk_drops`): only the growth since the last
+                // read is new.
+                ControlMessageOwned::RxqOvfl(count) => {
+                    let new = count.wrapping_sub(self.overflow_counter);
+                    self.receive_overflows += u64::from(new);
+                    self.overflow_counter = count;
+                }
+                _ => {}
             }
         }
         let from = msg

@@ -191,3 +191,35 @@ fn datagrams_leave_in_the_order_they_were_queued_whatever_their_destinations() {
         assert_eq!(got, want, "{offload:?}");
     }
 }
+
+/// Datagrams the kernel drops at a full receive buffer are counted (`SO_RXQ_OVFL`), so that
+/// every datagram sent is either read or counted: 500 sent into a buffer of a few kilobytes
+/// without reading, then one more after the buffer was drained, whose read carries the
+/// kernel's count.
+#[test]
+fn datagrams_dropped_at_a_full_receive_buffer_are_counted() {
+    for offload in [Offload::Kernel, Offload::Off] {
+        let rx_socket = socket();
+        setsockopt(&rx_socket, sockopt::RcvBuf, &4096).unwrap();
+        let to = rx_socket.local_addr().unwrap();
+        let mut rx = UdpIo::new(rx_socket, offload);
+        let tx = socket();
+        let sent = 500;
+        for i in 0..sent {
+            tx.send_to(&datagram(i, 100), to).unwrap();
+        }
+        let mut buf = vec![0u8; RECV_BUFFER_BYTES];
+        let mut read = 0;
+        while let Some(r) = rx.try_recv(&mut buf).unwrap() {
+            read += r.bytes.div_ceil(r.segment_bytes);
+        }
+        assert!(read < sent, "{offload:?}: a 4-KB buffer held all {sent}");
+        tx.send_to(&datagram(sent, 100), to).unwrap();
+        read += read_datagrams(&mut rx, 1).0.len();
+        assert_eq!(
+            read as u64 + rx.receive_overflows(),
+            sent as u64 + 1,
+            "{offload:?}: {read} read"
+        );
+    }
+}

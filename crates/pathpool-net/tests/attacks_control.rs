@@ -354,6 +354,11 @@ fn forged_and_replayed_control_messages_are_rejected_and_counted() {
 /// v1: 300k forged PUBLISHes grew the rendezvous from 4.9 to 108 MB, for good. Now a flood of
 /// forged PUBLISHes is refused by MAC, a member flooding valid PUBLISHes of many names is
 /// held to its per-node limit, and the total stays under the overlay's limit.
+///
+/// The flood outruns the rendezvous on a slow machine: the kernel drops what arrives while
+/// its socket is full (11% of the forged PUBLISHes in one CI run). Those the rendezvous
+/// never read are counted by the kernel, so each forged datagram must be either refused by
+/// MAC or counted lost at the full receive buffer; none may be taken.
 #[test]
 fn rendezvous_state_is_bounded_under_a_publish_flood() {
     let _cores = common::shared();
@@ -375,14 +380,21 @@ fn rendezvous_state_is_bounded_under_a_publish_flood() {
         .collect();
     send_all(&stranger, rv, &member);
     thread::sleep(Duration::from_millis(500));
+    // One more forged PUBLISH once the flood has drained: its read carries the kernel's count
+    // of the datagrams dropped before it.
+    send_all(&stranger, rv, &[publish(p1, "/flood/last", false)]);
+    thread::sleep(Duration::from_millis(100));
     bed.finish();
     let r = report(&bed, "rv");
     let st = r.rv.unwrap();
+    let lost = r.receive_overflows;
     let per_node = bed.overlay.security().max_publications_per_node;
     let total = bed.overlay.security().max_publications;
+    let sent_forged = forged.len() as u64 + 1;
     eprintln!(
-        "100000 forged + 2000 valid PUBLISHes of one member: publications held {} (limits {} per \
-         node, {} in all); refused by MAC {}, at the per-node limit {}",
+        "{sent_forged} forged + 2000 valid PUBLISHes of one member: publications held {} \
+         (limits {} per node, {} in all); refused by MAC {}, lost at the rendezvous's full \
+         receive buffer {lost}; refused at the per-node limit {}",
         st.publications, per_node, total, st.unauthenticated, st.limits.refused_publisher_full
     );
     assert!(st.publications <= total, "{st:?}");
@@ -392,10 +404,14 @@ fn rendezvous_state_is_bounded_under_a_publish_flood() {
         st.limits.refused_publisher_full > 0,
         "the member's flood met its limit"
     );
+    // Every forged PUBLISH the rendezvous read was refused by MAC: those it did not read were
+    // dropped by the kernel (which may also have dropped some of the member's).
+    assert!(st.unauthenticated <= sent_forged, "{st:?}");
     assert!(
-        st.unauthenticated > 90_000,
-        "forged PUBLISHes refused: {st:?}"
+        st.unauthenticated + lost >= sent_forged,
+        "forged PUBLISHes neither refused nor lost: {st:?}, lost {lost}"
     );
+    assert!(st.unauthenticated > 0, "{st:?}");
 }
 
 /// v1: a forged FID set with the predictable request id (node << 16) | 1 stalled a

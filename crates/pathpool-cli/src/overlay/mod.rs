@@ -251,7 +251,7 @@ fn serve(io: &mut NodeIo, endpoint: &mut dyn Endpoint, stop: &AtomicBool) -> Res
 fn print_forwarding(io: &NodeIo) {
     let st = io.forwarder().stats();
     eprintln!(
-        "forwarded {} copies of {} datagrams; kept {}; dropped {} (malformed {}, hop limit {}, no matching link {}, not from a neighbour {}, over the fill limit {}); not sent back {}, hop limit capped {}; send errors {}",
+        "forwarded {} copies of {} datagrams; kept {}; dropped {} (malformed {}, hop limit {}, no matching link {}, not from a neighbour {}, over the fill limit {}); not sent back {}, hop limit capped {}; send errors {}; lost at the full receive buffer {}",
         st.copies,
         st.received,
         st.local,
@@ -263,7 +263,8 @@ fn print_forwarding(io: &NodeIo) {
         st.over_fill,
         st.not_sent_back,
         st.hop_capped,
-        io.send_errors()
+        io.send_errors(),
+        io.receive_overflows()
     );
     let rejects = io.control().rejects();
     if rejects.total() > 0 {

@@ -150,6 +150,8 @@ pub struct Report {
     pub cache_refused: Option<RefusedStats>,
     pub rv: Option<RvStats>,
     pub publisher: Option<PublisherStats>,
+    /// Datagrams the kernel dropped at the node's full receive buffer.
+    pub receive_overflows: u64,
 }
 
 type Counters = Report;
@@ -163,6 +165,7 @@ fn counters(io: &NodeIo) -> Counters {
         cache_refused: io.cache().map(|c| c.refused()),
         rv: None,
         publisher: None,
+        receive_overflows: io.receive_overflows(),
     }
 }
 
