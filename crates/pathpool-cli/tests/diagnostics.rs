@@ -13,12 +13,16 @@ fn pathpool(args: &[&str]) -> Output {
         .expect("runs")
 }
 
-fn scratch(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pathpool-diag-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
+/// `text` as the file `name` in a directory of its own (tests run side by side), removed
+/// when the returned guard is dropped.
+fn scratch(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix("pathpool-diag-")
+        .tempdir()
+        .unwrap();
+    let p = dir.path().join(name);
     fs::write(&p, text).unwrap();
-    p
+    (dir, p)
 }
 
 fn stderr_lines(o: &Output) -> Vec<String> {
@@ -52,7 +56,7 @@ to = "b"
 from = "a"
 to = "r9"
 "#;
-    let sc = scratch("three.toml", text);
+    let (_sc_dir, sc) = scratch("three.toml", text);
     let o = pathpool(&["check", sc.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     let lines = stderr_lines(&o);
@@ -98,7 +102,7 @@ to = "b"
 
 #[test]
 fn a_bad_set_value_is_reported_against_the_set_argument() {
-    let sc = scratch("good.toml", GOOD);
+    let (_sc_dir, sc) = scratch("good.toml", GOOD);
     let o = pathpool(&[
         "check",
         sc.to_str().unwrap(),
@@ -144,21 +148,21 @@ id = "f"
 from = "a"
 to = "b"
 "#;
-    let sc = scratch("flows.toml", &text);
+    let (_sc_dir, sc) = scratch("flows.toml", &text);
     let o = pathpool(&["check", sc.to_str().unwrap()]);
     let lines = stderr_lines(&o);
     assert_eq!(lines.len(), 3, "{lines:#?}");
     assert!(lines[0].contains("flows[1].to: unknown node \"zz\""));
     assert!(lines[1].contains("flows[2].cc: \"lia\" is a multipath controller"));
     assert!(lines[2].contains("flows[3].id: flow id \"f\" is used twice"));
-    let sc = scratch("good.toml", GOOD);
+    let (_sc_dir, sc) = scratch("good.toml", GOOD);
     let o = pathpool(&["check", sc.to_str().unwrap()]);
     assert!(o.status.success(), "{:?}", stderr_lines(&o));
 }
 
 #[test]
 fn overlay_files_name_line_and_column_as_scenarios_do() {
-    let ov = scratch(
+    let (_ov_dir, ov) = scratch(
         "ov.toml",
         r#"rendezvous = "rv"
 [[nodes]]

@@ -377,11 +377,15 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// The output of a download in a scratch directory of its own.
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("pathpool-part-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join("f.bin")
+    /// The output of a download in a scratch directory of its own, removed when the
+    /// returned guard is dropped.
+    fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("pathpool-part-{name}-"))
+            .tempdir()
+            .unwrap();
+        let path = dir.path().join("f.bin");
+        (dir, path)
     }
 
     fn content(len: usize) -> Vec<u8> {
@@ -401,7 +405,7 @@ mod tests {
 
     #[test]
     fn in_order_chunks_give_the_file_and_its_hash() {
-        let path = scratch("in-order");
+        let (_dir, path) = scratch("in-order");
         // More runs than buffers (the subscriber waits for the writer), and a short last
         // chunk.
         let data = content((MAX_RUNS + 3) * RUN_BYTES + 1000);
@@ -417,7 +421,7 @@ mod tests {
 
     #[test]
     fn a_missing_chunk_is_an_error_naming_the_offset() {
-        let path = scratch("missing");
+        let (_dir, path) = scratch("missing");
         let data = content(10 * 1000);
         let mut f = write_in_order(&path, &data, 1000, &[0, 1, 2, 4, 5, 6, 7, 8, 9]);
         let e = f.finish().unwrap_err();
@@ -436,13 +440,11 @@ mod tests {
     #[test]
     fn symlinks_at_the_old_partial_name_and_the_output_are_not_followed() {
         use std::os::unix::fs::symlink;
-        let path = scratch("symlinks");
+        let (_dir, path) = scratch("symlinks");
         let dir = path.parent().unwrap();
         let victim = dir.join("victim");
         std::fs::write(&victim, b"precious").unwrap();
         let old = dir.join("f.bin.part");
-        let _ = std::fs::remove_file(&old);
-        let _ = std::fs::remove_file(&path);
         symlink(&victim, &old).unwrap();
         symlink(&victim, &path).unwrap();
         let data = content(5000);
@@ -454,12 +456,11 @@ mod tests {
         assert!(std::fs::symlink_metadata(&path).unwrap().is_file());
         assert_eq!(std::fs::read(&path).unwrap(), data);
         assert_eq!(std::fs::read_link(&old).unwrap(), victim);
-        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]
     fn discard_stops_the_writer_and_removes_the_file() {
-        let path = scratch("discard");
+        let (_dir, path) = scratch("discard");
         let data = content(3 * RUN_BYTES);
         let f = write_in_order(&path, &data, 1000, &(0..2000).collect::<Vec<_>>());
         let temp = f.path().to_path_buf();
@@ -471,7 +472,7 @@ mod tests {
 
     #[test]
     fn a_write_past_the_end_stops_the_download() {
-        let path = scratch("past-end");
+        let (_dir, path) = scratch("past-end");
         let mut f = PartFile::create(&path, 100).unwrap();
         f.write(50, &[1; 100]).unwrap();
         let e = f.finish().unwrap_err();
@@ -487,7 +488,7 @@ mod tests {
             chunk in 1usize..3000,
             seed in any::<u64>(),
         ) {
-            let path = scratch(&format!("prop-{seed}"));
+            let (_dir, path) = scratch(&format!("prop-{seed}"));
             let data = content(len);
             let n = len.div_ceil(chunk);
             let mut order: Vec<usize> = (0..n).collect();

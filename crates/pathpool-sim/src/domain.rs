@@ -381,28 +381,28 @@ mod tests {
         edge [ source 3 target 0 ]\n edge [ source 4 target 0 ]\n edge [ source 5 target 1 ]\n \
         edge [ source 6 target 2 ]\n]\n";
 
-    /// A fresh copy of [`GML`] per call: tests run in parallel, and one writing the file
-    /// while another reads it would hand the reader a truncated file.
-    fn gml_file() -> String {
-        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("pathpool-domain-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join(format!("ring{n}.gml"));
-        std::fs::write(&p, GML).unwrap();
-        p.display().to_string()
-    }
-
-    fn scenario(extra: &str) -> String {
-        format!(
+    /// A scenario of the ring with `extra` under `[generate.domain]`, and a fresh copy of
+    /// [`GML`] for it in a directory of its own (tests run in parallel, and one writing the
+    /// file while another reads it would hand the reader a truncated file). The directory
+    /// goes when the returned guard is dropped: keep it until the scenario is compiled.
+    fn scenario(extra: &str) -> (tempfile::TempDir, String) {
+        let dir = tempfile::Builder::new()
+            .prefix("pathpool-domain-")
+            .tempdir()
+            .unwrap();
+        let gml = dir.path().join("ring.gml");
+        std::fs::write(&gml, GML).unwrap();
+        let text = format!(
             "duration = \"2s\"\n[measure]\ntrace_queues = false\n[generate.domain]\n\
              topology = {:?}\n{extra}",
-            gml_file()
-        )
+            gml.display().to_string()
+        );
+        (dir, text)
     }
 
     fn expanded(extra: &str, seed: u64) -> crate::spec::Scenario {
-        let l = LoadedScenario::from_toml(&scenario(extra), "t.toml", &[]).unwrap();
+        let (_gml, text) = scenario(extra);
+        let l = LoadedScenario::from_toml(&text, "t.toml", &[]).unwrap();
         let d = l.scenario.generate.clone().unwrap().domain.unwrap();
         super::expand(&l.scenario, &d, seed).unwrap()
     }
@@ -472,7 +472,8 @@ mod tests {
             sc,
             expanded("dual_homed = true\nmultipath_share = 0.5\n", 3)
         );
-        let l = LoadedScenario::from_toml(&scenario("dual_homed = true\n"), "t.toml", &[]).unwrap();
+        let (_gml, text) = scenario("dual_homed = true\n");
+        let l = LoadedScenario::from_toml(&text, "t.toml", &[]).unwrap();
         let mut sim = l.compile(Some(3)).unwrap();
         sim.run();
         let r = sim.results();
@@ -482,7 +483,8 @@ mod tests {
 
     /// Each multipath flow's subflows: (nodes, group).
     fn subflows(extra: &str, seed: u64) -> Vec<(String, Vec<(String, u32)>)> {
-        let l = LoadedScenario::from_toml(&scenario(extra), "t.toml", &[]).unwrap();
+        let (_gml, text) = scenario(extra);
+        let l = LoadedScenario::from_toml(&text, "t.toml", &[]).unwrap();
         let sim = l.compile(Some(seed)).unwrap();
         sim.flows
             .iter()
@@ -584,12 +586,14 @@ mod tests {
                 .filter_map(|f| f.common().id.as_deref()?.strip_prefix("mp")?.parse().ok())
                 .collect();
             assert_eq!(members, expected, "seed {seed}");
-            let l = LoadedScenario::from_toml(&scenario(&extra), "t.toml", &[]).unwrap();
+            let (_gml, text) = scenario(&extra);
+            let l = LoadedScenario::from_toml(&text, "t.toml", &[]).unwrap();
             l.compile(Some(seed)).unwrap();
         }
         assert!(aggregated > 0);
         // It compiles and runs: every connection carries data.
-        let l = LoadedScenario::from_toml(&scenario(&extra), "t.toml", &[]).unwrap();
+        let (_gml, text) = scenario(&extra);
+        let l = LoadedScenario::from_toml(&text, "t.toml", &[]).unwrap();
         let mut sim = l.compile(Some(2)).unwrap();
         sim.run();
         assert!(sim.results().flows.iter().all(|f| f.bytes_delivered > 0));
@@ -611,13 +615,14 @@ mod tests {
                 "the controller groups paths by shared links",
             ),
         ] {
-            let l = LoadedScenario::from_toml(&scenario(extra), "t.toml", &[]).unwrap();
+            let (_gml, text) = scenario(extra);
+            let l = LoadedScenario::from_toml(&text, "t.toml", &[]).unwrap();
             let e = l.compile(Some(1)).unwrap_err();
             assert!(e.path.starts_with("generate.domain."), "{e}");
             assert!(e.message.contains(want), "{e}");
         }
-        let e = LoadedScenario::from_toml(&scenario("assisted_by = \"mpls\"\n"), "t.toml", &[])
-            .unwrap_err();
+        let (_gml, text) = scenario("assisted_by = \"mpls\"\n");
+        let e = LoadedScenario::from_toml(&text, "t.toml", &[]).unwrap_err();
         assert!(e.to_string().contains("assisted_by"), "{e}");
     }
 
@@ -646,7 +651,8 @@ mod tests {
                 "generate.domain.size",
             ),
         ] {
-            let l = LoadedScenario::from_toml(&scenario(extra), "t.toml", &[]).unwrap();
+            let (_gml, text) = scenario(extra);
+            let l = LoadedScenario::from_toml(&text, "t.toml", &[]).unwrap();
             let e = l.compile(Some(1)).unwrap_err();
             assert_eq!(e.path, field, "{e}");
         }

@@ -346,9 +346,11 @@ mod tests {
 
     #[test]
     fn a_proxied_connection_is_shared_equally_by_its_members() {
-        let dir = std::env::temp_dir().join(format!("pathpool-ipa-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let gml = dir.join("ring.gml");
+        let dir = tempfile::Builder::new()
+            .prefix("pathpool-ipa-")
+            .tempdir()
+            .unwrap();
+        let gml = dir.path().join("ring.gml");
         std::fs::write(&gml, GML).unwrap();
         let topology = format!("{:?}", gml.display().to_string());
         let mut aggregated = 0;

@@ -536,10 +536,13 @@ mod tests {
         assert!(e.to_string().contains("empty key"), "{e}");
     }
 
-    fn dir_with_scenario() -> PathBuf {
-        let d = std::env::temp_dir().join(format!("pathpool-sweep-def-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        std::fs::write(d.join("sc.toml"), "duration = \"1s\"\n").unwrap();
+    /// A directory holding the scenario `sc.toml`, removed when the guard is dropped.
+    fn dir_with_scenario() -> tempfile::TempDir {
+        let d = tempfile::Builder::new()
+            .prefix("pathpool-sweep-def-")
+            .tempdir()
+            .unwrap();
+        std::fs::write(d.path().join("sc.toml"), "duration = \"1s\"\n").unwrap();
         d
     }
 
@@ -559,7 +562,7 @@ set = { "measure.start" = "1s" }
 "tcp.delayed_ack" = [true, false]
 "flows.0.id" = ["1", "x"]
 "#;
-        let def = parse_sweep_file(text, "s.toml", &d).unwrap();
+        let def = parse_sweep_file(text, "s.toml", d.path()).unwrap();
         assert!(is_sweep_file(text));
         assert!(!is_sweep_file(&def.scenario.text));
         assert_eq!(def.reps, 3);
@@ -592,7 +595,7 @@ set = { "measure.start" = "1s" }
     fn bad_sweep_files_name_the_line() {
         let d = dir_with_scenario();
         let check = |text: &str, want: &str| {
-            let e = parse_sweep_file(text, "s.toml", &d)
+            let e = parse_sweep_file(text, "s.toml", d.path())
                 .unwrap_err()
                 .to_string();
             assert!(e.contains(want), "{e:?} does not contain {want:?}");
