@@ -1,12 +1,14 @@
 #!/bin/bash
-# usage: [ONE_SUBFLOW_AFTER=S | BACKUP_AFTER=S] tools/e8-diagnose/clocking.sh MP_CC SECONDS OUTDIR [mp_as_tcp]
+# usage: [ONE_SUBFLOW_AFTER=S | BACKUP_AFTER=S] [QUICKACK=1] tools/e8-diagnose/clocking.sh MP_CC SECONDS OUTDIR [mp_as_tcp]
 # One E8 bed (8 Mb/s, 100 ms, 100-kB queue per path). For seconds 40-60 it captures both
 # clients' interfaces in both directions (what each sends and the ACKs it receives, on one
 # clock) and both sides of path 1's emulator (which packets its queue dropped); then the
 # server's sockets (`ss -tinm`) and TCP counters. clocking.py, acks.py and episodes.py read
 # them. With ONE_SUBFLOW_AFTER=S (4-39) the client's second-path subflows are closed at
 # second S, and the MPTCP connections run on path 1 alone; with BACKUP_AFTER=S they become
-# backup subflows at second S, open but idle.
+# backup subflows at second S, open but idle. With QUICKACK=1 the server's routes get
+# `quickack 1` at second 3: the server acknowledges every segment at once (no delayed ACKs),
+# for the Reno flows and the subflows alike.
 B=${PATHPOOL_LINUX:-target/fast-test/pathpool-linux}
 CC=$1; SECS=$2; OUT=$3; ASTCP=${4:-false}
 mkdir -p "$OUT"
@@ -17,6 +19,14 @@ E=$!
 sleep 3
 ns() { ip netns list | grep -o "ppck$1[0-9]*" | head -1; }
 MP=$(ns mp); SP=$(ns sp); W1=$(ns w1); D=$(ns d)
+if [ -n "${QUICKACK:-}" ]; then
+    # A route's quickack attribute turns delayed ACKs off for the sockets that use it; a
+    # route change makes the open sockets look their route up again.
+    ip -n "$D" -4 route show | while read -r route; do
+        eval "ip -n \"\$D\" route change $route quickack 1"
+    done
+    ip -n "$D" -4 route show > "$OUT/d.routes"
+fi
 if [ -n "${ONE_SUBFLOW_AFTER:-}" ]; then
     # Removing the client's `subflow` endpoint closes the subflows made from it: the MPTCP
     # connections go on with their path-1 subflow alone.
