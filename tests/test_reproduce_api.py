@@ -80,3 +80,5 @@ def test_bad_ids_and_options_are_clear_errors(tmp_path: Path) -> None:
         pp.reproduce("all", out=tmp_path)
     with pytest.raises(ValueError, match="seeds must be at least 1"):
         pp.reproduce(QUICK_ID, seeds=0, out=tmp_path)
+    with pytest.raises(ValueError, match="applies to convergence-linux only"):
+        pp.reproduce(QUICK_ID, server_quickack=True, out=tmp_path)

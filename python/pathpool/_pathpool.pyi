@@ -138,6 +138,7 @@ def reproduce(
     jobs: int | None = None,
     overrides: list[tuple[str, str]] = ...,
     zoo_dir: str | None = None,
+    server_quickack: bool = False,
     progress: bool = False,
 ) -> tuple[str, str]:
     """Runs reproduction ``id``, writes ``out``; returns (comparisons as JSON lines,

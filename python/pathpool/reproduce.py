@@ -128,6 +128,7 @@ def reproduce(
     out: str | os.PathLike[str] | None = None,
     overrides: dict[str, str] | None = None,
     zoo_dir: str | os.PathLike[str] | None = None,
+    server_quickack: bool = False,
     progress: bool = False,
 ) -> Reproduction:
     """Runs reproduction ``id`` (see :func:`reproductions`) as ``pathpool reproduce ID``
@@ -141,6 +142,9 @@ def reproduce(
         overrides: scenario fields set in every run (``{"tcp.min_rto": "1s"}``): a what-if;
             the published values stay the documents'.
         zoo_dir: domain-scale only: a directory of Topology Zoo GML files.
+        server_quickack: convergence-linux only: the kernel server acknowledges every
+            segment at once (no delayed ACKs), which removes Linux MPTCP's receiver effect
+            on the subflows (docs/linux.md); the published values stay the thesis's.
         progress: show the runs' progress on standard error.
 
     Raises:
@@ -156,6 +160,7 @@ def reproduce(
         jobs=jobs,
         overrides=[(k, str(v)) for k, v in (overrides or {}).items()],
         zoo_dir=None if zoo_dir is None else str(zoo_dir),
+        server_quickack=server_quickack,
         progress=progress,
     )
     rows = [json.loads(line) for line in comparisons.splitlines() if line]

@@ -7,8 +7,8 @@ use std::process::{Command, Stdio};
 
 use clap::Args;
 use pathpool_lab::reproduce::{
-    scoreboard, select, text_report, write_outputs, Ctx, Experiment, Runner, Score, EXPERIMENTS,
-    KERNEL_EXPERIMENTS,
+    check_server_quickack, scoreboard, select, text_report, write_outputs, Ctx, Experiment, Runner,
+    Score, EXPERIMENTS, KERNEL_EXPERIMENTS,
 };
 
 use crate::CliError;
@@ -52,6 +52,11 @@ pub struct ReproduceArgs {
     /// topohub package's JSON files.
     #[arg(long, value_name = "DIR")]
     pub zoo_dir: Option<PathBuf>,
+    /// convergence-linux: the server acknowledges every segment at once (its routes carry
+    /// `quickack 1`), removing the kernel MPTCP receiver's delayed-ACK effect on the subflows
+    /// (docs/linux.md); the published values stay the thesis's.
+    #[arg(long)]
+    pub server_quickack: bool,
     /// Also write an HTML report into DIR: one self-contained page per experiment (measured
     /// next to published, the explanation of each miss, the figures), and index.html for
     /// several. Drawn by the Python package (`python -m pathpool.report_html`).
@@ -78,6 +83,9 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
     }
     let id = args.id.as_deref().unwrap_or_default();
     let selected: Vec<&Experiment> = select(id)?;
+    if args.server_quickack {
+        check_server_quickack(&selected, "--server-quickack")?;
+    }
     if args.seeds == Some(0) {
         return Err(CliError::BadInput("--seeds must be at least 1".into()));
     }
@@ -119,6 +127,7 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
             jobs,
             progress: !args.quiet && !args.json,
             extra: extra.clone(),
+            server_quickack: args.server_quickack,
             stop: std::sync::Arc::clone(&stop),
         };
         if !args.json {

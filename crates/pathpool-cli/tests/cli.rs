@@ -399,6 +399,15 @@ fn reproduce_lists_runs_and_prints_the_json_interface() {
     let o = pathpool(&["reproduce", "no-such-experiment"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("nmcc-shared-bottleneck"));
+    // A kernel-bed option on a simulated experiment: refused before anything runs.
+    let o = pathpool(&["reproduce", "convergence", "--quick", "--server-quickack"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("--server-quickack applies to convergence-linux only"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 #[test]

@@ -65,6 +65,13 @@ pub struct E8Config {
     /// connections; with the same congestion control on both clients its share is 4/6.
     #[serde(default)]
     pub mp_as_tcp: bool,
+    /// The server acknowledges every segment at once (its routes carry `quickack 1`), for
+    /// both clients: no delayed ACKs. Linux MPTCP's receiver sends fewer of the single-segment
+    /// ACKs that keep a subflow's delayed ACKs in step with its sender's pairs, which costs
+    /// the subflows part of their share (docs/linux.md); this setting removes that effect,
+    /// so that what remains is the congestion controllers' (D347). Off: the thesis's bed.
+    #[serde(default)]
+    pub server_quickack: bool,
     /// Length of the run, seconds.
     pub seconds: u32,
 }
@@ -155,7 +162,7 @@ fn route(ns: &str, args: &[&str]) -> Result<(), LinuxError> {
     must(&all).map(|_| ())
 }
 
-fn build(tag: &str) -> Result<Bed, LinuxError> {
+fn build(tag: &str, server_quickack: bool) -> Result<Bed, LinuxError> {
     let pid = std::process::id();
     let bed = Bed {
         names: NAMESPACES
@@ -197,9 +204,15 @@ fn build(tag: &str) -> Result<Bed, LinuxError> {
         let other = format!("10.12.{}.0/24", 3 - i);
         let server_here = format!("10.12.{i}.2");
         route(r, &[&other, "via", &server_here, "dev", &oi])?;
-        // The server answers each client network over the path it came by.
+        // The server answers each client network over the path it came by; a route's
+        // `quickack` attribute (RTAX_QUICKACK) turns delayed ACKs off for the sockets on it.
         for client in [format!("10.10.{i}.0/24"), format!("10.11.{i}.0/24")] {
-            route(d, &[&client, "via", &format!("10.12.{i}.1"), "dev", &di])?;
+            let via = format!("10.12.{i}.1");
+            let mut args = vec![client.as_str(), "via", &via, "dev", &di];
+            if server_quickack {
+                args.extend(["quickack", "1"]);
+            }
+            route(d, &args)?;
         }
         // The single-path client reaches each server address over its own path.
         route(
@@ -388,7 +401,7 @@ pub fn run(
             "seconds: give at least one second".into(),
         ));
     }
-    let bed = build(tag)?;
+    let bed = build(tag, config.server_quickack)?;
     let mut emus = Vec::new();
     for (i, p) in config.paths.iter().enumerate() {
         let [data, acks] = emulation(p);

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use pathpool_lab::reproduce::{
-    select, write_outputs, Ctx, Runner, EXPERIMENTS, KERNEL_EXPERIMENTS,
+    check_server_quickack, select, write_outputs, Ctx, Runner, EXPERIMENTS, KERNEL_EXPERIMENTS,
 };
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -25,7 +25,7 @@ pub(crate) fn reproductions() -> Vec<(&'static str, &'static str, &'static str)>
 /// Runs reproduction `id` and writes its output directory `out`; returns the comparisons as
 /// JSON lines (the rows of `pathpool reproduce ID --json`) and the observations as a JSON list.
 #[pyfunction]
-#[pyo3(signature = (id, out, quick=true, seeds=None, jobs=None, overrides=Vec::new(), zoo_dir=None, progress=false))]
+#[pyo3(signature = (id, out, quick=true, seeds=None, jobs=None, overrides=Vec::new(), zoo_dir=None, server_quickack=false, progress=false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn reproduce(
     py: Python<'_>,
@@ -36,6 +36,7 @@ pub(crate) fn reproduce(
     jobs: Option<usize>,
     overrides: Vec<(String, String)>,
     zoo_dir: Option<PathBuf>,
+    server_quickack: bool,
     progress: bool,
 ) -> PyResult<(String, String)> {
     let experiment =
@@ -46,6 +47,10 @@ pub(crate) fn reproduce(
             )),
             Err(e) => return Err(PyValueError::new_err(e.to_string())),
         };
+    if server_quickack {
+        check_server_quickack(&[experiment], "server_quickack=True")
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    }
     if seeds == Some(0) {
         return Err(PyValueError::new_err("seeds must be at least 1"));
     }
@@ -64,6 +69,7 @@ pub(crate) fn reproduce(
             jobs,
             progress,
             extra: overrides,
+            server_quickack,
             stop: Arc::new(AtomicBool::new(false)),
         };
         let report = (experiment.run)(&ctx).map_err(|m| format!("{id}: {m}"))?;

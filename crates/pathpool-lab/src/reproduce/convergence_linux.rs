@@ -118,8 +118,9 @@ struct EmuCounters {
     realtime: bool,
 }
 
-/// The `pathpool-linux e8` configuration of one setting and algorithm.
-fn config(s: &Setting, algorithm: &str, seconds: u32) -> serde_json::Value {
+/// The `pathpool-linux e8` configuration of one setting and algorithm; `server_quickack`
+/// turns the server's delayed ACKs off (D347).
+fn config(s: &Setting, algorithm: &str, seconds: u32, server_quickack: bool) -> serde_json::Value {
     let paths: Vec<serde_json::Value> = s
         .paths
         .iter()
@@ -140,6 +141,7 @@ fn config(s: &Setting, algorithm: &str, seconds: u32) -> serde_json::Value {
         "paths": paths,
         "mp_cc": kernel_cc(algorithm),
         "sp_cc": "reno",
+        "server_quickack": server_quickack,
         "seconds": seconds,
     })
 }
@@ -239,7 +241,8 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
     let mut per_second_csv = String::from("setting,cc,repetition,second,share\n");
     let mut runs_csv = String::from(
         "setting,cc,repetition,final_share,convergence_s,converged,utilisation,\
-         data_frames,queue_drops,random_losses,late_over_1ms,late_max_us,late_max_at_s,realtime\n",
+         data_frames,queue_drops,random_losses,late_over_1ms,late_max_us,late_max_at_s,realtime,\
+         server_quickack\n",
     );
     for ((s, by_algorithm), sim) in settings.iter().zip(kernel).zip(simulated) {
         let mut pooled: Vec<Series> = Vec::new();
@@ -256,7 +259,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
                 let latest = f.data[usize::from(f.data[1].late_max_ns > f.data[0].late_max_ns)];
                 let _ = writeln!(
                     runs_csv,
-                    "{},{cc},{},{:.3},{},{},{:.3},{},{drops},{},{},{:.1},{:.3},{}",
+                    "{},{cc},{},{:.3},{},{},{:.3},{},{drops},{},{},{:.1},{:.3},{},{}",
                     s.name,
                     i + 1,
                     f.final_share,
@@ -269,6 +272,7 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
                     latest.late_max_ns as f64 / 1e3,
                     latest.late_max_at_ms as f64 / 1e3,
                     f.data.iter().all(|d| d.realtime),
+                    ctx.server_quickack,
                 );
                 sum.add(&f.series);
             }
@@ -363,8 +367,13 @@ fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
             format!("share-{}.svg", s.name),
             svg::line_chart(
                 &format!(
-                    "E8 on Linux, {}: multipath share (10-s mean, pooled over {} run{})",
+                    "E8 on Linux, {}{}: multipath share (10-s mean, pooled over {} run{})",
                     s.name,
+                    if ctx.server_quickack {
+                        ", server quickack"
+                    } else {
+                        ""
+                    },
                     repetitions,
                     if repetitions == 1 { "" } else { "s" }
                 ),
@@ -404,7 +413,7 @@ fn run_kernel(
     for (si, s) in settings.iter().enumerate() {
         for (ai, (name, _)) in ALGORITHMS.iter().enumerate() {
             for rep in 0..repetitions {
-                jobs.push((si, ai, rep, config(s, name, seconds)));
+                jobs.push((si, ai, rep, config(s, name, seconds, ctx.server_quickack)));
             }
         }
     }
@@ -413,8 +422,13 @@ fn run_kernel(
     if ctx.progress {
         let rounds = total.div_ceil(parallel) as u32;
         eprintln!(
-            "convergence-linux: {total} kernel runs of {seconds} s, {parallel} at a time: about \
-             {} min (then the simulator's runs)",
+            "convergence-linux: {total} kernel runs of {seconds} s{}, {parallel} at a time: \
+             about {} min (then the simulator's runs)",
+            if ctx.server_quickack {
+                " with the server's delayed ACKs off"
+            } else {
+                ""
+            },
             (rounds * seconds).div_ceil(60)
         );
     }
@@ -527,14 +541,16 @@ mod tests {
     #[test]
     fn configs_size_the_queue_as_the_simulator_does() {
         let s = settings(false);
-        let c = config(s[0], "LIA", 240);
+        let c = config(s[0], "LIA", 240, false);
         assert_eq!(c["mp_cc"], "pp_lia");
+        assert_eq!(c["server_quickack"], false);
         assert_eq!(c["paths"][0]["queue_bytes"], 100_000);
         assert_eq!(c["paths"][0]["rate_bps"], 8_000_000);
         assert!(c["paths"][0]["queue_packets"].is_null());
         let netem = s.iter().find(|s| s.name == "buffer-1000pkts").unwrap();
-        let c = config(netem, "Uncoupled", 240);
+        let c = config(netem, "Uncoupled", 240, true);
         assert_eq!(c["mp_cc"], "reno");
+        assert_eq!(c["server_quickack"], true);
         assert_eq!(c["paths"][1]["queue_packets"], 1000);
         assert!(c["paths"][1]["queue_bytes"].is_null());
     }

@@ -183,6 +183,8 @@ pub struct Ctx<'a> {
     pub progress: bool,
     /// `--set` overrides for every run.
     pub extra: Vec<(String, String)>,
+    /// `convergence-linux` only: the E8 server acknowledges every segment at once (D347).
+    pub server_quickack: bool,
     /// Set by Ctrl-C (SIGINT) or SIGTERM: the sweeps of domain-scale stop between runs,
     /// keeping every finished run for the next invocation (a second Ctrl-C ends the process).
     pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -275,6 +277,26 @@ pub fn select(id: &str) -> Result<Vec<&'static Experiment>, LabError> {
                 ids.join(", ")
             ))
         })
+}
+
+/// Checks that [`Ctx::server_quickack`], given as `option` (`--server-quickack`,
+/// `server_quickack=True`), is asked only of `convergence-linux`, the one experiment with a
+/// kernel server.
+///
+/// # Errors
+/// Any other experiment among `selected`.
+pub fn check_server_quickack(selected: &[&Experiment], option: &str) -> Result<(), LabError> {
+    match selected
+        .iter()
+        .find(|e| e.id != convergence_linux::EXPERIMENT.id)
+    {
+        None => Ok(()),
+        Some(e) => Err(LabError::BadInput(format!(
+            "{option} applies to {} only (the E8 bed's kernel server), not to {}",
+            convergence_linux::EXPERIMENT.id,
+            e.id
+        ))),
+    }
 }
 
 /// The report as text tables: the comparisons, then the figures measured only.
