@@ -69,7 +69,8 @@ pub struct E8Config {
     /// both clients: no delayed ACKs. Linux MPTCP's receiver sends fewer of the single-segment
     /// ACKs that keep a subflow's delayed ACKs in step with its sender's pairs, which costs
     /// the subflows part of their share (docs/linux.md); this setting removes that effect,
-    /// so that what remains is the congestion controllers' (D347). Off: the thesis's bed.
+    /// so that what remains is the congestion controllers' (D347). Off by default: the
+    /// kernel's ordinary receiver (the thesis's bed had delayed ACKs too).
     #[serde(default)]
     pub server_quickack: bool,
     /// Length of the run, seconds.
