@@ -190,10 +190,34 @@ impl Drop for TwoPaths {
 /// The server's address and port behind the shared bottleneck.
 pub const SHARED_SERVER: &str = "10.9.3.2:5201";
 
+/// The shared bottleneck's link and the server's acknowledgements.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedLink {
+    /// The bottleneck's rate, Mb/s.
+    pub rate_mbps: f64,
+    /// Its drop-tail queue (`tbf` limit), KiB as `tc` counts them (1024 bytes).
+    pub queue_kib: u32,
+    /// The server acknowledges every segment at once (its route carries `quickack 1`, as
+    /// E8's `server_quickack`, D347).
+    pub server_quickack: bool,
+}
+
+impl Default for SharedLink {
+    /// Issue 23's acceptance 2: 50 Mb/s, 100 KiB of queue (about 68 full frames), the
+    /// kernel's delayed ACKs.
+    fn default() -> SharedLink {
+        SharedLink {
+            rate_mbps: 50.0,
+            queue_kib: 100,
+            server_quickack: false,
+        }
+    }
+}
+
 /// A client with two interfaces (10.9.1.1, 10.9.2.1) into a router, and one `tbf` link
-/// (100 kB of queue) from the router to the server (10.9.3.2). Subflow 1 leaves through the
-/// first interface, the MPTCP `subflow` endpoint's through the second; plain TCP from the
-/// client takes the first.
+/// from the router to the server (10.9.3.2). Subflow 1 leaves through the first interface,
+/// the MPTCP `subflow` endpoint's through the second; plain TCP from the client takes the
+/// first.
 #[derive(Debug)]
 pub struct SharedBottleneck {
     /// The client namespace.
@@ -205,11 +229,11 @@ pub struct SharedBottleneck {
 }
 
 impl SharedBottleneck {
-    /// Builds the bed with the bottleneck at `rate` (a `tc` rate).
+    /// Builds the bed with the bottleneck `link`.
     ///
     /// # Errors
     /// When a command fails.
-    pub fn new(tag: &str, rate: &str) -> Result<SharedBottleneck, LinuxError> {
+    pub fn new(tag: &str, link: &SharedLink) -> Result<SharedBottleneck, LinuxError> {
         let pid = std::process::id();
         let bed = SharedBottleneck {
             client: format!("pp{tag}c{pid}"),
@@ -260,10 +284,17 @@ impl SharedBottleneck {
                 metric,
             ])?;
         }
-        must(&["ip", "-n", s, "route", "add", "default", "via", "10.9.3.1"])?;
+        let mut route = vec!["ip", "-n", s, "route", "add", "default", "via", "10.9.3.1"];
+        if link.server_quickack {
+            route.extend(["quickack", "1"]);
+        }
+        must(&route)?;
+        // kbit: tc's own unit, exact for any rate given in kb/s.
+        let rate = format!("{}kbit", (link.rate_mbps * 1000.0).round() as u64);
+        let limit = format!("{}kb", link.queue_kib);
         must(&[
             "ip", "netns", "exec", r, "tc", "qdisc", "add", "dev", "r3", "root", "tbf", "rate",
-            rate, "burst", "16kb", "limit", "100kb",
+            &rate, "burst", "16kb", "limit", &limit,
         ])?;
         mptcp_endpoints(c, s, ("10.9.2.1", "c2"))?;
         Ok(bed)

@@ -26,6 +26,7 @@ pub mod error;
 pub mod groups;
 pub mod loader;
 pub mod maps;
+pub mod share;
 pub mod status;
 pub mod steal;
 pub mod transfer;

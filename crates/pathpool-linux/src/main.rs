@@ -5,8 +5,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use pathpool_linux::bed::SharedLink;
 use pathpool_linux::groups::{self, Target};
-use pathpool_linux::{bench, e8, emu_bench, loader, status, transfer, Algorithm, LinuxError};
+use pathpool_linux::{
+    bench, e8, emu_bench, loader, share, status, transfer, Algorithm, LinuxError,
+};
 
 /// Coupled congestion control (NMCC, LIA, OLIA, BALIA) for Linux's own MPTCP.
 #[derive(Parser, Debug)]
@@ -73,6 +76,34 @@ enum Command {
         /// Seconds per transfer.
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
+    },
+    /// Issue 23's acceptance 2: one two-subflow MPTCP connection beside one TCP Reno flow on
+    /// one shared `tbf` bottleneck, per algorithm; prints the connection's share (root;
+    /// docs/linux.md). Both subflows are in group 0 unless `groups set` says otherwise.
+    Share {
+        /// The multipath algorithms (each loaded or built into the kernel; `reno` is
+        /// uncoupled kernel MPTCP).
+        #[arg(long, value_delimiter = ',', default_value = "pp_nmcc,pp_lia,reno")]
+        cc: Vec<String>,
+        /// Seconds per run.
+        #[arg(long, default_value_t = 60.0)]
+        seconds: f64,
+        /// Runs per algorithm, the algorithms alternating.
+        #[arg(long, default_value_t = 1)]
+        runs: usize,
+        /// The bottleneck's rate, Mb/s.
+        #[arg(long, default_value_t = 50.0)]
+        rate_mbps: f64,
+        /// Its drop-tail queue, KiB (1024 bytes, as tc counts them).
+        #[arg(long, default_value_t = 100)]
+        queue_kib: u32,
+        /// The server acknowledges every segment at once (its route carries `quickack 1`),
+        /// removing the kernel MPTCP receiver's delayed-ACK effect (D347).
+        #[arg(long)]
+        server_quickack: bool,
+        /// One JSON object per run on standard output instead of the table.
+        #[arg(long)]
+        json: bool,
     },
     /// How faithful and fast `pathpool emu` is: ping round trips at several delays, and TCP
     /// at 100 Mb/s through the emulator next to `tbf` alone (root; docs/emu.md).
@@ -297,6 +328,55 @@ fn run(command: Command) -> Result<(), LinuxError> {
                     "{:<10} 2 MPTCP subflows over veth: {:>6.2} Gb/s, {:>6.3} CPU-s per GB",
                     l.cc, l.gbps, l.cpu_s_per_gb
                 );
+            }
+            Ok(())
+        }
+        Command::Share {
+            cc,
+            seconds,
+            runs,
+            rate_mbps,
+            queue_kib,
+            server_quickack,
+            json: as_json,
+        } => {
+            let link = SharedLink {
+                rate_mbps,
+                queue_kib,
+                server_quickack,
+            };
+            let me = std::env::current_exe()
+                .map_err(|e| LinuxError::Failed(format!("cannot find this program: {e}")))?;
+            if !as_json {
+                println!(
+                    "one 2-subflow MPTCP connection and one TCP Reno flow, {rate_mbps} Mb/s \
+                     bottleneck, {queue_kib} KiB queue, {seconds} s per run, server {}",
+                    if server_quickack {
+                        "acknowledging every segment (quickack)"
+                    } else {
+                        "with delayed ACKs"
+                    }
+                );
+                println!(
+                    "{:<10} {:>4} {:>7} {:>11} {:>9} {:>7}",
+                    "cc", "run", "share", "MPTCP Mb/s", "TCP Mb/s", "steal"
+                );
+            }
+            let all = share::share(&me.to_string_lossy(), &cc, &link, (seconds, runs), |r| {
+                let line = if as_json {
+                    serde_json::to_string(r).map_err(|e| LinuxError::Failed(e.to_string()))?
+                } else {
+                    format!(
+                        "{:<10} {:>4} {:>7.3} {:>11.2} {:>9.2} {:>6.1}%",
+                        r.cc, r.run, r.share, r.mptcp_mbps, r.tcp_mbps, r.steal_percent
+                    )
+                };
+                transfer::print_line(&line)
+            })?;
+            if !as_json && runs > 1 {
+                for (name, n, mean, sd) in share::summary(&all) {
+                    println!("{name:<10} mean share {mean:.3} (sd {sd:.3}, {n} runs)");
+                }
             }
             Ok(())
         }

@@ -58,6 +58,23 @@ fn io_error(what: &str, e: &io::Error) -> LinuxError {
     }
 }
 
+/// Checks that the kernel offers congestion control `cc`.
+///
+/// # Errors
+/// It does not: the message names it and lists what the kernel has.
+pub fn check_available(cc: &str) -> Result<(), LinuxError> {
+    let available = std::fs::read_to_string(AVAILABLE).unwrap_or_default();
+    if available.split_whitespace().any(|n| n == cc) {
+        return Ok(());
+    }
+    Err(LinuxError::BadInput(format!(
+        "--cc {cc}: no such congestion control in this kernel (it has: {}); `pathpool linux \
+         load` registers pp_nmcc, pp_lia, pp_olia and pp_balia, `modprobe tcp_<name>` loads a \
+         kernel module's",
+        available.trim()
+    )))
+}
+
 /// Sends for `duration` to `to` with congestion control `cc` (`"default"`: the network
 /// namespace's default, `net.ipv4.tcp_congestion_control`), over MPTCP when `mptcp`.
 ///
@@ -71,16 +88,10 @@ pub fn send(
 ) -> Result<Transferred, LinuxError> {
     let kind = if mptcp { "MPTCP" } else { "TCP" };
     let chosen = cc != "default";
-    // An MPTCP socket accepts any name before it connects (the kernel applies it to the
-    // subflows later), so the name is checked against the kernel's list here.
-    let available = std::fs::read_to_string(AVAILABLE).unwrap_or_default();
-    if chosen && !available.split_whitespace().any(|n| n == cc) {
-        return Err(LinuxError::BadInput(format!(
-            "--cc {cc}: no such congestion control in this kernel (it has: {}); `pathpool \
-             linux load` registers pp_nmcc, pp_lia, pp_olia and pp_balia, `modprobe \
-             tcp_<name>` loads a kernel module's",
-            available.trim()
-        )));
+    if chosen {
+        // An MPTCP socket accepts any name before it connects (the kernel applies it to the
+        // subflows later), so the name is checked against the kernel's list here.
+        check_available(cc)?;
     }
     let sock = socket(to, mptcp).map_err(|e| io_error(&format!("an {kind} socket"), &e))?;
     if chosen {

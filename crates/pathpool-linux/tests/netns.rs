@@ -11,7 +11,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use pathpool_linux::bed::{self, SharedBottleneck, TwoPaths, SHARED_SERVER};
+use pathpool_linux::bed::{SharedLink, TwoPaths};
+use pathpool_linux::share;
 use pathpool_linux::steal;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pathpool-linux");
@@ -255,6 +256,23 @@ fn bad_input_and_missing_rights_exit_non_zero_with_a_reason() {
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("no such congestion control in this kernel")
     );
+    // `share` names what it refuses before it builds a bed.
+    for (args, says) in [
+        (
+            &["--cc", "pp_lia,pp_nope"][..],
+            "--cc pp_nope: no such congestion control",
+        ),
+        (&["--runs", "0"][..], "--runs 0: give at least one run"),
+        (
+            &["--queue-kib", "1"][..],
+            "--queue-kib 1: give a queue from 2",
+        ),
+    ] {
+        let out = run(&[&[BIN, "share"][..], args].concat());
+        assert_eq!(out.status.code(), Some(2), "share {args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "share {args:?}: {stderr}");
+    }
     // A load that fails after it pinned the maps and registered an algorithm leaves
     // nothing: no pin, no registration (acceptance 5).
     drop(_loaded);
@@ -301,6 +319,18 @@ fn bad_input_and_missing_rights_exit_non_zero_with_a_reason() {
         "--clear-groups",
         BIN,
         "unload",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs root"));
+    let out = run(&[
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        BIN,
+        "share",
+        "--cc",
+        "reno",
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("needs root"));
@@ -421,21 +451,9 @@ fn nmcc_takes_no_more_than_a_reno_flow_of_a_shared_bottleneck() {
         return;
     }
     let _loaded = Loaded::new("nmcc");
-    let bed = SharedBottleneck::new("shr", "50mbit").expect("the bed");
-    let sink = bed::sink(&bed.server, BIN, SHARED_SERVER, 2).expect("the sink");
-    thread::sleep(Duration::from_millis(300));
-    let start = |cc: &str, tcp: bool| {
-        bed::sender(&bed.client, BIN, SHARED_SERVER, (cc, tcp), 60.0).expect("a sender")
-    };
-    let (mp, tcp) = (start("pp_nmcc", false), start("reno", true));
-    let bytes = |c: Child| -> f64 {
-        let out = c.wait_with_output().expect("the sender ends");
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-        v["bytes"].as_f64().expect("bytes")
-    };
-    let (m, t) = (bytes(mp), bytes(tcp));
-    let _ = sink.wait_with_output();
-    let share = m / (m + t);
+    let share = share::run_once(BIN, "pp_nmcc", &SharedLink::default(), 60.0)
+        .expect("the run")
+        .share;
     println!("NMCC beside Reno on a shared 50 Mb/s bottleneck: {share:.3} of the traffic");
     assert!(
         share <= 0.5,
