@@ -6,12 +6,11 @@
 //! /proc/stat: sender, receiver and the kernel's network stack) per gigabyte delivered.
 
 use std::fs;
-use std::process::Child;
 
 use serde::Serialize;
 
 use crate::bed::{must, TwoPaths};
-use crate::transfer::Transferred;
+use crate::transfer;
 use crate::LinuxError;
 
 /// One algorithm's figures.
@@ -52,20 +51,6 @@ fn clock_ticks() -> f64 {
         .unwrap_or(100.0)
 }
 
-fn sent(send: Child) -> Result<Transferred, LinuxError> {
-    let out = send
-        .wait_with_output()
-        .map_err(|e| LinuxError::Failed(format!("the sender: {e}")))?;
-    if !out.status.success() {
-        return Err(LinuxError::Failed(format!(
-            "the sender failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )));
-    }
-    serde_json::from_slice(&out.stdout)
-        .map_err(|e| LinuxError::Failed(format!("the sender's report: {e}")))
-}
-
 /// Runs the transfer with each of `algorithms` for `seconds`.
 ///
 /// # Errors
@@ -81,7 +66,7 @@ pub fn bench(
         let bed = TwoPaths::new("bench", None)?;
         let before = cpu_jiffies()?;
         let (sink, send) = bed.transfer(program, cc, seconds, false)?;
-        let t = sent(send)?;
+        let t = transfer::report_of(send, "sender")?;
         let _ = sink.wait_with_output();
         let after = cpu_jiffies()?;
         let busy_s = (after.0 - before.0) as f64 / hz;

@@ -7,7 +7,6 @@
 //! Each run reads the host's CPU steal over it (D341): a figure measured while the virtual
 //! machine lost its CPUs says more about the host than about the algorithm.
 
-use std::process::Child;
 use std::thread;
 use std::time::Duration;
 
@@ -15,7 +14,7 @@ use serde::Serialize;
 
 use crate::bed::{self, SharedBottleneck, SharedLink, SHARED_SERVER};
 use crate::steal::CpuTicks;
-use crate::transfer::{self, Transferred};
+use crate::transfer;
 use crate::LinuxError;
 
 /// The single-path flow the connection competes with.
@@ -68,20 +67,6 @@ pub fn validate(link: &SharedLink, seconds: f64, runs: usize) -> Result<(), Linu
     Ok(())
 }
 
-fn report(child: Child, who: &str) -> Result<Transferred, LinuxError> {
-    let out = child
-        .wait_with_output()
-        .map_err(|e| LinuxError::Failed(format!("the {who}: {e}")))?;
-    if !out.status.success() {
-        return Err(LinuxError::Failed(format!(
-            "the {who} failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
-    }
-    serde_json::from_slice(&out.stdout)
-        .map_err(|e| LinuxError::Failed(format!("the {who}'s report: {e}")))
-}
-
 /// One run: `cc` on both subflows beside one Reno flow for `seconds`, in a fresh bed.
 ///
 /// # Errors
@@ -104,7 +89,10 @@ pub fn run_once(
         (COMPETITOR, true),
         seconds,
     )?;
-    let (m, t) = (report(mp, "MPTCP sender")?, report(tcp, "TCP sender")?);
+    let (m, t) = (
+        transfer::report_of(mp, "MPTCP sender")?,
+        transfer::report_of(tcp, "TCP sender")?,
+    );
     let steal = match (before, CpuTicks::now()) {
         (Some(a), Some(b)) => b.steal_since(&a),
         _ => 0.0,

@@ -58,6 +58,25 @@ fn io_error(what: &str, e: &io::Error) -> LinuxError {
     }
 }
 
+/// Waits for a `pathpool-linux send` child (`who`, for messages) and reads its report.
+///
+/// # Errors
+/// It cannot be waited for, exits non-zero (its standard error is quoted), or prints no
+/// report.
+pub fn report_of(child: std::process::Child, who: &str) -> Result<Transferred, LinuxError> {
+    let out = child
+        .wait_with_output()
+        .map_err(|e| LinuxError::Failed(format!("the {who}: {e}")))?;
+    if !out.status.success() {
+        return Err(LinuxError::Failed(format!(
+            "the {who} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    serde_json::from_slice(&out.stdout)
+        .map_err(|e| LinuxError::Failed(format!("the {who}'s report: {e}")))
+}
+
 /// Checks that the kernel offers congestion control `cc`.
 ///
 /// # Errors

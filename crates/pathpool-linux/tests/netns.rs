@@ -312,28 +312,21 @@ fn bad_input_and_missing_rights_exit_non_zero_with_a_reason() {
     );
     let _ = run(&[BIN, "unload", "--wait", "0"]);
     // Without root: `setpriv` drops to nobody.
-    let out = run(&[
-        "setpriv",
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-        BIN,
-        "unload",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("needs root"));
-    let out = run(&[
-        "setpriv",
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-        BIN,
-        "share",
-        "--cc",
-        "reno",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("needs root"));
+    for command in [&["unload"][..], &["share", "--cc", "reno"][..]] {
+        let nobody = [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            BIN,
+        ];
+        let out = run(&[&nobody[..], command].concat());
+        assert_eq!(out.status.code(), Some(1), "{command:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("needs root"),
+            "{command:?}"
+        );
+    }
 }
 
 #[test]
