@@ -3,7 +3,8 @@
 //! One two-subflow MPTCP connection (both subflows in group 0, unless `groups set` says
 //! otherwise for 10.9.1.1 or 10.9.2.1 to 10.9.3.2) and one plain TCP Reno flow from the same
 //! client send through one `tbf` bottleneck for a while, in a fresh [`SharedBottleneck`] per
-//! run; the share is the connection's bytes over both. docs/linux.md's table comes from it.
+//! run; the share is the connection's bytes over both. docs/linux.md's table with and without
+//! the server's delayed ACKs comes from it (the earlier table, from the same bed, predates it).
 //! Each run reads the host's CPU steal over it (D341): a figure measured while the virtual
 //! machine lost its CPUs says more about the host than about the algorithm.
 
