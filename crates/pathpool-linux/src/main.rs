@@ -358,24 +358,46 @@ fn run(command: Command) -> Result<(), LinuxError> {
                     }
                 );
                 println!(
-                    "{:<10} {:>4} {:>7} {:>11} {:>9} {:>7}",
-                    "cc", "run", "share", "MPTCP Mb/s", "TCP Mb/s", "steal"
+                    "{:<10} {:>4} {:>7} {:>11} {:>9} {:>7} {:>10}",
+                    "cc", "run", "share", "MPTCP Mb/s", "TCP Mb/s", "steal", "stall"
                 );
             }
             let all = share::share(&me.to_string_lossy(), &cc, &link, (seconds, runs), |r| {
                 let line = if as_json {
                     serde_json::to_string(r).map_err(|e| LinuxError::Failed(e.to_string()))?
                 } else {
-                    format!(
-                        "{:<10} {:>4} {:>7.3} {:>11.2} {:>9.2} {:>6.1}%",
-                        r.cc, r.run, r.share, r.mptcp_mbps, r.tcp_mbps, r.steal_percent
-                    )
+                    let stalls = r.stalls();
+                    let mut line = format!(
+                        "{:<10} {:>4} {:>7.3} {:>11.2} {:>9.2} {:>6.1}% {:>8.1} s",
+                        r.cc,
+                        r.run,
+                        r.share,
+                        r.mptcp_mbps,
+                        r.tcp_mbps,
+                        r.steal_percent,
+                        r.mptcp_stall_s.max(r.tcp_stall_s)
+                    );
+                    if !stalls.is_empty() {
+                        line.push_str(&format!(
+                            "\n  warning: {}; this share measures the kernel's stall, not the \
+                             algorithm",
+                            stalls.join(", ")
+                        ));
+                    }
+                    line
                 };
                 transfer::print_line(&line)
             })?;
             if !as_json && runs > 1 {
-                for (name, n, mean, sd) in share::summary(&all) {
-                    println!("{name:<10} mean share {mean:.3} (sd {sd:.3}, {n} runs)");
+                for s in share::summary(&all) {
+                    let stalled = match s.stalled_runs {
+                        0 => String::new(),
+                        k => format!(", {k} stalled"),
+                    };
+                    println!(
+                        "{:<10} mean share {:.3} (sd {:.3}, {} runs{stalled})",
+                        s.cc, s.mean_share, s.sd_share, s.runs
+                    );
                 }
             }
             Ok(())

@@ -6,7 +6,9 @@
 //! run; the share is the connection's bytes over both. docs/linux.md's table with and without
 //! the server's delayed ACKs comes from it (the earlier table, from the same bed, predates it).
 //! Each run reads the host's CPU steal over it (D341): a figure measured while the virtual
-//! machine lost its CPUs says more about the host than about the algorithm.
+//! machine lost its CPUs says more about the host than about the algorithm. So does a
+//! stalled flow: each run carries both senders' longest stall, and a run in which either
+//! took no byte for [`STALL_REPORT_S`] or more is flagged, as E8 flags its own.
 
 use std::thread;
 use std::time::Duration;
@@ -14,6 +16,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::bed::{self, SharedBottleneck, SharedLink, SHARED_SERVER};
+pub use crate::e8::STALL_REPORT_S;
 use crate::steal::CpuTicks;
 use crate::transfer;
 use crate::LinuxError;
@@ -36,6 +39,27 @@ pub struct ShareRun {
     pub tcp_mbps: f64,
     /// The host's CPU steal over the run, % of the CPU time.
     pub steal_percent: f64,
+    /// The longest time, seconds, during which the MPTCP connection's socket took no byte.
+    pub mptcp_stall_s: f64,
+    /// The same for the Reno flow.
+    pub tcp_stall_s: f64,
+}
+
+impl ShareRun {
+    /// Which flows stalled for [`STALL_REPORT_S`] or more, one phrase each (empty: none):
+    /// such a run's share measures the kernel's stall, not the algorithm
+    /// (docs/linux.md, "A stalled MPTCP connection").
+    #[must_use]
+    pub fn stalls(&self) -> Vec<String> {
+        [
+            ("the MPTCP connection", self.mptcp_stall_s),
+            ("the TCP flow", self.tcp_stall_s),
+        ]
+        .into_iter()
+        .filter(|(_, s)| *s >= STALL_REPORT_S)
+        .map(|(who, s)| format!("{who} took no byte for {s:.1} s"))
+        .collect()
+    }
 }
 
 /// Checks the link and the length before anything is built.
@@ -112,6 +136,8 @@ pub fn run_once(
         mptcp_mbps: m.mbps,
         tcp_mbps: t.mbps,
         steal_percent: steal * 100.0,
+        mptcp_stall_s: m.longest_stall_s.unwrap_or(0.0),
+        tcp_stall_s: t.longest_stall_s.unwrap_or(0.0),
     })
 }
 
@@ -155,10 +181,27 @@ pub fn share(
     Ok(all)
 }
 
+/// One algorithm's runs, summarised.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// The congestion control.
+    pub cc: String,
+    /// How many runs.
+    pub runs: usize,
+    /// The mean share.
+    pub mean_share: f64,
+    /// The shares' sample standard deviation (0 for one run).
+    pub sd_share: f64,
+    /// How many of the runs stalled.
+    pub stalled_runs: usize,
+}
+
 /// Per algorithm, in the order given: the number of runs, the mean share and its sample
-/// standard deviation (0 for one run).
+/// standard deviation (0 for one run), and how many of the runs stalled
+/// ([`ShareRun::stalls`]). Stalled runs stay in the mean: leaving them out would hide
+/// what the kernel did, so the count is shown beside it instead.
 #[must_use]
-pub fn summary(runs: &[ShareRun]) -> Vec<(String, usize, f64, f64)> {
+pub fn summary(runs: &[ShareRun]) -> Vec<Summary> {
     let mut order: Vec<&str> = Vec::new();
     for r in runs {
         if !order.contains(&r.cc.as_str()) {
@@ -168,11 +211,8 @@ pub fn summary(runs: &[ShareRun]) -> Vec<(String, usize, f64, f64)> {
     order
         .into_iter()
         .map(|cc| {
-            let v: Vec<f64> = runs
-                .iter()
-                .filter(|r| r.cc == cc)
-                .map(|r| r.share)
-                .collect();
+            let mine: Vec<&ShareRun> = runs.iter().filter(|r| r.cc == cc).collect();
+            let v: Vec<f64> = mine.iter().map(|r| r.share).collect();
             let n = v.len();
             let mean = v.iter().sum::<f64>() / n as f64;
             let sd = if n > 1 {
@@ -180,7 +220,13 @@ pub fn summary(runs: &[ShareRun]) -> Vec<(String, usize, f64, f64)> {
             } else {
                 0.0
             };
-            (cc.to_string(), n, mean, sd)
+            Summary {
+                cc: cc.to_string(),
+                runs: n,
+                mean_share: mean,
+                sd_share: sd,
+                stalled_runs: mine.iter().filter(|r| !r.stalls().is_empty()).count(),
+            }
         })
         .collect()
 }
@@ -197,22 +243,54 @@ mod tests {
             mptcp_mbps: 0.0,
             tcp_mbps: 0.0,
             steal_percent: 0.0,
+            mptcp_stall_s: 0.0,
+            tcp_stall_s: 0.0,
         }
     }
 
     #[test]
     fn the_summary_keeps_the_order_given_and_gives_the_sample_deviation() {
+        let stalled = ShareRun {
+            mptcp_stall_s: 12.0,
+            ..run("pp_lia", 0.5)
+        };
         let s = summary(&[
             run("pp_lia", 0.4),
             run("reno", 0.6),
-            run("pp_lia", 0.5),
+            stalled,
             run("reno", 0.6),
         ]);
         assert_eq!(s.len(), 2);
-        assert_eq!((s[0].0.as_str(), s[0].1), ("pp_lia", 2));
-        assert!((s[0].2 - 0.45).abs() < 1e-12);
-        assert!((s[0].3 - 0.05f64.hypot(0.05)).abs() < 1e-12);
-        assert_eq!((s[1].0.as_str(), s[1].3), ("reno", 0.0));
+        assert_eq!((s[0].cc.as_str(), s[0].runs), ("pp_lia", 2));
+        assert!((s[0].mean_share - 0.45).abs() < 1e-12);
+        assert!((s[0].sd_share - 0.05f64.hypot(0.05)).abs() < 1e-12);
+        assert_eq!(s[0].stalled_runs, 1);
+        assert_eq!(
+            (s[1].cc.as_str(), s[1].sd_share, s[1].stalled_runs),
+            ("reno", 0.0, 0)
+        );
+    }
+
+    #[test]
+    fn a_run_is_flagged_only_for_a_stall_of_the_reporting_length_or_more() {
+        let just_under = ShareRun {
+            mptcp_stall_s: STALL_REPORT_S - 0.1,
+            tcp_stall_s: STALL_REPORT_S - 0.1,
+            ..run("pp_nmcc", 0.4)
+        };
+        assert!(just_under.stalls().is_empty());
+        let both = ShareRun {
+            mptcp_stall_s: 7.25,
+            tcp_stall_s: STALL_REPORT_S,
+            ..just_under
+        };
+        assert_eq!(
+            both.stalls(),
+            [
+                "the MPTCP connection took no byte for 7.2 s",
+                "the TCP flow took no byte for 5.0 s"
+            ]
+        );
     }
 
     #[test]
