@@ -410,6 +410,63 @@ fn reproduce_lists_runs_and_prints_the_json_interface() {
     );
 }
 
+/// `convergence` takes its run length from `--set duration=`, the measurement window (the
+/// last fifth) and the per-second series with it; it used to keep its own 600 s and refuse
+/// the run, or, with `measure.start` set too, report every share as NaN.
+#[test]
+fn convergence_runs_for_the_length_set() {
+    let out = tmp("convergence-length").join("out");
+    let o = pathpool(&[
+        "reproduce",
+        "convergence",
+        "--quick",
+        "--json",
+        "--seeds",
+        "1",
+        "--set",
+        "duration=60s",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let shares: Vec<f64> = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON"))
+        .filter(|c| c["metric"].as_str().unwrap_or("").contains("final share"))
+        .map(|c| c["measured"].as_f64().expect("a number"))
+        .collect();
+    assert!(!shares.is_empty(), "{stdout}");
+    assert!(
+        shares.iter().all(|s| (1.0..=99.0).contains(s)),
+        "{shares:?}"
+    );
+    let per_second = std::fs::read_to_string(out.join("share_per_second.csv")).unwrap();
+    let last = per_second
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(3).unwrap().parse::<u32>().unwrap())
+        .max()
+        .unwrap();
+    assert_eq!(last, 59, "one share per second of the 60-s run");
+    let o = pathpool(&[
+        "reproduce",
+        "convergence",
+        "--quick",
+        "--set",
+        "duration=30s",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("--set duration=30s: give whole seconds from 60 s"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 #[test]
 fn reproduce_summary_prints_the_scoreboard() {
     let dir = tmp("scoreboard");

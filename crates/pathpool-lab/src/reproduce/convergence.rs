@@ -552,10 +552,29 @@ pub(super) fn simulate(
     Ok(out)
 }
 
+/// The run length: `default_s`, or `--set duration=...`, from which the measurement window
+/// (the last fifth) and the per-second series follow; the simulated runs of
+/// `convergence-linux` take the same override.
+pub(super) fn run_seconds(ctx: &Ctx<'_>, default_s: u32) -> Result<u32, String> {
+    let Some((_, value)) = ctx.extra.iter().rev().find(|(k, _)| k == "duration") else {
+        return Ok(default_s);
+    };
+    let d: pathpool_core::Dur = value
+        .parse()
+        .map_err(|e| format!("--set duration={value}: {e}"))?;
+    let seconds = d.as_secs_f64().round();
+    if !(60.0..=86_400.0).contains(&seconds) {
+        return Err(format!(
+            "--set duration={value}: give whole seconds from 60 s (one convergence window) to 24 h"
+        ));
+    }
+    Ok(seconds as u32)
+}
+
 /// Runs every setting with every algorithm over the seeds and compares.
 fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
     let seeds = ctx.seeds(10, 3);
-    let seconds = DURATION_S[usize::from(ctx.quick)];
+    let seconds = run_seconds(ctx, DURATION_S[usize::from(ctx.quick)])?;
     let settings = settings(ctx.quick);
     let targets = published::of(EXPERIMENT.id)?;
     let simulated = simulate(ctx, &settings, seconds, seeds)?;

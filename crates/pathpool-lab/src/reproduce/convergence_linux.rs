@@ -21,8 +21,8 @@ use std::time::Instant;
 use serde::Deserialize;
 
 use super::convergence::{
-    compared_in, figure_metric, same_time_metric, settings, simulate, uncompared, Figure, Series,
-    Setting, ALGORITHMS, FINAL_PART, MIN_BUFFER_BYTES, PAYLOAD,
+    compared_in, figure_metric, run_seconds, same_time_metric, settings, simulate, uncompared,
+    Figure, Series, Setting, ALGORITHMS, FINAL_PART, MIN_BUFFER_BYTES, PAYLOAD,
 };
 use super::{published, svg, Ctx, Estimate, Experiment, Observation, Report};
 
@@ -201,29 +201,11 @@ fn kernel_figures(r: &KernelRun, capacity_bps: f64) -> Result<KernelFigures, Str
     })
 }
 
-/// The run length: the experiment's, or `--set duration=...` (which the simulated runs take
-/// from the same override).
-fn run_seconds(ctx: &Ctx<'_>) -> Result<u32, String> {
-    let Some((_, value)) = ctx.extra.iter().rev().find(|(k, _)| k == "duration") else {
-        return Ok(DURATION_S[usize::from(ctx.quick)]);
-    };
-    let d: pathpool_core::Dur = value
-        .parse()
-        .map_err(|e| format!("--set duration={value}: {e}"))?;
-    let seconds = d.as_secs_f64().round();
-    if !(60.0..=86_400.0).contains(&seconds) {
-        return Err(format!(
-            "--set duration={value}: give whole seconds from 60 s (one convergence window) to 24 h"
-        ));
-    }
-    Ok(seconds as u32)
-}
-
 /// Runs every setting with every algorithm on the kernel and in the simulator, and compares.
 fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
     let program = linux_program().ok_or_else(missing_program)?;
     let repetitions = ctx.seeds(3, 1);
-    let seconds = run_seconds(ctx)?;
+    let seconds = run_seconds(ctx, DURATION_S[usize::from(ctx.quick)])?;
     let settings = kernel_settings(ctx.quick);
     let loaded_here = ensure_loaded(&program)?;
     let kernel = run_kernel(ctx, &program, &settings, seconds, repetitions);
@@ -409,10 +391,13 @@ fn run_kernel(
     seconds: u32,
     repetitions: u32,
 ) -> Result<Vec<Vec<Vec<KernelFigures>>>, String> {
+    // Repetition by repetition, the five algorithms of one next to each other: with five
+    // beds at a time each round is one repetition of every algorithm, so a busy stretch of
+    // the host falls on all of them alike rather than on one algorithm's repetitions.
     let mut jobs = Vec::new();
     for (si, s) in settings.iter().enumerate() {
-        for (ai, (name, _)) in ALGORITHMS.iter().enumerate() {
-            for rep in 0..repetitions {
+        for rep in 0..repetitions {
+            for (ai, (name, _)) in ALGORITHMS.iter().enumerate() {
                 jobs.push((si, ai, rep, config(s, name, seconds, ctx.server_quickack)));
             }
         }
