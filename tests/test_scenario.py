@@ -120,3 +120,21 @@ def test_numeric_rates_round_trip(bps):
 def test_numeric_times_are_seconds(ms):
     sc = pp.Scenario(duration_s=(ms + 1) / 1000, hosts=["a"], links=[])
     assert sc.check().duration_s == pytest.approx((ms + 1) / 1000, abs=1e-12)
+
+
+def test_whole_segment_windows_reach_the_simulator_and_a_bad_unit_is_named():
+    def run(unit: str):
+        sc = pp.Scenario(
+            duration="20s",
+            hosts=["a", "b"],
+            links=[pp.link("a", "b", rate="2Mbps", delay="5ms", queue=pp.droptail(8), id="l")],
+            flows=[pp.flow("a", "b", count=4, start_spread="1s")],
+            tcp=pp.tcp(window_unit=unit),  # type: ignore[arg-type]
+        )
+        return pp.run(sc, seed=1).links.set_index("id").loc["l:a->b"]
+
+    # Windows of a few segments: dropping each loss's fraction changes when the queue
+    # overflows, so the drops differ.
+    assert run("segment")["drops"] != run("byte")["drops"]
+    with pytest.raises(pp.ScenarioError, match="window_unit"):
+        run("packet")

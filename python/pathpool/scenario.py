@@ -81,6 +81,7 @@ from .types import (
     TcpLpOptions,
     Tfrc,
     TopologyManager,
+    WindowUnit,
     WvegasOptions,
 )
 
@@ -269,6 +270,7 @@ def tcp(
     abc_limit: int | None = None,
     recovery_exit: RecoveryExit | None = None,
     ca_increase: CaIncrease | None = None,
+    window_unit: WindowUnit | None = None,
     dupack_threshold: int | None = None,
     min_rto: Quantity | None = None,
     initial_rto: Quantity | None = None,

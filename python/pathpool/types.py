@@ -56,6 +56,8 @@ MpFairnessMode = Literal["analytic", "reference-runs"]
 RecoveryExit = Literal["ssthresh", "flight-size"]
 #: ``[tcp].ca_increase``.
 CaIncrease = Literal["byte-counting", "per-ack"]
+#: ``[tcp].window_unit``.
+WindowUnit = Literal["byte", "segment"]
 #: ``[tcp].partial_ack_timer``.
 PartialAckTimer = Literal["impatient", "slow-but-steady"]
 #: ``[tcp].flight_estimate``.
@@ -222,6 +224,7 @@ class Tcp(TypedDict, total=False):
     abc_limit: int
     recovery_exit: RecoveryExit
     ca_increase: CaIncrease
+    window_unit: WindowUnit
     dupack_threshold: int
     min_rto: Quantity
     initial_rto: Quantity
@@ -591,5 +594,6 @@ __all__ = [
     "TmMetric",
     "TmPolicy",
     "TopologyManager",
+    "WindowUnit",
     "WvegasOptions",
 ]

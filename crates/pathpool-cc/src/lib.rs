@@ -81,7 +81,7 @@ pub use tfrc::loss_intervals::{BadIntervalCount, LossIntervals};
 pub use tfrc::packets::{DataHeader, Feedback};
 pub use tfrc::receiver::{TfrcReceiver, TfrcReceiverConfig};
 pub use tfrc::sender::{TfrcSender, TfrcSenderConfig};
-pub use windows::{CaIncrease, Coupling, RecoveryExit, WindowConfig, Windows};
+pub use windows::{CaIncrease, Coupling, RecoveryExit, WindowConfig, WindowUnit, Windows};
 pub use wvegas::{Wvegas, WvegasConfig};
 
 use pathpool_core::{PathId, Time};

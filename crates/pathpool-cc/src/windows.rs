@@ -42,6 +42,21 @@ pub enum CaIncrease {
     PerAck,
 }
 
+/// The unit a window keeps across a loss (scenario files: `tcp.window_unit`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WindowUnit {
+    /// Bytes: a loss's rule sees the window with its fraction of a segment and leaves one
+    /// (`ssthresh` may be 2.5 segments). The simulator's own model.
+    #[default]
+    Byte,
+    /// Whole segments, as Linux keeps `snd_cwnd` and `snd_ssthresh`: the fraction a window
+    /// had grown is dropped before the loss's rule sees it (the kernel resets its
+    /// congestion-avoidance counter on entering recovery), and the new threshold is rounded
+    /// down to whole segments, at least one (D348).
+    Segment,
+}
+
 /// Window parameters common to all loss-based controllers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -67,6 +82,9 @@ pub struct WindowConfig {
     /// window in congestion avoidance.
     #[serde(default)]
     pub ca_increase: CaIncrease,
+    /// What a loss leaves of a fraction of a segment.
+    #[serde(default)]
+    pub window_unit: WindowUnit,
 }
 
 impl WindowConfig {
@@ -90,6 +108,7 @@ impl Default for WindowConfig {
             loss_window: Self::default_loss_window(),
             recovery_exit: RecoveryExit::default(),
             ca_increase: CaIncrease::default(),
+            window_unit: WindowUnit::default(),
         }
     }
 }
@@ -202,6 +221,28 @@ impl<A: Coupling> Windows<A> {
     }
 }
 
+impl<A: Coupling> Windows<A> {
+    /// Path `i`'s new ssthresh after a loss with `flight_bytes` outstanding, in the
+    /// configured [`WindowUnit`].
+    fn loss_ssthresh(&mut self, i: usize, flight_bytes: u64) -> u64 {
+        if self.config.window_unit == WindowUnit::Segment {
+            // Linux's `snd_cwnd` holds whole segments; the growth toward the next one sits in
+            // a counter that entering recovery clears (`tcp_enter_recovery`, `tcp_enter_loss`).
+            let p = &mut self.paths[i];
+            p.cwnd = (p.cwnd / p.mss * p.mss).max(p.mss);
+            p.frac = 0.0;
+        }
+        let ssthresh = self.alg.ssthresh_after_loss(&self.paths, i, flight_bytes);
+        match self.config.window_unit {
+            WindowUnit::Byte => ssthresh,
+            WindowUnit::Segment => {
+                let mss = self.paths[i].mss;
+                (ssthresh / mss * mss).max(mss)
+            }
+        }
+    }
+}
+
 impl<A: Coupling> MultipathController for Windows<A> {
     fn add_path(&mut self, mss_bytes: u64) -> PathId {
         let id = PathId(self.paths.len() as u32);
@@ -255,7 +296,7 @@ impl<A: Coupling> MultipathController for Windows<A> {
                 // RFC 5681 §3.2 steps 2-3: ssthresh from the flight size, cwnd = ssthresh +
                 // 3·SMSS (the three segments that left the network with the dup ACKs); with
                 // SACK cwnd = ssthresh (RFC 6675 §5 step 4.2).
-                let ssthresh = self.alg.ssthresh_after_loss(&self.paths, i, flight_bytes);
+                let ssthresh = self.loss_ssthresh(i, flight_bytes);
                 let p = &mut self.paths[i];
                 p.ssthresh = ssthresh;
                 p.cwnd = ssthresh.max(p.mss);
@@ -278,8 +319,7 @@ impl<A: Coupling> MultipathController for Windows<A> {
                 // ssthresh above what the loss allowed (Linux `tcp_enter_loss` likewise
                 // "reduce[s] ssthresh if it has not yet been made inside this window").
                 if !repeated && !self.paths[i].in_recovery {
-                    let ssthresh = self.alg.ssthresh_after_loss(&self.paths, i, flight_bytes);
-                    self.paths[i].ssthresh = ssthresh;
+                    self.paths[i].ssthresh = self.loss_ssthresh(i, flight_bytes);
                 }
                 let p = &mut self.paths[i];
                 p.cwnd = self.config.loss_window.max(1) * p.mss;
@@ -356,5 +396,83 @@ impl<A: Coupling> MultipathController for Windows<A> {
             in_recovery: p.in_recovery,
             alg_state: self.alg.alg_state(&self.paths, path.index()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Balia, Reno};
+
+    const MSS: u64 = 1000;
+
+    fn two_balia_paths(unit: WindowUnit) -> Windows<Balia> {
+        let config = WindowConfig {
+            window_unit: unit,
+            ..WindowConfig::default()
+        };
+        let mut w = Windows::new(Balia, config);
+        for (k, cwnd) in [10_700, 10_000].into_iter().enumerate() {
+            let id = w.add_path(MSS);
+            let p = w.path_mut(id);
+            p.cwnd = cwnd;
+            p.ssthresh = 5 * MSS;
+            p.srtt = Dur::from_ms(10);
+            assert_eq!(id.index(), k);
+        }
+        w
+    }
+
+    fn loss(w: &mut impl MultipathController, path: u32, flight_bytes: u64) {
+        w.on_congestion_event(PathId(path), CongestionEvent::SackRecovery { flight_bytes });
+    }
+
+    #[test]
+    fn whole_segments_drop_the_fraction_before_the_rule_and_round_its_result_down() {
+        // BALIA, equal RTTs. Path 1 first: the slower, its cut is 1.07 halves (max x / x =
+        // 10 700 / 10 000), 4 650 B left; then path 0, now the faster (α = 1), halves.
+        let mut bytes = two_balia_paths(WindowUnit::Byte);
+        loss(&mut bytes, 1, 0);
+        loss(&mut bytes, 0, 0);
+        assert_eq!(bytes.paths()[1].ssthresh, 4650);
+        assert_eq!(bytes.paths()[0].ssthresh, 5350);
+        // In whole segments path 1's 4 650 B is 4 segments, and path 0's 10 700 B is 10
+        // segments to the rule: 5 left.
+        let mut segments = two_balia_paths(WindowUnit::Segment);
+        loss(&mut segments, 1, 0);
+        loss(&mut segments, 0, 0);
+        assert_eq!(segments.paths()[1].ssthresh, 4 * MSS);
+        assert_eq!(segments.paths()[0].ssthresh, 5 * MSS);
+        assert_eq!(segments.window(PathId(0)), 5 * MSS);
+    }
+
+    #[test]
+    fn whole_segments_round_reno_and_a_timeout_down_and_keep_one_segment() {
+        for (unit, half_of_five) in [(WindowUnit::Byte, 2500), (WindowUnit::Segment, 2000)] {
+            let config = WindowConfig {
+                window_unit: unit,
+                ..WindowConfig::default()
+            };
+            let mut w = Windows::new(Reno::default(), config);
+            w.add_path(MSS);
+            loss(&mut w, 0, 5 * MSS);
+            assert_eq!(w.paths()[0].ssthresh, half_of_five, "{unit:?}");
+            let mut t = Windows::new(Reno::default(), config);
+            t.add_path(MSS);
+            t.on_congestion_event(
+                PathId(0),
+                CongestionEvent::Timeout {
+                    flight_bytes: 5 * MSS,
+                    repeated: false,
+                },
+            );
+            assert_eq!(t.paths()[0].ssthresh, half_of_five, "{unit:?}");
+            assert_eq!(t.window(PathId(0)), MSS, "{unit:?}: the loss window");
+        }
+        // A window below one segment (only a test can make one) still leaves one.
+        let mut w = two_balia_paths(WindowUnit::Segment);
+        w.path_mut(PathId(1)).cwnd = 600;
+        loss(&mut w, 1, 0);
+        assert_eq!(w.paths()[1].ssthresh, MSS);
     }
 }

@@ -64,6 +64,7 @@ pub(super) fn resolve_tcp(spec: &TcpSpec, path: &[PathSeg]) -> Result<TcpParams,
         loss_window: defaults.loss_window,
         recovery_exit: spec.recovery_exit.unwrap_or(defaults.recovery_exit),
         ca_increase: spec.ca_increase.unwrap_or(defaults.ca_increase),
+        window_unit: spec.window_unit.unwrap_or(defaults.window_unit),
     };
     if window.initial_window == 0 {
         return Err(SpecError::at(

@@ -8,7 +8,7 @@
 
 use pathpool_cc::{
     BilevelTcpConfig, CaIncrease, CcKind, HackerConfig, LiaConfig, MultiPriorityConfig, NmccConfig,
-    RecoveryExit, TcpLpConfig, WvegasConfig,
+    RecoveryExit, TcpLpConfig, WindowUnit, WvegasConfig,
 };
 use pathpool_core::{BufferSize, ByteSize, Dur, QueueSize, Rate};
 use pathpool_proto::tcp::{FlightEstimate, PartialAckTimer};
@@ -503,6 +503,10 @@ pub struct TcpSpec {
     /// `"per-ack"` (RFC 5681 eq. 3, as htsim and ns-3; D121).
     #[serde(default)]
     pub ca_increase: Option<CaIncrease>,
+    /// What a loss leaves of a fraction of a segment: `"byte"` (default) or `"segment"`
+    /// (Linux's whole-segment windows; D348).
+    #[serde(default)]
+    pub window_unit: Option<WindowUnit>,
     /// Duplicate ACKs for fast retransmit (default 3).
     #[serde(default)]
     pub dupack_threshold: Option<u32>,
@@ -590,6 +594,7 @@ impl TcpSpec {
             abc_limit,
             recovery_exit,
             ca_increase,
+            window_unit,
             dupack_threshold,
             min_rto,
             initial_rto,
