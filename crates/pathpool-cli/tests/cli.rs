@@ -415,7 +415,8 @@ fn reproduce_lists_runs_and_prints_the_json_interface() {
 /// the run, or, with `measure.start` set too, report every share as NaN.
 #[test]
 fn convergence_runs_for_the_length_set() {
-    let out = tmp("convergence-length").join("out");
+    let dir = tmp("convergence-length");
+    let out = dir.join("out");
     let o = pathpool(&[
         "reproduce",
         "convergence",
