@@ -219,9 +219,7 @@ impl<A: Coupling> Windows<A> {
     pub fn config(&self) -> &WindowConfig {
         &self.config
     }
-}
 
-impl<A: Coupling> Windows<A> {
     /// Path `i`'s new ssthresh after a loss with `flight_bytes` outstanding, in the
     /// configured [`WindowUnit`].
     fn loss_ssthresh(&mut self, i: usize, flight_bytes: u64) -> u64 {
