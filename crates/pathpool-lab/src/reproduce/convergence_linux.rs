@@ -12,19 +12,23 @@
 
 use std::env;
 use std::fmt::Write as _;
-use std::path::PathBuf;
-use std::process::Command;
-use std::sync::atomic::Ordering;
-use std::sync::Mutex;
-use std::time::Instant;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
-use serde::Deserialize;
+use indicatif::ProgressBar;
+use nix::sys::signal::{self, Signal};
+use nix::unistd::Pid;
+use serde::{Deserialize, Serialize};
 
 use super::convergence::{
     compared_in, figure_metric, run_seconds, same_time_metric, settings, simulate, uncompared,
     Figure, Series, Setting, ALGORITHMS, FINAL_PART, MIN_BUFFER_BYTES, PAYLOAD,
 };
 use super::{published, svg, Ctx, Estimate, Experiment, Observation, Report};
+use crate::exec;
 
 const SOURCE: &str = "thesis E8 §5.2.2 Figs. 5.2-5.5 (Linux)";
 const PROGRAM: &str = "pathpool-linux";
@@ -148,7 +152,7 @@ fn config(s: &Setting, algorithm: &str, seconds: u32, server_quickack: bool) -> 
 
 /// Registers pathpool's programs unless they already are; true when this call loaded them
 /// (and so should unload them at the end).
-fn ensure_loaded(program: &PathBuf) -> Result<bool, String> {
+fn ensure_loaded(program: &Path) -> Result<bool, String> {
     let out = Command::new(program)
         .arg("load")
         .output()
@@ -382,33 +386,160 @@ fn smoothed(s: &Series) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// The folder of the experiment's output directory where each kernel run is kept as it
+/// finishes, so that a stopped (or failed) full run resumes where it was (D349).
+const KEPT_DIR: &str = "kernel-runs";
+
+/// One finished kernel run as kept on disk: the configuration it ran with and what
+/// `pathpool-linux e8` printed.
+#[derive(Serialize, Deserialize)]
+struct KeptRun {
+    config: serde_json::Value,
+    report: serde_json::Value,
+}
+
+/// Where the run `repetition` (from 0) of `algorithm`'s simulator id `cc` in setting
+/// `setting` is kept.
+fn kept_path(out: &Path, setting: &str, cc: &str, repetition: u32) -> PathBuf {
+    out.join(KEPT_DIR)
+        .join(format!("{setting}-{cc}-{}.json", repetition + 1))
+}
+
+/// The run kept at `path`, if one is there and ran with `config` (a file of another run
+/// length, or with the server's delayed ACKs in another state, is run again and replaced).
+fn kept_run(path: &Path, config: &serde_json::Value) -> Option<KernelRun> {
+    let kept: KeptRun = serde_json::from_slice(&fs::read(path).ok()?).ok()?;
+    if kept.config != *config {
+        return None;
+    }
+    serde_json::from_value(kept.report).ok()
+}
+
+/// Keeps a finished run at `path` (written to a temporary name and renamed, so that a
+/// stop while writing never leaves half a file).
+fn keep_run(path: &Path, config: &serde_json::Value, report: &[u8]) -> Result<(), String> {
+    let report: serde_json::Value =
+        serde_json::from_slice(report).map_err(|e| format!("{PROGRAM} e8's report: {e}"))?;
+    let text = serde_json::to_vec(&KeptRun {
+        config: config.clone(),
+        report,
+    })
+    .map_err(|e| e.to_string())?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let partial = path.with_extension("json.partial");
+    fs::write(&partial, text)
+        .and_then(|()| fs::rename(&partial, path))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Runs `pathpool-linux e8` with `config`; `Ok(None)` when `is_stopped` said to stop
+/// first (the run is sent SIGTERM, on which it deletes its bed, and is waited for).
+fn run_bed(
+    program: &Path,
+    tag: &str,
+    config: &serde_json::Value,
+    is_stopped: &dyn Fn() -> bool,
+) -> Result<Option<Vec<u8>>, String> {
+    let child = Command::new(program)
+        .args(["e8", "--tag", tag, "--config"])
+        .arg(config.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("running {}: {e}", program.display()))?;
+    let pid = Pid::from_raw(i32::try_from(child.id()).map_err(|e| e.to_string())?);
+    let finished = AtomicBool::new(false);
+    let mut signalled = false;
+    let output = std::thread::scope(|scope| {
+        let waiter = scope.spawn(|| {
+            let output = child.wait_with_output();
+            finished.store(true, Ordering::Relaxed);
+            output
+        });
+        while !finished.load(Ordering::Relaxed) {
+            if !signalled && is_stopped() {
+                // The child may have ended a moment ago: a failed signal changes nothing.
+                let _ = signal::kill(pid, Signal::SIGTERM);
+                signalled = true;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        waiter.join().expect("waiting for the bed does not panic")
+    })
+    .map_err(|e| format!("running {}: {e}", program.display()))?;
+    if signalled || is_stopped() {
+        return Ok(None);
+    }
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).trim().to_string());
+    }
+    Ok(Some(output.stdout))
+}
+
+/// Prints `line` above the progress bar, or on standard error when there is no bar to draw
+/// (a log file: the per-run lines and stall warnings must reach it too).
+fn above(bar: &ProgressBar, line: String) {
+    if bar.is_hidden() {
+        eprintln!("{line}");
+    } else {
+        bar.println(line);
+    }
+}
+
 /// Runs every (setting, algorithm, repetition) on the kernel, `ctx.jobs` at a time (each in
-/// its own namespaces); per setting, per algorithm, the runs' figures.
+/// its own namespaces), keeping each finished run in `ctx.out`'s [`KEPT_DIR`] and reusing
+/// those an earlier invocation kept; per setting, per algorithm, the runs' figures.
 fn run_kernel(
     ctx: &Ctx<'_>,
-    program: &PathBuf,
+    program: &Path,
     settings: &[&Setting],
     seconds: u32,
     repetitions: u32,
 ) -> Result<Vec<Vec<Vec<KernelFigures>>>, String> {
+    let capacity = |s: &Setting| s.paths.iter().map(|p| p.rate_mbps * 1e6).sum::<f64>() * PAYLOAD;
+    let mut figures: Vec<(usize, usize, u32, Result<KernelFigures, String>)> = Vec::new();
     // Repetition by repetition, the five algorithms of one next to each other: with five
     // beds at a time each round is one repetition of every algorithm, so a busy stretch of
     // the host falls on all of them alike rather than on one algorithm's repetitions.
     let mut jobs = Vec::new();
     for (si, s) in settings.iter().enumerate() {
         for rep in 0..repetitions {
-            for (ai, (name, _)) in ALGORITHMS.iter().enumerate() {
-                jobs.push((si, ai, rep, config(s, name, seconds, ctx.server_quickack)));
+            for (ai, (name, cc)) in ALGORITHMS.iter().enumerate() {
+                let cfg = config(s, name, seconds, ctx.server_quickack);
+                let path = kept_path(&ctx.out, s.name, cc, rep);
+                match kept_run(&path, &cfg) {
+                    Some(run) => figures.push((si, ai, rep, kernel_figures(&run, capacity(s)))),
+                    None => jobs.push((si, ai, rep, cfg, path)),
+                }
             }
         }
     }
     let total = jobs.len();
     let parallel = ctx.jobs.clamp(1, total.max(1));
-    if ctx.progress {
-        let rounds = total.div_ceil(parallel) as u32;
+    if ctx.progress && total == 0 {
         eprintln!(
-            "convergence-linux: {total} kernel runs of {seconds} s{}, {parallel} at a time: \
-             about {} min (then the simulator's runs)",
+            "convergence-linux: every kernel run ({}) kept from an earlier invocation in {}",
+            figures.len(),
+            ctx.out.join(KEPT_DIR).display()
+        );
+    } else if ctx.progress {
+        let rounds = total.div_ceil(parallel) as u32;
+        let kept = if figures.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} kept from an earlier invocation in {})",
+                figures.len(),
+                ctx.out.join(KEPT_DIR).display()
+            )
+        };
+        eprintln!(
+            "convergence-linux: {total} kernel run{} of {seconds} s{}{kept}, {parallel} at a \
+             time: about {} min (then the simulator's runs); Ctrl-C stops them, keeping the \
+             finished ones",
+            if total == 1 { "" } else { "s" },
             if ctx.server_quickack {
                 " with the server's delayed ACKs off"
             } else {
@@ -417,90 +548,86 @@ fn run_kernel(
             (rounds * seconds).div_ceil(60)
         );
     }
-    let queue = Mutex::new(jobs.into_iter().enumerate().collect::<Vec<_>>());
-    let results = Mutex::new(Vec::new());
+    let bar = exec::runs_bar("  kernel", total, ctx.progress);
     let started = Instant::now();
-    std::thread::scope(|scope| {
-        for _ in 0..parallel {
-            scope.spawn(|| loop {
-                if ctx.stop.load(Ordering::Relaxed) {
-                    return;
-                }
-                let Some((index, (si, ai, rep, cfg))) = queue.lock().expect("queue").pop() else {
-                    return;
-                };
-                let out = Command::new(program)
-                    .args(["e8", "--tag", &format!("e8x{index}"), "--config"])
-                    .arg(cfg.to_string())
-                    .output();
-                let s = settings[si];
-                let capacity = s.paths.iter().map(|p| p.rate_mbps * 1e6).sum::<f64>() * PAYLOAD;
-                let figures = match out {
-                    Err(e) => Err(format!("running {}: {e}", program.display())),
-                    Ok(o) if !o.status.success() => Err(format!(
-                        "{} e8 ({}, {}): {}",
-                        program.display(),
+    let outcome = exec::run_jobs(
+        total,
+        parallel,
+        &bar,
+        || ctx.stop.load(Ordering::Relaxed),
+        |_, _| {},
+        |i, is_stopped| {
+            let (si, ai, rep, cfg, path) = &jobs[i];
+            let (s, algorithm) = (settings[*si], ALGORITHMS[*ai].0);
+            let Some(stdout) = run_bed(program, &format!("e8x{i}"), cfg, is_stopped)
+                .map_err(|e| format!("{PROGRAM} e8 ({}, {algorithm}): {e}", s.name))?
+            else {
+                return Ok(None);
+            };
+            let run: KernelRun = serde_json::from_slice(&stdout)
+                .map_err(|e| format!("{PROGRAM} e8's report: {e}"))?;
+            for stall in &run.stalls {
+                above(
+                    &bar,
+                    format!(
+                        "convergence-linux: warning: {}, {algorithm} run {}: {stall}",
                         s.name,
-                        ALGORITHMS[ai].0,
-                        String::from_utf8_lossy(&o.stderr).trim()
-                    )),
-                    Ok(o) => serde_json::from_slice::<KernelRun>(&o.stdout)
-                        .map_err(|e| format!("{} e8's report: {e}", program.display()))
-                        .and_then(|r| {
-                            for stall in &r.stalls {
-                                eprintln!(
-                                    "convergence-linux: warning: {}, {} run {}: {stall}",
-                                    s.name,
-                                    ALGORITHMS[ai].0,
-                                    rep + 1
-                                );
-                            }
-                            if r.subflows < 8 {
-                                Err(format!(
-                                    "{}, {}: only {} of the 8 MPTCP subflows came up",
-                                    s.name, ALGORITHMS[ai].0, r.subflows
-                                ))
-                            } else {
-                                kernel_figures(&r, capacity)
-                            }
-                        }),
-                };
-                if ctx.progress {
-                    let mut done = results.lock().expect("results");
-                    let n = done.len() + 1;
-                    match &figures {
-                        Ok(f) => eprintln!(
-                            "convergence-linux: {n}/{total} {} {} run {}: final share {:.1}%, \
-                             {:.0} s elapsed",
-                            s.name,
-                            ALGORITHMS[ai].0,
-                            rep + 1,
-                            f.final_share,
-                            started.elapsed().as_secs_f64()
-                        ),
-                        Err(e) => eprintln!("convergence-linux: {n}/{total} failed: {e}"),
-                    }
-                    done.push((si, ai, rep, figures));
-                } else {
-                    results
-                        .lock()
-                        .expect("results")
-                        .push((si, ai, rep, figures));
-                }
-            });
-        }
-    });
-    if ctx.stop.load(Ordering::Relaxed) {
-        return Err("interrupted".into());
+                        rep + 1
+                    ),
+                );
+            }
+            if run.subflows < 8 {
+                return Err(format!(
+                    "{}, {algorithm}: only {} of the 8 MPTCP subflows came up",
+                    s.name, run.subflows
+                ));
+            }
+            let f = kernel_figures(&run, capacity(s))?;
+            keep_run(path, cfg, &stdout)?;
+            if ctx.progress {
+                above(
+                    &bar,
+                    format!(
+                        "convergence-linux: {} {algorithm} run {}: final share {:.1}%, {:.0} s \
+                     elapsed",
+                        s.name,
+                        rep + 1,
+                        f.final_share,
+                        started.elapsed().as_secs_f64()
+                    ),
+                );
+            }
+            Ok(Some(f))
+        },
+    );
+    if outcome.interrupted {
+        return Err(format!(
+            "interrupted: {} of the {total} kernel runs left finished; every finished run is \
+             kept in {}: run the same command again to resume",
+            outcome.done.len(),
+            ctx.out.join(KEPT_DIR).display()
+        ));
     }
-    let mut results = results.into_inner().expect("results");
-    results.sort_by_key(|(si, ai, rep, _)| (*si, *ai, *rep));
+    if let Some((_, e)) = outcome.failed.first() {
+        return Err(format!(
+            "{} of the {total} kernel runs failed (the {} finished are kept in {}), the \
+             first: {e}",
+            outcome.failed.len(),
+            outcome.done.len(),
+            ctx.out.join(KEPT_DIR).display()
+        ));
+    }
+    figures.extend(outcome.done.into_iter().map(|(i, f)| {
+        let (si, ai, rep, ..) = jobs[i];
+        (si, ai, rep, Ok(f))
+    }));
+    figures.sort_by_key(|(si, ai, rep, _)| (*si, *ai, *rep));
     let mut out: Vec<Vec<Vec<KernelFigures>>> = settings
         .iter()
         .map(|_| ALGORITHMS.iter().map(|_| Vec::new()).collect())
         .collect();
-    for (si, ai, _, figures) in results {
-        out[si][ai].push(figures?);
+    for (si, ai, _, f) in figures {
+        out[si][ai].push(f?);
     }
     Ok(out)
 }
@@ -562,5 +689,76 @@ mod tests {
         assert_eq!(f.convergence, (0.0, true));
         // 16 kb/s delivered of 16 kb/s.
         assert!((f.utilisation - 100.0).abs() < 1e-9);
+    }
+
+    /// A stand-in for `pathpool-linux` in `dir`: a shell script with `body`.
+    fn fake_program(dir: &Path, body: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join("fake-pathpool-linux");
+        fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_kept_run_is_reused_only_with_the_same_configuration() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = settings(false);
+        let cfg = config(s[0], "NMCC", 1800, false);
+        let path = kept_path(dir.path(), s[0].name, "nmcc", 0);
+        assert!(kept_run(&path, &cfg).is_none(), "nothing kept yet");
+        let report = br#"{"mp_bytes":[3,4],"sp_bytes":[1,4],"subflows":8,"stalls":[],
+            "data":[{"delivered":1,"queue_drops":2,"lost":3,"late_over_1ms":4,
+            "late_max_ns":5,"late_max_at_ms":6,"realtime":true},{"delivered":1,
+            "queue_drops":2,"lost":3,"late_over_1ms":4,"late_max_ns":5,
+            "late_max_at_ms":6,"realtime":false}]}"#;
+        keep_run(&path, &cfg, report).unwrap();
+        assert!(path.ends_with("kernel-runs/default-nmcc-1.json"));
+        let run = kept_run(&path, &cfg).expect("kept with this configuration");
+        assert_eq!(run.mp_bytes, [3, 4]);
+        assert!(!run.data[1].realtime);
+        // Another run length or the server's delayed ACKs off: run again.
+        assert!(kept_run(&path, &config(s[0], "NMCC", 240, false)).is_none());
+        assert!(kept_run(&path, &config(s[0], "NMCC", 1800, true)).is_none());
+        // Nothing half-written is left beside it, and a damaged file is run again.
+        let names: Vec<_> = fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["default-nmcc-1.json"]);
+        fs::write(&path, b"{\"config\":").unwrap();
+        assert!(kept_run(&path, &cfg).is_none());
+        // A report that is not JSON is not kept.
+        let err = keep_run(&path, &cfg, b"not json").unwrap_err();
+        assert!(err.contains("e8's report"), "{err}");
+    }
+
+    #[test]
+    fn a_bed_reports_its_output_its_failure_or_stops_on_request() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = serde_json::json!({"seconds": 1});
+        let never = || false;
+        let ok = fake_program(
+            dir.path(),
+            r#"[ "$1 $2 $4" = "e8 --tag --config" ] && echo '{"a":1}'"#,
+        );
+        let out = run_bed(&ok, "t", &cfg, &never).unwrap().unwrap();
+        assert_eq!(String::from_utf8(out).unwrap().trim(), r#"{"a":1}"#);
+        let failing = fake_program(dir.path(), "echo 'no MPTCP here' >&2; exit 3");
+        let err = run_bed(&failing, "t", &cfg, &never).unwrap_err();
+        assert_eq!(err, "no MPTCP here");
+        // Stopped: the bed gets SIGTERM (and, as `e8` does, cleans up before it ends).
+        let marker = dir.path().join("terminated");
+        let slow = fake_program(
+            dir.path(),
+            &format!(
+                "trap 'touch {}; kill $!; exit 1' TERM\nsleep 60 & wait",
+                marker.display()
+            ),
+        );
+        let asked = std::sync::atomic::AtomicU32::new(0);
+        let stop_soon = || asked.fetch_add(1, Ordering::Relaxed) >= 3;
+        assert!(run_bed(&slow, "t", &cfg, &stop_soon).unwrap().is_none());
+        assert!(marker.exists(), "the bed was not sent SIGTERM");
     }
 }
