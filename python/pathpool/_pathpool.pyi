@@ -139,6 +139,7 @@ def reproduce(
     overrides: list[tuple[str, str]] = ...,
     zoo_dir: str | None = None,
     server_quickack: bool = False,
+    settings: list[str] = ...,
     progress: bool = False,
 ) -> tuple[str, str]:
     """Runs reproduction ``id``, writes ``out``; returns (comparisons as JSON lines,

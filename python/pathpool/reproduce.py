@@ -129,6 +129,7 @@ def reproduce(
     overrides: dict[str, str] | None = None,
     zoo_dir: str | os.PathLike[str] | None = None,
     server_quickack: bool = False,
+    settings: list[str] | None = None,
     progress: bool = False,
 ) -> Reproduction:
     """Runs reproduction ``id`` (see :func:`reproductions`) as ``pathpool reproduce ID``
@@ -145,6 +146,8 @@ def reproduce(
         server_quickack: convergence-linux only: the kernel server acknowledges every
             segment at once (no delayed ACKs), which removes Linux MPTCP's receiver effect
             on the subflows (docs/linux.md); the published values stay the thesis's.
+        settings: convergence-linux only: run only these E8 settings, by name
+            (``["rtt-200ms"]``; default: every one, or the default setting with ``quick``).
         progress: show the runs' progress on standard error.
 
     Raises:
@@ -161,6 +164,7 @@ def reproduce(
         overrides=[(k, str(v)) for k, v in (overrides or {}).items()],
         zoo_dir=None if zoo_dir is None else str(zoo_dir),
         server_quickack=server_quickack,
+        settings=list(settings or []),
         progress=progress,
     )
     rows = [json.loads(line) for line in comparisons.splitlines() if line]

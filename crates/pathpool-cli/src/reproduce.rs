@@ -7,8 +7,8 @@ use std::process::{Command, Stdio};
 
 use clap::Args;
 use pathpool_lab::reproduce::{
-    check_server_quickack, scoreboard, select, text_report, write_outputs, Ctx, Experiment, Runner,
-    Score, EXPERIMENTS, KERNEL_EXPERIMENTS,
+    check_convergence_linux_only, check_e8_settings, scoreboard, select, text_report,
+    write_outputs, Ctx, Experiment, Runner, Score, EXPERIMENTS, KERNEL_EXPERIMENTS,
 };
 
 use crate::CliError;
@@ -57,6 +57,11 @@ pub struct ReproduceArgs {
     /// (docs/linux.md); the published values stay the thesis's.
     #[arg(long)]
     pub server_quickack: bool,
+    /// convergence-linux: run only this E8 setting (repeatable; names as in
+    /// docs/reproductions.md, e.g. `rtt-200ms`): the full run in parts, or one setting at
+    /// the --quick length.
+    #[arg(long, value_name = "NAME")]
+    pub setting: Vec<String>,
     /// Also write an HTML report into DIR: one self-contained page per experiment (measured
     /// next to published, the explanation of each miss, the figures), and index.html for
     /// several. Drawn by the Python package (`python -m pathpool.report_html`).
@@ -84,7 +89,11 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
     let id = args.id.as_deref().unwrap_or_default();
     let selected: Vec<&Experiment> = select(id)?;
     if args.server_quickack {
-        check_server_quickack(&selected, "--server-quickack")?;
+        check_convergence_linux_only(&selected, "--server-quickack")?;
+    }
+    if !args.setting.is_empty() {
+        check_convergence_linux_only(&selected, "--setting")?;
+        check_e8_settings(&args.setting)?;
     }
     if args.seeds == Some(0) {
         return Err(CliError::BadInput("--seeds must be at least 1".into()));
@@ -128,6 +137,7 @@ pub fn main(args: &ReproduceArgs) -> Result<(), CliError> {
             progress: !args.quiet && !args.json,
             extra: extra.clone(),
             server_quickack: args.server_quickack,
+            e8_settings: args.setting.clone(),
             stop: std::sync::Arc::clone(&stop),
         };
         if !args.json {

@@ -6,7 +6,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use pathpool_lab::reproduce::{
-    check_server_quickack, select, write_outputs, Ctx, Runner, EXPERIMENTS, KERNEL_EXPERIMENTS,
+    check_convergence_linux_only, check_e8_settings, select, write_outputs, Ctx, Runner,
+    EXPERIMENTS, KERNEL_EXPERIMENTS,
 };
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -25,7 +26,7 @@ pub(crate) fn reproductions() -> Vec<(&'static str, &'static str, &'static str)>
 /// Runs reproduction `id` and writes its output directory `out`; returns the comparisons as
 /// JSON lines (the rows of `pathpool reproduce ID --json`) and the observations as a JSON list.
 #[pyfunction]
-#[pyo3(signature = (id, out, quick=true, seeds=None, jobs=None, overrides=Vec::new(), zoo_dir=None, server_quickack=false, progress=false))]
+#[pyo3(signature = (id, out, quick=true, seeds=None, jobs=None, overrides=Vec::new(), zoo_dir=None, server_quickack=false, settings=Vec::new(), progress=false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn reproduce(
     py: Python<'_>,
@@ -37,6 +38,7 @@ pub(crate) fn reproduce(
     overrides: Vec<(String, String)>,
     zoo_dir: Option<PathBuf>,
     server_quickack: bool,
+    settings: Vec<String>,
     progress: bool,
 ) -> PyResult<(String, String)> {
     let experiment =
@@ -48,7 +50,12 @@ pub(crate) fn reproduce(
             Err(e) => return Err(PyValueError::new_err(e.to_string())),
         };
     if server_quickack {
-        check_server_quickack(&[experiment], "server_quickack=True")
+        check_convergence_linux_only(&[experiment], "server_quickack=True")
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    }
+    if !settings.is_empty() {
+        check_convergence_linux_only(&[experiment], "settings=")
+            .and_then(|()| check_e8_settings(&settings))
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
     }
     if seeds == Some(0) {
@@ -70,6 +77,7 @@ pub(crate) fn reproduce(
             progress,
             extra: overrides,
             server_quickack,
+            e8_settings: settings,
             stop: Arc::new(AtomicBool::new(false)),
         };
         let report = (experiment.run)(&ctx).map_err(|m| format!("{id}: {m}"))?;

@@ -65,6 +65,33 @@ fn kernel_settings(quick: bool) -> Vec<&'static Setting> {
         .collect()
 }
 
+/// The settings a run covers: those named in `chosen` (in the experiment's order), else
+/// [`kernel_settings`].
+///
+/// # Errors
+/// A name that is no setting, with the names allowed.
+fn chosen_settings(chosen: &[String], quick: bool) -> Result<Vec<&'static Setting>, String> {
+    if chosen.is_empty() {
+        return Ok(kernel_settings(quick));
+    }
+    let all = settings(false);
+    if let Some(unknown) = chosen.iter().find(|c| !all.iter().any(|s| s.name == *c)) {
+        return Err(format!(
+            "no E8 setting is named {unknown:?}; the settings are {}",
+            all.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    Ok(all
+        .into_iter()
+        .filter(|s| chosen.iter().any(|c| c == s.name))
+        .collect())
+}
+
+/// Checks the names of `--setting` (see [`chosen_settings`]).
+pub(super) fn check_settings(names: &[String]) -> Result<(), String> {
+    chosen_settings(names, false).map(|_| ())
+}
+
 /// The compared metrics, in report order: those of the simulated experiment for the same
 /// settings.
 fn compared(quick: bool) -> Vec<(String, &'static str)> {
@@ -207,10 +234,10 @@ fn kernel_figures(r: &KernelRun, capacity_bps: f64) -> Result<KernelFigures, Str
 
 /// Runs every setting with every algorithm on the kernel and in the simulator, and compares.
 fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
+    let settings = chosen_settings(&ctx.e8_settings, ctx.quick)?;
     let program = linux_program().ok_or_else(missing_program)?;
     let repetitions = ctx.seeds(3, 1);
     let seconds = run_seconds(ctx, DURATION_S[usize::from(ctx.quick)])?;
-    let settings = kernel_settings(ctx.quick);
     let loaded_here = ensure_loaded(&program)?;
     let kernel = run_kernel(ctx, &program, &settings, seconds, repetitions);
     if loaded_here {
@@ -648,6 +675,25 @@ mod tests {
                 targets.target(&metric, unit).unwrap();
             }
         }
+    }
+
+    #[test]
+    fn settings_are_chosen_by_name_in_the_experiments_order() {
+        let names = |v: Vec<&Setting>| v.iter().map(|s| s.name).collect::<Vec<_>>();
+        assert_eq!(names(chosen_settings(&[], true).unwrap()), ["default"]);
+        assert_eq!(chosen_settings(&[], false).unwrap().len(), 10);
+        let chosen = ["rtt-200ms".to_string(), "rate-4Mbps".to_string()];
+        assert_eq!(
+            names(chosen_settings(&chosen, true).unwrap()),
+            ["rtt-200ms", "rate-4Mbps"]
+        );
+        let Err(err) = chosen_settings(&["rtt-300ms".to_string()], false) else {
+            panic!("an unknown setting was accepted");
+        };
+        assert!(
+            err.contains("\"rtt-300ms\"") && err.contains("mismatch-rtt"),
+            "{err}"
+        );
     }
 
     #[test]

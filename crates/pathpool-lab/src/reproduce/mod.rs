@@ -185,6 +185,9 @@ pub struct Ctx<'a> {
     pub extra: Vec<(String, String)>,
     /// `convergence-linux` only: the E8 server acknowledges every segment at once (D347).
     pub server_quickack: bool,
+    /// `convergence-linux` only: the E8 settings to run, by name (empty: every one, or the
+    /// default setting with `quick`).
+    pub e8_settings: Vec<String>,
     /// Set by Ctrl-C (SIGINT) or SIGTERM: the sweeps of domain-scale stop between runs,
     /// keeping every finished run for the next invocation (a second Ctrl-C ends the process).
     pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -279,20 +282,32 @@ pub fn select(id: &str) -> Result<Vec<&'static Experiment>, LabError> {
         })
 }
 
-/// Checks that [`Ctx::server_quickack`], given as `option` (`--server-quickack`,
-/// `server_quickack=True`), is asked only of `convergence-linux`, the one experiment with a
-/// kernel server.
+/// Checks that every name in `names` is an E8 setting of `convergence-linux`
+/// ([`Ctx::e8_settings`]), before anything runs.
+///
+/// # Errors
+/// The first unknown name, with the names allowed.
+pub fn check_e8_settings(names: &[String]) -> Result<(), LabError> {
+    convergence_linux::check_settings(names).map_err(LabError::BadInput)
+}
+
+/// Checks that an option of `convergence-linux` alone ([`Ctx::server_quickack`],
+/// [`Ctx::e8_settings`]), given as `option` (`--server-quickack`, `settings=`), is asked
+/// only of that experiment.
 ///
 /// # Errors
 /// Any other experiment among `selected`.
-pub fn check_server_quickack(selected: &[&Experiment], option: &str) -> Result<(), LabError> {
+pub fn check_convergence_linux_only(
+    selected: &[&Experiment],
+    option: &str,
+) -> Result<(), LabError> {
     match selected
         .iter()
         .find(|e| e.id != convergence_linux::EXPERIMENT.id)
     {
         None => Ok(()),
         Some(e) => Err(LabError::BadInput(format!(
-            "{option} applies to {} only (the E8 bed's kernel server), not to {}",
+            "{option} applies to {} only, not to {}",
             convergence_linux::EXPERIMENT.id,
             e.id
         ))),
