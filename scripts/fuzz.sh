@@ -10,7 +10,7 @@
 # has no unsafe code, so AddressSanitizer adds little; for an ASan run use
 # `RUSTC_BOOTSTRAP=1 cargo fuzz run TARGET` (see docs/decisions.md, D84). The corpus starts
 # from the test vectors of docs/wire.md and grows in fuzz/corpus/ (not committed). Exits
-# non-zero at the first crash, whose input libFuzzer leaves in fuzz/artifacts/TARGET/.
+# non-zero when a target crashes, whose input libFuzzer leaves in fuzz/artifacts/TARGET/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-20}"
@@ -32,14 +32,22 @@ PY
 if [ "$#" -gt 0 ]; then targets=("$@"); else mapfile -t targets < <(cargo fuzz list); fi
 cargo fuzz build -s none
 mkdir -p fuzz/logs
-for t in "${targets[@]}"; do
-    log="fuzz/logs/$t.log"
+# One target per core at a time: a fuzzer is one CPU-bound process, so on a 2-core machine
+# `make test`'s smoke run takes half the wall time for the same time per target.
+run_target() {
+    local t="$1" secs="$2" log="fuzz/logs/$1.log"
     if ! cargo fuzz run -s none "$t" -- -max_total_time="$secs" >"$log" 2>&1; then
         tail -n 30 "$log"
         echo "fuzz: $t FAILED; the input is in fuzz/artifacts/$t/" >&2
-        exit 1
+        return 1
     fi
+    local runs cov
     runs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | tail -n 1)
     cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1)
     echo "fuzz: $t ok: $runs(s), $cov"
-done
+}
+export -f run_target
+if ! printf '%s\n' "${targets[@]}" | xargs -P "$(nproc)" -I{} bash -c 'run_target "$1" "$2"' _ {} "$secs"; then
+    echo "fuzz: a target failed (above)" >&2
+    exit 1
+fi

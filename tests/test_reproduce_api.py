@@ -85,5 +85,5 @@ def test_bad_ids_and_options_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="settings= applies to convergence-linux only"):
         pp.reproduce(QUICK_ID, settings=["default"], out=tmp_path)
     # Checked before anything runs, so this needs neither root nor the kernel programs.
-    with pytest.raises(ValueError, match='no E8 setting is named "rtt-9ms".*mismatch-rtt'):
+    with pytest.raises(ValueError, match=r'no E8 setting is named "rtt-9ms".*mismatch-rtt'):
         pp.reproduce("convergence-linux", settings=["rtt-9ms"], out=tmp_path)
