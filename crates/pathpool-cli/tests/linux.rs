@@ -22,3 +22,70 @@ fn without_pathpool_linux_the_command_says_what_to_build() {
         "{err}"
     );
 }
+
+/// One run of `convergence-linux`'s quick setting (8 Mb/s and 100 ms per path, one BDP of
+/// queue) for `seconds`, as the experiment keeps it (`kernel-runs/`, D349): its bed
+/// configuration and a report in which the multipath client carries 40% of every second.
+fn kept_quick_run(mp_cc: &str, seconds: usize) -> String {
+    let path = r#"{"rate_bps":8000000,"rtt_ms":100.0,"loss":0.0,"queue_bytes":100000,"queue_packets":null}"#;
+    let config = format!(
+        r#"{{"paths":[{path},{path}],"mp_cc":"{mp_cc}","sp_cc":"reno","server_quickack":false,"seconds":{seconds}}}"#
+    );
+    let per_second = |bytes: u64| format!("[{}]", vec![bytes.to_string(); seconds].join(","));
+    let emulator = r#"{"delivered":1,"queue_drops":0,"lost":0,"late_over_1ms":0,"late_max_ns":0,"late_max_at_ms":0,"realtime":true}"#;
+    format!(
+        r#"{{"config":{config},"report":{{"mp_bytes":{},"sp_bytes":{},"subflows":8,"stalls":[],"data":[{emulator},{emulator}]}}}}"#,
+        per_second(389_000),
+        per_second(584_000)
+    )
+}
+
+#[test]
+fn kept_kernel_runs_give_the_e8_report_without_pathpool_linux_or_the_kernel() {
+    let dir = std::env::temp_dir().join(format!("pp-linux-kept-{}", std::process::id()));
+    let runs = dir.join("out/kernel-runs");
+    std::fs::create_dir_all(&runs).expect("a temporary directory");
+    let alone = dir.join("pathpool");
+    std::fs::copy(env!("CARGO_BIN_EXE_pathpool"), &alone).expect("copy pathpool");
+    for (cc, mp_cc) in [
+        ("nmcc", "pp_nmcc"),
+        ("uncoupled", "reno"),
+        ("lia", "pp_lia"),
+        ("olia", "pp_olia"),
+        ("balia", "pp_balia"),
+    ] {
+        let file = runs.join(format!("default-{cc}-1.json"));
+        std::fs::write(file, kept_quick_run(mp_cc, 60)).expect("write a kept run");
+    }
+    let reproduce = || {
+        Command::new(&alone)
+            .args([
+                "reproduce",
+                "convergence-linux",
+                "--quick",
+                "--set",
+                "duration=60s",
+            ])
+            .arg("-o")
+            .arg(dir.join("out"))
+            .env("PATH", &dir)
+            .output()
+            .expect("run pathpool")
+    };
+    let all_kept = reproduce();
+    // One run missing: only then is the program (and with it root and BPF) needed.
+    std::fs::remove_file(runs.join("default-olia-1.json")).expect("remove a kept run");
+    let one_missing = reproduce();
+    let _ = std::fs::remove_dir_all(&dir);
+    let (out, err) = (
+        String::from_utf8_lossy(&all_kept.stdout),
+        String::from_utf8_lossy(&all_kept.stderr),
+    );
+    assert!(all_kept.status.success(), "{out}\n{err}");
+    assert!(err.contains("every kernel run (5) kept"), "{err}");
+    // The kept runs' share (389 of 973 bytes a second), beside the simulator's.
+    assert!(out.contains("40.0"), "{out}");
+    assert_eq!(one_missing.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&one_missing.stderr);
+    assert!(err.contains("needs the pathpool-linux program"), "{err}");
+}

@@ -8,7 +8,8 @@
 //! the last fifth, convergence time on the curve pooled over the repetitions), compares them
 //! with the same published values, and runs the simulator on the same settings and run length
 //! so that both stand side by side. It needs root, the `pathpool-linux` program and a kernel
-//! with MPTCP and BPF `struct_ops`; it is not part of `reproduce all`.
+//! with MPTCP and BPF `struct_ops` (unless every run is kept already, as the committed runs
+//! of `data/e8-kernel-runs/` are); it is not part of `reproduce all`.
 
 use std::env;
 use std::fmt::Write as _;
@@ -234,17 +235,9 @@ fn kernel_figures(r: &KernelRun, capacity_bps: f64) -> Result<KernelFigures, Str
 /// Runs every setting with every algorithm on the kernel and in the simulator, and compares.
 fn run(ctx: &Ctx<'_>) -> Result<Report, String> {
     let settings = chosen_settings(&ctx.e8_settings, ctx.quick)?;
-    let program = linux_program().ok_or_else(missing_program)?;
     let repetitions = ctx.seeds(3, 1);
     let seconds = run_seconds(ctx, DURATION_S[usize::from(ctx.quick)])?;
-    let loaded_here = ensure_loaded(&program)?;
-    let kernel = run_kernel(ctx, &program, &settings, seconds, repetitions);
-    if loaded_here {
-        let _ = Command::new(&program)
-            .args(["unload", "--wait", "5"])
-            .output();
-    }
-    let kernel = kernel?;
+    let kernel = run_kernel(ctx, &settings, seconds, repetitions)?;
     // The simulator on the same settings and run length, with its own number of seeds.
     let sim_seeds = ctx.seeds(10, 3).max(3);
     let simulated = simulate(ctx, &settings, seconds, sim_seeds)?;
@@ -414,10 +407,11 @@ fn smoothed(s: &Series) -> Vec<(f64, f64)> {
 
 /// Runs every (setting, algorithm, repetition) on the kernel, `ctx.jobs` at a time (each in
 /// its own namespaces), keeping each finished run in `ctx.out`'s [`KEPT_DIR`] and reusing
-/// those an earlier invocation kept; per setting, per algorithm, the runs' figures.
+/// those an earlier invocation kept; per setting, per algorithm, the runs' figures. When
+/// every run is kept, nothing touches the kernel: no program, root or BPF is needed, so the
+/// kept runs (such as the committed ones, `docs/reproductions.md`) give the report anywhere.
 fn run_kernel(
     ctx: &Ctx<'_>,
-    program: &Path,
     settings: &[&Setting],
     seconds: u32,
     repetitions: u32,
@@ -472,6 +466,13 @@ fn run_kernel(
             (rounds * seconds).div_ceil(60)
         );
     }
+    // With every run kept no bed runs, so the program is neither looked for nor loaded.
+    let program = if total == 0 {
+        PathBuf::new()
+    } else {
+        linux_program().ok_or_else(missing_program)?
+    };
+    let loaded_here = total > 0 && ensure_loaded(&program)?;
     let bar = exec::runs_bar("  kernel", total, ctx.progress);
     let started = Instant::now();
     let outcome = exec::run_jobs(
@@ -483,7 +484,7 @@ fn run_kernel(
         |i, is_stopped| {
             let (si, ai, rep, cfg, path) = &jobs[i];
             let (s, algorithm) = (settings[*si], ALGORITHMS[*ai].0);
-            let Some(stdout) = run_bed(program, &format!("e8x{i}"), cfg, is_stopped)
+            let Some(stdout) = run_bed(&program, &format!("e8x{i}"), cfg, is_stopped)
                 .map_err(|e| format!("{PROGRAM} e8 ({}, {algorithm}): {e}", s.name))?
             else {
                 return Ok(None);
@@ -524,6 +525,11 @@ fn run_kernel(
             Ok(Some(f))
         },
     );
+    if loaded_here {
+        let _ = Command::new(&program)
+            .args(["unload", "--wait", "5"])
+            .output();
+    }
     if outcome.interrupted {
         return Err(format!(
             "interrupted: {} of the {total} kernel runs left finished; every finished run is \
