@@ -8,9 +8,9 @@
 # Builds the targets with cargo itself, with the flags `cargo fuzz build -s none` passes
 # (D351): libFuzzer's coverage instrumentation without a sanitizer, which needs no -Z flag
 # and so runs on the stable toolchain, and no cargo-fuzz to install first (compiling it
-# was 31 s of every clean CI run on a 2-vCPU machine). The crate has no unsafe code, so AddressSanitizer
-# adds little; for an ASan run install cargo-fuzz and use `RUSTC_BOOTSTRAP=1 cargo fuzz run
-# TARGET` (see docs/decisions.md, D84). The corpus starts from the test vectors of
+# was 31 s of every clean CI run on a 2-vCPU machine). The crate has no unsafe code, so
+# AddressSanitizer adds little; for an ASan run install cargo-fuzz and use
+# `RUSTC_BOOTSTRAP=1 cargo fuzz run TARGET` (see docs/decisions.md, D84). The corpus starts from the test vectors of
 # docs/wire.md and grows in fuzz/corpus/ (not committed). Exits non-zero when a target
 # crashes, whose input libFuzzer leaves in fuzz/artifacts/TARGET/.
 set -euo pipefail
