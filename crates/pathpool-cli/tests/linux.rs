@@ -2,9 +2,20 @@
 //! it, it says what to build and exits non-zero.
 
 use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
+
+/// One test at a time: each copies `pathpool` and runs the copy, and a copy still open for
+/// writing when the other test forks stays open in that child, so running it fails with
+/// "Text file busy" (ETXTBSY).
+fn serial() -> MutexGuard<'static, ()> {
+    static ONE: Mutex<()> = Mutex::new(());
+    ONE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 #[test]
 fn without_pathpool_linux_the_command_says_what_to_build() {
+    let _one = serial();
     let dir = std::env::temp_dir().join(format!("pp-linux-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     let alone = dir.join("pathpool");
@@ -42,6 +53,7 @@ fn kept_quick_run(mp_cc: &str, seconds: usize) -> String {
 
 #[test]
 fn kept_kernel_runs_give_the_e8_report_without_pathpool_linux_or_the_kernel() {
+    let _one = serial();
     let dir = std::env::temp_dir().join(format!("pp-linux-kept-{}", std::process::id()));
     let runs = dir.join("out/kernel-runs");
     std::fs::create_dir_all(&runs).expect("a temporary directory");
