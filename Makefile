@@ -40,8 +40,9 @@ lint:
 
 # The Python binding crate has no Rust tests (it needs a Python interpreter); pytest covers it.
 # The fast-test profile is release without whole-program LTO (Cargo.toml).
+RUST_TESTS := cargo test --profile fast-test --workspace --exclude pathpool-py
 test-rust:
-	cargo test --profile fast-test --workspace --exclude pathpool-py
+	$(RUST_TESTS)
 
 test-python:
 	$(PY) -m pytest -q
@@ -68,7 +69,7 @@ fuzz-smoke:
 test-rust-and-fuzz:
 	@mkdir -p fuzz/logs; \
 	chrt --idle 0 scripts/fuzz.sh 4 >fuzz/logs/smoke.txt 2>&1 & fuzz=$$!; \
-	cargo test --profile fast-test --workspace --exclude pathpool-py; tests=$$?; \
+	$(RUST_TESTS); tests=$$?; \
 	wait $$fuzz; fuzzed=$$?; cat fuzz/logs/smoke.txt; \
 	if [ $$fuzzed -ne 0 ]; then echo "make: the fuzz smoke run failed (above)" >&2; fi; \
 	[ $$tests -eq 0 ] && [ $$fuzzed -eq 0 ]

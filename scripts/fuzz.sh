@@ -10,9 +10,9 @@
 # and so runs on the stable toolchain, and no cargo-fuzz to install first (compiling it
 # was 31 s of every clean CI run on a 2-vCPU machine). The crate has no unsafe code, so
 # AddressSanitizer adds little; for an ASan run install cargo-fuzz and use
-# `RUSTC_BOOTSTRAP=1 cargo fuzz run TARGET` (see docs/decisions.md, D84). The corpus starts from the test vectors of
-# docs/wire.md and grows in fuzz/corpus/ (not committed). Exits non-zero when a target
-# crashes, whose input libFuzzer leaves in fuzz/artifacts/TARGET/.
+# `RUSTC_BOOTSTRAP=1 cargo fuzz run TARGET` (see docs/decisions.md, D84). The corpus starts
+# from the test vectors of docs/wire.md and grows in fuzz/corpus/ (not committed). Exits
+# non-zero when a target crashes, whose input libFuzzer leaves in fuzz/artifacts/TARGET/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-20}"
