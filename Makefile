@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup demo test wheel lint test-rust test-python test-rust-and-fuzz bench fuzz fuzz-smoke soak fmt clean
+.PHONY: setup demo test wheel lint test-rust test-python test-python-and-fuzz bench fuzz fuzz-smoke soak fmt clean
 
 setup:
 	@scripts/bootstrap.sh
@@ -17,7 +17,7 @@ demo: setup
 	$(VENV)/bin/pathpool plot results/demo/cli-shared-bottleneck -o results/demo/cli-shared-bottleneck.png
 	PYTHONPATH=examples $(PY) -m demo
 
-test: setup lint test-rust-and-fuzz test-python
+test: setup lint test-rust test-python-and-fuzz
 
 # `make test` builds the command and the extension with the fast-test profile (no
 # whole-program LTO): its Rust tests reuse those libraries, and CI's clean build is minutes
@@ -44,8 +44,9 @@ RUST_TESTS := cargo test --profile fast-test --workspace --exclude pathpool-py
 test-rust:
 	$(RUST_TESTS)
 
+PY_TESTS = $(PY) -m pytest -q
 test-python:
-	$(PY) -m pytest -q
+	$(PY_TESTS)
 
 bench:
 	cargo build --release -p pathpool-cli
@@ -61,15 +62,14 @@ fuzz:
 fuzz-smoke:
 	scripts/fuzz.sh 4
 
-# `make test` runs the Rust tests and the fuzz smoke run side by side (D353): about four
-# minutes of the Rust tests wait on real-time runs (namespaces, loopback, the emulator)
-# with the CPUs mostly idle, and the fuzzers (their build too) run at idle priority
-# (SCHED_IDLE), so they take only CPU time that the tests leave. Either failing fails it;
-# the fuzz summary follows the tests' output.
-test-rust-and-fuzz:
+# `make test` runs the fuzz smoke run beside the Python tests, at idle priority (SCHED_IDLE),
+# after the Rust tests (D354): the Python tests measure no timing, while beside the Rust
+# tests' real-time runs the fuzzers' build delayed the emulator's frames (D353, withdrawn).
+# Either failing fails it; the fuzz summary follows the tests' output.
+test-python-and-fuzz:
 	@mkdir -p fuzz/logs; \
 	chrt --idle 0 scripts/fuzz.sh 4 >fuzz/logs/smoke.txt 2>&1 & fuzz=$$!; \
-	$(RUST_TESTS); tests=$$?; \
+	$(PY_TESTS); tests=$$?; \
 	wait $$fuzz; fuzzed=$$?; cat fuzz/logs/smoke.txt; \
 	if [ $$fuzzed -ne 0 ]; then echo "make: the fuzz smoke run failed (above)" >&2; fi; \
 	[ $$tests -eq 0 ] && [ $$fuzzed -eq 0 ]
