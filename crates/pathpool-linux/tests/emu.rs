@@ -75,6 +75,9 @@ fn round_trips_are_within_a_millisecond_of_the_emulated_delay() {
     .unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// Length of each 100-Mb/s transfer, seconds: about 125 000 frames (D356).
+const TRANSFER_S: f64 = 15.0;
+
 #[test]
 fn tcp_through_the_emulator_at_100_mbps_matches_tbf() {
     if !pathpool_linux::bed::running_as_root() {
@@ -83,16 +86,18 @@ fn tcp_through_the_emulator_at_100_mbps_matches_tbf() {
     let _one = serial();
     let hundred = Rate::from_mbps(100);
     // Throughput and punctuality are real-time figures, judged only in a run the host left
-    // alone (D341).
+    // alone (D341). The share of late frames is judged over a window long enough that one
+    // host hiccup of a few milliseconds (about 60 late frames at 100 Mb/s) stays under its
+    // bound (D356).
     steal::until_undisturbed(2, steal::PUNCTUALITY_DISTURBED, || {
         let tbf = emu_bench::transfer(
             BIN,
             "tbf",
             (LinkEmulation::TRANSPARENT, Some("100mbit")),
-            6.0,
+            TRANSFER_S,
         )
         .unwrap();
-        let emu = emu_bench::transfer(BIN, "emu", (link(hundred, 5), None), 6.0).unwrap();
+        let emu = emu_bench::transfer(BIN, "emu", (link(hundred, 5), None), TRANSFER_S).unwrap();
         eprintln!(
             "tbf {:.2} Mb/s; emu {:.2} Mb/s, late mean {:.1} us, max {:.1} us, {} over 1 ms of {}",
             tbf.mbps,
