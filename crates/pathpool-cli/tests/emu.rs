@@ -7,6 +7,8 @@ use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::Duration;
 
+use pathpool_linux::emu_bench::Pings;
+
 const BIN: &str = env!("CARGO_BIN_EXE_pathpool");
 
 fn pathpool(args: &[&str]) -> Output {
@@ -136,7 +138,7 @@ fn pings_take_the_emulated_delay_and_sigterm_prints_the_counters() {
     thread::sleep(Duration::from_millis(500));
     let ping = |count: &str| {
         let out = Command::new("ip")
-            .args(["netns", "exec", &bed.names[0], "ping", "-n", "-q"])
+            .args(["netns", "exec", &bed.names[0], "ping", "-n"])
             .args(["-c", count, "-i", "0.05", "10.8.9.2"])
             .output()
             .expect("ping runs");
@@ -145,31 +147,24 @@ fn pings_take_the_emulated_delay_and_sigterm_prints_the_counters() {
     // The first resolves the neighbours.
     ping("1");
     // The round trip is a real-time figure, judged only on a run the host left alone
-    // (D341: CI read 31.1 ms once, 2026-11-28); the counters below are checked always.
+    // (D341: CI read 31.1 ms once, 2026-11-28); the counters below are checked always. This
+    // test checks that the command applies its delay, so it judges the median: one stall of
+    // the machine (up to about 11 ms) moves a mean of 20 by 0.55 ms. The emulator's tail is
+    // judged in `pathpool-linux`'s emu test (D357).
     let mut pings = 1;
     pathpool_linux::steal::until_undisturbed(
         2,
         pathpool_linux::steal::PUNCTUALITY_DISTURBED,
         || {
-            let summary = ping("20");
+            let out = ping("20");
             pings += 20;
-            let rtt = summary
-                .lines()
-                .find(|l| l.contains("min/avg/max"))
-                .unwrap_or_else(|| panic!("no round trips: {summary}"));
-            let avg: f64 = rtt
-                .split('=')
-                .nth(1)
-                .unwrap()
-                .split('/')
-                .nth(1)
-                .unwrap()
-                .parse()
-                .unwrap();
-            if (30.0..31.0).contains(&avg) {
+            let seen = Pings::parse(&out).unwrap_or_else(|| panic!("no round trips: {out}"));
+            assert_eq!(seen.received, 20, "{out}");
+            let median = seen.median_ms();
+            if (30.0..31.0).contains(&median) {
                 Ok(())
             } else {
-                Err(format!("mean round trip {avg} ms, 30 ms emulated"))
+                Err(format!("median round trip {median} ms, 30 ms emulated"))
             }
         },
     )

@@ -52,33 +52,73 @@ pub struct TransferLine {
     pub emu_cpu_per_s: f64,
 }
 
-/// Pings `count` times at `interval_s` from the left host to the right; ping's summary.
+/// What one `ping` run saw.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pings {
+    /// Replies received.
+    pub received: u32,
+    /// ping's summary: `min/avg/max/mdev`, ms.
+    pub summary_ms: [f64; 4],
+    /// Each reply's round trip, ms, in the order they arrived.
+    pub rtts_ms: Vec<f64>,
+}
+
+impl Pings {
+    /// Reads `ping`'s output (without `-q`): the received count, the summary's
+    /// `min/avg/max/mdev` and each reply's `time=`; `None` when any is missing or the replies
+    /// printed disagree with the count.
+    #[must_use]
+    pub fn parse(out: &str) -> Option<Pings> {
+        let received = out
+            .lines()
+            .find(|l| l.contains("received"))?
+            .split(',')
+            .find(|p| p.contains("received"))?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()?;
+        let rtt = out.lines().find(|l| l.contains("min/avg/max"))?;
+        let numbers = rtt.split('=').nth(1)?.split_whitespace().next()?;
+        let v: Vec<f64> = numbers.split('/').filter_map(|x| x.parse().ok()).collect();
+        let summary_ms = <[f64; 4]>::try_from(v).ok()?;
+        let rtts_ms: Vec<f64> = out
+            .lines()
+            .filter_map(|l| l.split_once(" time="))
+            .filter_map(|(_, t)| t.split_whitespace().next()?.parse().ok())
+            .collect();
+        (rtts_ms.len() == received as usize).then_some(Pings {
+            received,
+            summary_ms,
+            rtts_ms,
+        })
+    }
+
+    /// The median round trip, ms (the upper one of an even count).
+    #[must_use]
+    pub fn median_ms(&self) -> f64 {
+        let mut sorted = self.rtts_ms.clone();
+        sorted.sort_by(f64::total_cmp);
+        sorted[sorted.len() / 2]
+    }
+
+    /// How many round trips took `limit_ms` or longer.
+    #[must_use]
+    pub fn at_least(&self, limit_ms: f64) -> usize {
+        self.rtts_ms.iter().filter(|&&r| r >= limit_ms).count()
+    }
+}
+
+/// Pings `count` times at `interval_s` from the left host to the right.
 ///
 /// # Errors
 /// No `ping`, or no answer at all.
-pub fn ping(bed: &WireBed, count: u32, interval_s: f64) -> Result<(u32, [f64; 4]), LinuxError> {
+pub fn ping(bed: &WireBed, count: u32, interval_s: f64) -> Result<Pings, LinuxError> {
     let (c, i) = (count.to_string(), interval_s.to_string());
     let out = must(&[
-        "ip", "netns", "exec", &bed.left, "ping", "-n", "-q", "-c", &c, "-i", &i, RIGHT,
+        "ip", "netns", "exec", &bed.left, "ping", "-n", "-c", &c, "-i", &i, RIGHT,
     ])?;
-    parse_ping(&out).ok_or_else(|| LinuxError::Failed(format!("unexpected ping output: {out}")))
-}
-
-/// The received count and `min/avg/max/mdev` of ping's summary.
-fn parse_ping(out: &str) -> Option<(u32, [f64; 4])> {
-    let received = out
-        .lines()
-        .find(|l| l.contains("received"))?
-        .split(',')
-        .find(|p| p.contains("received"))?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()?;
-    let rtt = out.lines().find(|l| l.contains("min/avg/max"))?;
-    let numbers = rtt.split('=').nth(1)?.split_whitespace().next()?;
-    let v: Vec<f64> = numbers.split('/').filter_map(|x| x.parse().ok()).collect();
-    (v.len() == 4).then(|| (received, [v[0], v[1], v[2], v[3]]))
+    Pings::parse(&out).ok_or_else(|| LinuxError::Failed(format!("unexpected ping output: {out}")))
 }
 
 fn emulation(rate: Rate, delay_ms: u64, queue_bytes: u64) -> LinkEmulation {
@@ -102,11 +142,12 @@ pub fn delays(delays_ms: &[u64]) -> Result<Vec<PingLine>, LinuxError> {
         let emu = RunningEmu::start(&bed.wire, &WireBed::config(link, link))?;
         // The first exchange resolves the neighbours (ARP): not a round trip of the link.
         ping(&bed, 1, 0.2)?;
-        let (received, [min, avg, max, mdev]) = ping(&bed, 50, 0.05)?;
+        let pings = ping(&bed, 50, 0.05)?;
+        let [min, avg, max, mdev] = pings.summary_ms;
         emu.stop()?;
         lines.push(PingLine {
             delay_ms: d as f64,
-            received,
+            received: pings.received,
             min_ms: min,
             avg_ms: avg,
             max_ms: max,
@@ -220,14 +261,23 @@ pub fn transfers(program: &str, seconds: f64) -> Result<Vec<TransferLine>, Linux
 
 #[cfg(test)]
 mod tests {
-    use super::parse_ping;
+    use super::Pings;
 
     #[test]
-    fn reads_pings_summary() {
-        let out = "PING 10.8.0.2 (10.8.0.2) 56(84) bytes of data.\n\n--- 10.8.0.2 ping statistics \
-                   ---\n20 packets transmitted, 19 received, 5% packet loss, time 3810ms\nrtt \
-                   min/avg/max/mdev = 40.202/42.674/80.470/8.851 ms\n";
-        assert_eq!(parse_ping(out), Some((19, [40.202, 42.674, 80.470, 8.851])));
-        assert_eq!(parse_ping("nothing"), None);
+    fn reads_each_reply_and_the_summary() {
+        let out = "PING 10.8.0.2 (10.8.0.2) 56(84) bytes of data.\n64 bytes from 10.8.0.2: \
+                   icmp_seq=1 ttl=64 time=40.2 ms\n64 bytes from 10.8.0.2: icmp_seq=3 ttl=64 \
+                   time=80.47 ms\n\n--- 10.8.0.2 ping statistics ---\n3 packets transmitted, \
+                   2 received, 33.3333% packet loss, time 3810ms\nrtt min/avg/max/mdev = \
+                   40.202/60.336/80.470/20.134 ms\n";
+        let pings = Pings::parse(out).unwrap();
+        assert_eq!(pings.received, 2);
+        assert_eq!(pings.summary_ms, [40.202, 60.336, 80.470, 20.134]);
+        assert_eq!(pings.rtts_ms, [40.2, 80.47]);
+        assert_eq!(pings.at_least(80.47), 1);
+        assert_eq!(pings.median_ms(), 80.47);
+        assert_eq!(Pings::parse("nothing"), None);
+        // A reply count that disagrees with the replies printed is not trusted.
+        assert_eq!(Pings::parse(&out.replace("2 received", "3 received")), None);
     }
 }

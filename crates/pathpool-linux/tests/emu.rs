@@ -1,12 +1,14 @@
 //! Issue 23 part B: `pathpool emu` keeps its link model with kernel traffic, in a
-//! [`WireBed`] this test builds. Delay within 1 ms of the emulated one, TCP at 100 Mb/s as
-//! through `tbf`, random losses and queue drops counted to the frame, and frames longer than
-//! one MTU counted rather than lost silently. Needs root, `ip`, `tc`, `ethtool` and `ping`;
+//! [`WireBed`] this test builds. Delay within 1 ms of the emulated one (all but one frame
+//! in a hundred), TCP at 100 Mb/s as through `tbf`, random losses and queue drops counted to
+//! the frame, and frames longer than one MTU counted rather than lost silently. Needs root, `ip`, `tc`, `ethtool` and `ping`;
 //! without root it says so and checks nothing.
 //!
 //! The spreads were measured before the bounds were set (`pathpool linux bench-emu`, docs/emu.md):
 //! idle round trips exceed twice the delay by 0.1–0.3 ms, and at 100 Mb/s frames leave
-//! 20 µs late on average, 0.3–0.7 ms at worst.
+//! 20 µs late on average, 0.3–0.7 ms at worst. The whole machine stalls now and then for up
+//! to about 11 ms, so the tails are judged as shares over windows long enough for a stall or
+//! two (D356, D357).
 
 use std::process::{Child, Command, Output};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -37,6 +39,16 @@ fn link(rate: Rate, delay_ms: u64) -> LinkEmulation {
     }
 }
 
+/// Pings of the delay test, 20 a second for 10 s. The machine sometimes stalls for a few
+/// milliseconds, forwarder and all (docs/emu.md); measured on a quiet host, 2 of 5200 round
+/// trips took over 42 ms (44.2 and 51.2) and 3 of 10 400 frames left over 1 ms late. So the
+/// tail is judged as a share over a window long enough that one stall, or two, stay under
+/// it, while a lateness that recurs still fails (D357).
+const PINGS: u32 = 200;
+
+/// At most this many in a hundred round trips over 2 ms late, or frames over 1 ms late.
+const LATE_PER_HUNDRED: usize = 1;
+
 #[test]
 fn round_trips_are_within_a_millisecond_of_the_emulated_delay() {
     if !pathpool_linux::bed::running_as_root() {
@@ -49,26 +61,36 @@ fn round_trips_are_within_a_millisecond_of_the_emulated_delay() {
     // Early frames and lost pings are errors in any run.
     steal::until_undisturbed(2, steal::PUNCTUALITY_DISTURBED, || {
         let emu = RunningEmu::start(&bed.wire, &WireBed::config(d, d)).unwrap();
-        let (received, [min, avg, max, _]) = emu_bench::ping(&bed, 40, 0.05).unwrap();
+        let pings = emu_bench::ping(&bed, PINGS, 0.05).unwrap();
         let stats = emu.stop().unwrap();
-        eprintln!("40 ms emulated: min {min} avg {avg} max {max} ms");
-        assert_eq!(received, 40);
+        let [min, avg, max, _] = pings.summary_ms;
+        // Each direction may be late by up to 1 ms.
+        let over_42 = pings.at_least(42.0);
+        eprintln!(
+            "40 ms emulated, {PINGS} pings: min {min} avg {avg} max {max} ms, {over_42} over \
+             42 ms; frames over 1 ms late {:?}",
+            stats.iter().map(|s| s.late_over_1ms).collect::<Vec<_>>()
+        );
+        assert_eq!(pings.received, PINGS);
         assert!(
             min >= 40.0,
             "a round trip of {min} ms, shorter than the 40 ms emulated"
         );
         for s in &stats {
-            assert_eq!(s.delivered, 40, "{s:?}");
+            assert_eq!(s.delivered, u64::from(PINGS), "{s:?}");
         }
         if avg >= 41.0 {
             return Err(format!("mean round trip {avg} ms, 40 ms emulated"));
         }
-        // Each direction may be late by up to 1 ms.
-        if max >= 42.0 {
-            return Err(format!("a round trip of {max} ms, 40 ms emulated"));
+        if over_42 * 100 > LATE_PER_HUNDRED * PINGS as usize {
+            return Err(format!(
+                "{over_42} of {PINGS} round trips took 42 ms or more (longest {max} ms), 40 ms \
+                 emulated"
+            ));
         }
-        match stats.iter().find(|s| s.late_over_1ms > 0) {
-            Some(s) => Err(format!("frames over 1 ms late: {s:?}")),
+        let allowed = (LATE_PER_HUNDRED * PINGS as usize / 100) as u64;
+        match stats.iter().find(|s| s.late_over_1ms > allowed) {
+            Some(s) => Err(format!("over {allowed} frames over 1 ms late: {s:?}")),
             None => Ok(()),
         }
     })
@@ -139,7 +161,7 @@ fn random_losses_and_queue_drops_are_counted_to_the_frame() {
     };
     let t = LinkEmulation::TRANSPARENT;
     let emu = RunningEmu::start(&bed.wire, &WireBed::config(lossy, t)).unwrap();
-    let (received, _) = emu_bench::ping(&bed, 1000, 0.002).unwrap();
+    let received = emu_bench::ping(&bed, 1000, 0.002).unwrap().received;
     let [ab, _] = emu.stop().unwrap();
     assert_eq!(u64::from(1000 - received), ab.lost, "{ab:?}");
     // Binomial(1000, 0.05): standard deviation 6.9 frames.
