@@ -1,8 +1,8 @@
 //! Issue 23 part B: `pathpool emu` keeps its link model with kernel traffic, in a
 //! [`WireBed`] this test builds. Delay within 1 ms of the emulated one (all but one frame
 //! in a hundred), TCP at 100 Mb/s as through `tbf`, random losses and queue drops counted to
-//! the frame, and frames longer than one MTU counted rather than lost silently. Needs root, `ip`, `tc`, `ethtool` and `ping`;
-//! without root it says so and checks nothing.
+//! the frame, and frames longer than one MTU counted rather than lost silently. Needs root,
+//! `ip`, `tc`, `ethtool` and `ping`; without root it says so and checks nothing.
 //!
 //! The spreads were measured before the bounds were set (`pathpool linux bench-emu`, docs/emu.md):
 //! idle round trips exceed twice the delay by 0.1–0.3 ms, and at 100 Mb/s frames leave
@@ -82,14 +82,14 @@ fn round_trips_are_within_a_millisecond_of_the_emulated_delay() {
         if avg >= 41.0 {
             return Err(format!("mean round trip {avg} ms, 40 ms emulated"));
         }
-        if over_42 * 100 > LATE_PER_HUNDRED * PINGS as usize {
+        let allowed = LATE_PER_HUNDRED * PINGS as usize / 100;
+        if over_42 > allowed {
             return Err(format!(
                 "{over_42} of {PINGS} round trips took 42 ms or more (longest {max} ms), 40 ms \
                  emulated"
             ));
         }
-        let allowed = (LATE_PER_HUNDRED * PINGS as usize / 100) as u64;
-        match stats.iter().find(|s| s.late_over_1ms > allowed) {
+        match stats.iter().find(|s| s.late_over_1ms > allowed as u64) {
             Some(s) => Err(format!("over {allowed} frames over 1 ms late: {s:?}")),
             None => Ok(()),
         }
